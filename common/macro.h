@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small helpers shared by every part of bpfbroker: cleanup attributes and
+ * ownership handover in the style of systemd and dbus-broker.
+ */
+#pragma once
+
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+
+/* Hand ownership of a pointer or fd over to the caller, leaving NULL / -1 behind. */
+#define TAKE_PTR(p)                                                                                \
+	({                                                                                         \
+		__typeof__(p) _p = (p);                                                            \
+		(p) = NULL;                                                                        \
+		_p;                                                                                \
+	})
+#define TAKE_FD(fd)                                                                                \
+	({                                                                                         \
+		int _fd = (fd);                                                                    \
+		(fd) = -1;                                                                         \
+		_fd;                                                                               \
+	})
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+/* close() that keeps errno, for cleanup paths. Returns -1 so callers can write fd = safe_close(fd). */
+static inline int safe_close(int fd)
+{
+	if (fd >= 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return -1;
+}
+
+static inline void closep(int *fd)
+{
+	safe_close(*fd);
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+static inline void close_many(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fds[i] = safe_close(fds[i]);
+}
+
+/* Map a libbpf/libc-style return (negative errno or -1 + errno) to a negative errno. */
+static inline int negative_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}

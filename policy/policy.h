@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Policy: JSON rule files from a drop-in directory, matched against a
+ * client's kernel-provided identity, combined into one effective grant, and
+ * pure decisions on an inspected object. No root needed; the only outside
+ * lookups are user and group names (getpwnam/getgrnam) while parsing.
+ *
+ * Combination of several matching rules (documented in README.md): rules
+ * only ever add rights, there is no deny rule.
+ *  - program types, program-fd types, helper classes: union;
+ *  - map access: each matching rule yields, for a map name, the access of the
+ *    first of its patterns that matches (a rule none of whose patterns match
+ *    yields nothing); the effective access is the union of those (ro + wo = rw,
+ *    none adds nothing);
+ *  - limits: per limit, the largest value among matching rules, a rule that
+ *    omits a limit counting as the built-in default.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "helpers.h"
+
+enum map_access {
+	MAP_ACCESS_NONE = 0,
+	MAP_ACCESS_RO = 1,
+	MAP_ACCESS_WO = 2,
+	MAP_ACCESS_RW = 3, /* == RO | WO, so access modes combine with | */
+};
+
+const char *map_access_to_string(enum map_access a);         /* "none", "ro", "wo", "rw" */
+int map_access_from_string(const char *s, enum map_access *ret); /* 0 or -EINVAL */
+
+/* Built-in defaults for limits a rule leaves out. */
+#define POLICY_DEFAULT_MAX_OBJECT_BYTES (1024 * 1024)
+#define POLICY_DEFAULT_MAX_INSNS_PER_PROGRAM 4096
+#define POLICY_DEFAULT_MAX_PROGRAMS 8
+#define POLICY_DEFAULT_MAX_MAPS 16
+#define POLICY_DEFAULT_MAX_MAP_ENTRIES 65536
+/* Hard ceilings no policy can raise (they bound the daemon's own work and reply size). */
+#define POLICY_HARD_MAX_OBJECT_BYTES (64u * 1024 * 1024)
+#define POLICY_HARD_MAX_PROGRAMS 128
+#define POLICY_HARD_MAX_MAPS 120
+
+struct policy_limits {
+	uint64_t max_object_bytes;
+	uint64_t max_insns_per_program; /* after subprograms are appended */
+	uint64_t max_programs;          /* programs that load */
+	uint64_t max_maps;
+	uint64_t max_map_entries; /* per map, after --map-size */
+};
+
+struct policy_map_pattern {
+	char *glob; /* fnmatch(3) pattern, no flags */
+	enum map_access access;
+};
+
+/* The effective grant for one client: all matching rules combined. */
+struct policy_grant {
+	bool matched;                       /* false: no rule matched, nothing allowed */
+	uint64_t program_types;             /* bit (1 << enum bpf_prog_type) */
+	uint64_t program_fd_types;          /* types whose prog fds are handed out (attach rights) */
+	helper_class_mask_t helper_classes; /* HELPER_CLASS_BIT() */
+	bool pinning;                       /* may use LIBBPF_PIN_BY_NAME maps */
+	struct policy_limits limits;
+	/* Per matching rule, its map patterns in order; used by policy_grant_map_access(). */
+	struct policy_grant_maps {
+		struct policy_map_pattern *patterns;
+		size_t n_patterns;
+	} *map_rules;
+	size_t n_map_rules;
+	char **sources; /* "FILE:rules[N]" of each matching rule, for display */
+	size_t n_sources;
+};
+
+/* Program types whose fd is always handed out: attaching them needs resources
+ * the holder already owns (its own socket), see policy_grant_prog_fd(). */
+#define POLICY_ALWAYS_FD_TYPES ((1ull << 1 /* BPF_PROG_TYPE_SOCKET_FILTER */) | \
+				(1ull << 21 /* BPF_PROG_TYPE_SK_REUSEPORT */))
+
+/* Who is asking, as the kernel told us (SO_PEERCRED, SO_PEERGROUPS). */
+struct policy_identity {
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups; /* supplementary groups */
+	size_t n_groups;
+};
+
+struct policy;
+
+typedef void (*policy_warn_fn)(void *userdata, const char *message);
+
+/*
+ * Parse every "*.json" file in dir (sorted by name; other files ignored).
+ * Returns 0 and *ret, or a negative errno with *error set to a message naming
+ * the file and the JSON path of the fault ("10-x.json: rules[0].allow.maps[1].access:
+ * unknown access \"rx\" (expected rw, ro, wo or none)"). Unknown keys are errors.
+ * Names of users/groups that don't exist produce a warning through warn (may be NULL)
+ * and never match. A missing directory is an empty policy (deny all) plus a warning.
+ */
+int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct policy **ret,
+		    char **error);
+/* The same for one file's contents (used by policy_load_dir and by tests/fuzzing). */
+int policy_load_string(struct policy *p, const char *file_name, const char *json,
+		       policy_warn_fn warn, void *userdata, char **error);
+struct policy *policy_new(void);
+struct policy *policy_free(struct policy *p);
+size_t policy_n_rules(const struct policy *p);
+
+/* Combine all rules that match id. Always succeeds apart from -ENOMEM. */
+int policy_resolve(const struct policy *p, const struct policy_identity *id,
+		   struct policy_grant **ret);
+struct policy_grant *policy_grant_free(struct policy_grant *g);
+
+enum map_access policy_grant_map_access(const struct policy_grant *g, const char *map_name);
+bool policy_grant_prog_type(const struct policy_grant *g, int prog_type);
+bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type);
+/* The effective policy as JSON, for `bpfctl policy` (program types by libbpf name). */
+json_object *policy_grant_to_json(const struct policy_grant *g);
+
+/* Program type by libbpf name ("socket_filter") or -EINVAL; name by type or NULL. */
+int policy_prog_type_from_string(const char *s);
+const char *policy_prog_type_to_string(int prog_type);
+
+/* ---- Decisions on an inspected object ---- */
+
+struct object_program {
+	char *name;
+	int prog_type;   /* enum bpf_prog_type */
+	int attach_type; /* enum bpf_attach_type */
+	bool load;       /* false: not selected for loading, not checked */
+	uint32_t insn_cnt; /* including reachable subprograms */
+	int *helpers;      /* helper ids called, sorted, unique, subprograms and callbacks included */
+	size_t n_helpers;
+	char **kfuncs; /* kfunc names called */
+	size_t n_kfuncs;
+};
+
+struct object_map {
+	char *name;
+	int map_type;
+	uint32_t key_size, value_size, max_entries;
+	bool pinned; /* LIBBPF_PIN_BY_NAME */
+};
+
+struct object_desc {
+	uint64_t object_bytes;
+	struct object_program *programs;
+	size_t n_programs;
+	struct object_map *maps;
+	size_t n_maps;
+};
+
+void object_desc_done(struct object_desc *d); /* frees members, not d itself */
+
+struct verdict_item {
+	bool allowed;
+	char *reason; /* NULL when allowed; otherwise a full sentence naming the object and class */
+};
+
+struct policy_verdict {
+	bool allowed;               /* everything below allowed */
+	struct verdict_item object; /* object-level limits (size, program and map counts) */
+	struct verdict_item *programs; /* parallel to desc->programs */
+	struct verdict_item *maps;     /* parallel to desc->maps */
+	enum map_access *map_access;   /* parallel to desc->maps: the mode fds are opened with */
+	bool *prog_fd;                 /* parallel to desc->programs: whether the fd is handed out */
+	size_t n_programs, n_maps;
+};
+
+/*
+ * Decide on d under g. Reasons are specific, e.g.
+ *   program "trace_open" calls bpf_probe_read_kernel (class read_kernel_memory), which your policy does not allow
+ *   program "x" has type kprobe, which your policy does not allow
+ *   program "x" has 5000 instructions, over your limit of 4096
+ *   map "big" has 1000000 entries, over your limit of 65536
+ *   map "pins" is pinned by name, which your policy does not allow
+ *   program "x" calls kfunc bpf_foo (class kfunc), which your policy does not allow
+ * Returns 0 (the verdict says allowed or not) or -ENOMEM.
+ */
+int policy_decide(const struct policy_grant *g, const struct object_desc *d,
+		  struct policy_verdict *ret);
+void policy_verdict_done(struct policy_verdict *v);
+/* The first denial reason in v, or NULL if allowed. */
+const char *policy_verdict_first_reason(const struct policy_verdict *v);
