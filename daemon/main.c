@@ -1,1 +1,327 @@
-int main(void) { return 0; }
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfbrokerd: lets unprivileged users load BPF objects under a per-user
+ * policy and hands back fds with exactly the access the policy grants.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "log.h"
+#include "policy/policy.h"
+#include "proto/proto.h"
+#include "server.h"
+#include "worker.h"
+
+#ifndef BPF_FS_MAGIC
+#define BPF_FS_MAGIC 0xcafe4a11
+#endif
+
+#define DEFAULT_POLICY_DIR "/etc/bpfbroker/policy.d"
+#define DEFAULT_PIN_ROOT "/sys/fs/bpf/bpfbroker"
+
+struct options {
+	const char *socket_path;
+	const char *policy_dir;
+	const char *pin_root;
+	unsigned workers;
+	unsigned timeout_sec;
+	unsigned max_connections;
+	unsigned max_connections_per_uid;
+	bool check_config;
+};
+
+static const struct policy *current_policy;
+
+static void help(void)
+{
+	printf("Usage: bpfbrokerd [OPTIONS]\n\n"
+	       "Load BPF objects for unprivileged clients under a per-user policy.\n\n"
+	       "  --socket PATH              listen here (default %s), unless systemd\n"
+	       "                             passes a socket\n"
+	       "  --policy-dir DIR           policy drop-in directory (default %s)\n"
+	       "  --pin-root DIR             bpffs directory for per-user pins (default %s)\n"
+	       "  --workers N                loads handled at once (default: number of CPUs)\n"
+	       "  --timeout SEC              limit for one load, the worker is killed after (default 60)\n"
+	       "  --max-connections N        connections in total (default 1024)\n"
+	       "  --max-connections-per-uid N  connections per client uid (default 64)\n"
+	       "  --check-config             parse the policy, report problems, and exit\n"
+	       "  -v, --verbose              log debug messages\n"
+	       "  -h, --help                 show this help\n",
+	       PROTO_DEFAULT_SOCKET, DEFAULT_POLICY_DIR, DEFAULT_PIN_ROOT);
+}
+
+static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max || s[0] == '-')
+		return -EINVAL;
+	*ret = (unsigned)v;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_SOCKET = 256, OPT_POLICY_DIR, OPT_PIN_ROOT, OPT_WORKERS, OPT_TIMEOUT,
+	       OPT_MAXCONN, OPT_MAXCONN_UID, OPT_CHECK };
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
+		{ "pin-root", required_argument, NULL, OPT_PIN_ROOT },
+		{ "workers", required_argument, NULL, OPT_WORKERS },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "max-connections", required_argument, NULL, OPT_MAXCONN },
+		{ "max-connections-per-uid", required_argument, NULL, OPT_MAXCONN_UID },
+		{ "check-config", no_argument, NULL, OPT_CHECK },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int c;
+
+	*o = (struct options){
+		.socket_path = PROTO_DEFAULT_SOCKET,
+		.policy_dir = DEFAULT_POLICY_DIR,
+		.pin_root = DEFAULT_PIN_ROOT,
+		.workers = ncpu > 0 ? (unsigned)ncpu : 1,
+		.timeout_sec = 60,
+		.max_connections = 1024,
+		.max_connections_per_uid = 64,
+	};
+	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) >= 0) {
+		int k = 0;
+
+		switch (c) {
+		case OPT_SOCKET:
+			o->socket_path = optarg;
+			break;
+		case OPT_POLICY_DIR:
+			o->policy_dir = optarg;
+			break;
+		case OPT_PIN_ROOT:
+			o->pin_root = optarg;
+			break;
+		case OPT_WORKERS:
+			k = parse_unsigned(optarg, 1, 256, &o->workers);
+			break;
+		case OPT_TIMEOUT:
+			k = parse_unsigned(optarg, 1, 3600, &o->timeout_sec);
+			break;
+		case OPT_MAXCONN:
+			k = parse_unsigned(optarg, 1, 65536, &o->max_connections);
+			break;
+		case OPT_MAXCONN_UID:
+			k = parse_unsigned(optarg, 1, 65536, &o->max_connections_per_uid);
+			break;
+		case OPT_CHECK:
+			o->check_config = true;
+			break;
+		case 'v':
+			log_max_level = LOG_DEBUG;
+			break;
+		case 'h':
+			help();
+			exit(EXIT_SUCCESS);
+		default:
+			return -EINVAL;
+		}
+		if (k < 0) {
+			fprintf(stderr, "bpfbrokerd: invalid value \"%s\" for --%s\n", optarg,
+				longopts[c - OPT_SOCKET].name);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "bpfbrokerd: unexpected argument \"%s\"\n", argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void policy_warn(void *userdata, const char *message)
+{
+	log_warning("policy: %s", message);
+}
+
+static int policy_load(const char *dir, struct policy **ret)
+{
+	_cleanup_free_ char *error = NULL;
+	int k = policy_load_dir(dir, policy_warn, NULL, ret, &error);
+
+	if (k < 0)
+		log_error("policy: %s", error ? error : strerror(-k));
+	return k;
+}
+
+struct daemon {
+	struct options opt;
+	struct policy *policy;
+	struct worker_pool *pool;
+	struct server *server;
+};
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct daemon *d = userdata;
+	struct policy *p = NULL;
+
+	sd_notify(0, "RELOADING=1");
+	if (policy_load(d->opt.policy_dir, &p) < 0) {
+		log_error("policy reload failed; the previous policy stays in force");
+	} else {
+		policy_free(d->policy);
+		d->policy = p;
+		current_policy = p;
+		/* Idle workers were forked with the old policy. */
+		worker_pool_refresh(d->pool);
+		log_info("policy reloaded from %s: %zu rules", d->opt.policy_dir,
+			 policy_n_rules(p));
+	}
+	sd_notify(0, "READY=1");
+	return 0;
+}
+
+static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	sd_notify(0, "STOPPING=1");
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* Where users' pins live: a directory on bpffs that only root can enter. */
+static void pin_root_prepare(const char *pin_root)
+{
+	_cleanup_free_ char *parent = strdup(pin_root);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+	struct statfs sfs;
+
+	if (slash && slash != parent)
+		*slash = '\0';
+	if (!parent || statfs(parent, &sfs) < 0 || (unsigned long)sfs.f_type != BPF_FS_MAGIC) {
+		log_warning("%s is not on bpffs; objects that pin maps by name will be refused "
+			    "(mount -t bpf -o mode=0700 bpf /sys/fs/bpf)",
+			    parent ? parent : pin_root);
+		return;
+	}
+	if (mkdir(pin_root, 0700) < 0 && errno != EEXIST)
+		log_warning("cannot create %s: %m; pinning by name will fail", pin_root);
+}
+
+static int listen_sockets(struct daemon *d)
+{
+	int n = sd_listen_fds(true), k;
+
+	if (n < 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		int fd = SD_LISTEN_FDS_START + i;
+
+		if (sd_is_socket_unix(fd, SOCK_SEQPACKET, 1, NULL, 0) <= 0) {
+			log_error("fd %d passed by the service manager is not a listening "
+				  "AF_UNIX SOCK_SEQPACKET socket",
+				  fd);
+			return -EINVAL;
+		}
+		k = server_listen_fd(d->server, fd);
+		if (k < 0)
+			return k;
+	}
+	if (n > 0) {
+		log_info("listening on %d socket(s) from the service manager", n);
+		return 0;
+	}
+	k = server_listen_path(d->server, d->opt.socket_path);
+	if (k < 0) {
+		log_error("cannot listen on %s: %s", d->opt.socket_path, strerror(-k));
+		return k;
+	}
+	log_info("listening on %s", d->opt.socket_path);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = {};
+	sd_event *event = NULL;
+	sigset_t mask;
+	int k;
+
+	if (parse_options(argc, argv, &d.opt) < 0)
+		return EXIT_FAILURE;
+	if (policy_load(d.opt.policy_dir, &d.policy) < 0)
+		return EXIT_FAILURE;
+	if (d.opt.check_config) {
+		printf("%s: %zu rules, OK\n", d.opt.policy_dir, policy_n_rules(d.policy));
+		policy_free(d.policy);
+		return EXIT_SUCCESS;
+	}
+	current_policy = d.policy;
+
+	/* sd-event takes these through signalfd and child sources; workers unblock them. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	pin_root_prepare(d.opt.pin_root);
+
+	k = sd_event_default(&event);
+	if (k < 0)
+		goto out;
+	sd_event_add_signal(event, NULL, SIGHUP, on_sighup, &d);
+	sd_event_add_signal(event, NULL, SIGTERM, on_sigterm, &d);
+	sd_event_add_signal(event, NULL, SIGINT, on_sigterm, &d);
+
+	{
+		struct worker_pool_config wc = {
+			.max_workers = d.opt.workers,
+			.job_timeout_usec = (uint64_t)d.opt.timeout_sec * 1000000,
+			.policy = &current_policy,
+			.load = { .pin_root = d.opt.pin_root },
+		};
+		struct server_config sc = {
+			.max_connections = d.opt.max_connections,
+			.max_connections_per_uid = d.opt.max_connections_per_uid,
+			.job_timeout_usec = wc.job_timeout_usec,
+			.policy = &current_policy,
+		};
+
+		k = worker_pool_new(event, &wc, &d.pool);
+		if (k >= 0)
+			k = server_new(event, d.pool, &sc, &d.server);
+	}
+	if (k < 0)
+		goto out;
+	k = listen_sockets(&d);
+	if (k < 0)
+		goto out;
+
+	log_info("bpfbrokerd ready: policy %s (%zu rules), %u workers, pins under %s",
+		 d.opt.policy_dir, policy_n_rules(d.policy), d.opt.workers, d.opt.pin_root);
+	sd_notify(0, "READY=1");
+	k = sd_event_loop(event);
+out:
+	if (k < 0)
+		log_error("bpfbrokerd: %s", strerror(-k));
+	server_free(d.server);
+	worker_pool_free(d.pool);
+	sd_event_unref(event);
+	policy_free(d.policy);
+	return k < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,1 +1,504 @@
-/* placeholder */
+/* SPDX-License-Identifier: MIT */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "log.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5; newer than these headers */
+#endif
+
+#define CONN_SNDBUF (4 * 1024 * 1024)
+#define CONN_MAX_GROUPS 65536
+
+struct conn {
+	struct server *server;
+	int fd;
+	sd_event_source *io;
+	/* Identity, captured once at accept and never re-read. */
+	struct ucred cred;
+	gid_t *groups;
+	size_t n_groups;
+	int pidfd;
+	/* At most one request in flight: while busy, we stop reading the socket. */
+	struct worker_job *job;
+	int64_t job_id;
+	struct conn *prev, *next;
+};
+
+struct listener {
+	struct server *server;
+	int fd;
+	sd_event_source *io;
+	struct listener *next;
+};
+
+struct server {
+	sd_event *event;
+	struct worker_pool *pool;
+	struct server_config cfg;
+	struct listener *listeners;
+	struct conn *conns;
+	unsigned n_conns;
+};
+
+static struct conn *conn_free(struct conn *c)
+{
+	struct server *s;
+
+	if (!c)
+		return NULL;
+	s = c->server;
+	worker_job_cancel(c->job);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->n_conns--;
+	sd_event_source_disable_unref(c->io);
+	safe_close(c->fd);
+	safe_close(c->pidfd);
+	free(c->groups);
+	free(c);
+	return NULL;
+}
+
+static int conn_send(struct conn *c, json_object *msg, const int *fds, size_t n_fds)
+{
+	int k = proto_send(c->fd, msg, fds, n_fds, PROTO_MAX_REPLY_BYTES);
+
+	if (k < 0)
+		log_info("uid %u pid %d: cannot send reply: %s", (unsigned)c->cred.uid,
+			 (int)c->cred.pid, strerror(-k));
+	return k;
+}
+
+/* Send an error reply; a connection that can't take it is dropped by the caller. */
+static int conn_send_error(struct conn *c, int64_t id, const char *code, int err,
+			   const char *message)
+{
+	json_object *e = proto_error_new(id, code, err, message);
+	int k;
+
+	if (!e)
+		return -ENOMEM;
+	k = conn_send(c, e, NULL, 0);
+	json_object_put(e);
+	return k;
+}
+
+static json_object *identity_json(const struct conn *c)
+{
+	json_object *o = json_object_new_object(), *g = json_object_new_array();
+
+	for (size_t i = 0; g && i < c->n_groups; i++)
+		json_object_array_add(g, json_object_new_int64(c->groups[i]));
+	json_object_object_add(o, "uid", json_object_new_int64(c->cred.uid));
+	json_object_object_add(o, "gid", json_object_new_int64(c->cred.gid));
+	json_object_object_add(o, "pid", json_object_new_int64(c->cred.pid));
+	json_object_object_add(o, "groups", g);
+	return o;
+}
+
+static struct policy_identity conn_identity(const struct conn *c)
+{
+	return (struct policy_identity){ .uid = c->cred.uid, .gid = c->cred.gid,
+					 .groups = c->groups, .n_groups = c->n_groups };
+}
+
+static void conn_set_busy(struct conn *c, bool busy)
+{
+	/* While a job runs, only watch for the client hanging up, so it can't queue more. */
+	sd_event_source_set_io_events(c->io, busy ? EPOLLRDHUP : EPOLLIN | EPOLLRDHUP);
+}
+
+static void on_job_done(void *userdata, struct proto_msg *reply, int error)
+{
+	struct conn *c = userdata;
+	char buf[160];
+	int k;
+
+	c->job = NULL;
+	if (reply) {
+		k = proto_reply_stamp(reply->json, c->job_id);
+		if (k >= 0)
+			k = conn_send(c, reply->json, reply->fds, reply->n_fds);
+	} else if (error == -ETIME) {
+		snprintf(buf, sizeof(buf), "the request ran over the broker's limit of %llu s and was stopped",
+			 (unsigned long long)(c->server->cfg.job_timeout_usec / 1000000));
+		k = conn_send_error(c, c->job_id, PROTO_E_TIMEOUT, ETIME, buf);
+	} else {
+		k = conn_send_error(c, c->job_id, PROTO_E_INTERNAL, -error,
+				    "the broker's worker failed while handling the request");
+	}
+	if (k < 0) {
+		conn_free(c);
+		return;
+	}
+	conn_set_busy(c, false);
+}
+
+static int handle_policy(struct conn *c, int64_t id)
+{
+	struct policy_identity ident = conn_identity(c);
+	struct policy_grant *g = NULL;
+	json_object *result, *reply;
+	int k;
+
+	k = policy_resolve(*c->server->cfg.policy, &ident, &g);
+	if (k < 0)
+		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot resolve the policy");
+	result = json_object_new_object();
+	json_object_object_add(result, "identity", identity_json(c));
+	json_object_object_add(result, "policy", policy_grant_to_json(g));
+	policy_grant_free(g);
+	reply = proto_reply_new(id, result);
+	if (!reply)
+		return -ENOMEM;
+	k = conn_send(c, reply, NULL, 0);
+	json_object_put(reply);
+	return k;
+}
+
+static int handle_hello(struct conn *c, int64_t id)
+{
+	json_object *result = json_object_new_object(), *versions = json_object_new_array();
+	json_object *methods = json_object_new_array(), *reply;
+	int k;
+
+	json_object_array_add(versions, json_object_new_int(PROTO_VERSION));
+	json_object_array_add(methods, json_object_new_string("hello"));
+	json_object_array_add(methods, json_object_new_string("policy"));
+	json_object_array_add(methods, json_object_new_string("load"));
+	json_object_object_add(result, "versions", versions);
+	json_object_object_add(result, "methods", methods);
+	json_object_object_add(result, "identity", identity_json(c));
+	reply = proto_reply_new(id, result);
+	if (!reply)
+		return -ENOMEM;
+	k = conn_send(c, reply, NULL, 0);
+	json_object_put(reply);
+	return k;
+}
+
+static int handle_load(struct conn *c, int64_t id, json_object *params, struct proto_msg *msg)
+{
+	struct proto_load_request req = {};
+	_cleanup_free_ char *error = NULL;
+	json_object *job, *job_params;
+	int *fds, k;
+
+	/* Validate here too, so bad requests never cost a worker. */
+	k = proto_load_request_decode(params, msg->n_fds, &req, &error);
+	if (k < 0)
+		return conn_send_error(c, id, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k,
+				       error);
+	if (msg->n_fds != 1) {
+		char buf[96];
+
+		proto_load_request_done(&req);
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; load takes exactly 1",
+			 msg->n_fds);
+		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
+	}
+	req.object_fd = 0;
+	job_params = proto_load_request_encode(&req);
+	proto_load_request_done(&req);
+	job = json_object_new_object();
+	fds = calloc(1, sizeof(int));
+	if (!job || !job_params || !fds) {
+		json_object_put(job);
+		json_object_put(job_params);
+		free(fds);
+		return -ENOMEM;
+	}
+	json_object_object_add(job, "identity", identity_json(c));
+	json_object_object_add(job, "params", job_params);
+	fds[0] = proto_msg_take_fd(msg, 0);
+	k = worker_pool_submit(c->server->pool, job, fds, 1, on_job_done, c, &c->job);
+	if (k < 0)
+		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
+	c->job_id = id;
+	conn_set_busy(c, true);
+	return 0;
+}
+
+static int conn_dispatch(struct conn *c, struct proto_msg *msg)
+{
+	_cleanup_free_ char *error = NULL;
+	const char *method;
+	json_object *params;
+	int64_t id = 0;
+	int k;
+
+	k = proto_request_check(msg->json, &id, &method, &params, &error);
+	if (k < 0)
+		return conn_send_error(c, id,
+				       k == -EPROTONOSUPPORT ? PROTO_E_VERSION : PROTO_E_INVALID, -k,
+				       error);
+	if (strcmp(method, "load") == 0)
+		return handle_load(c, id, params, msg);
+	if (msg->n_fds > 0) {
+		char buf[96];
+
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; %.16s takes none",
+			 msg->n_fds, method);
+		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
+	}
+	if (strcmp(method, "policy") == 0)
+		return handle_policy(c, id);
+	if (strcmp(method, "hello") == 0)
+		return handle_hello(c, id);
+	{
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "unknown method \"%.64s\"", method);
+		return conn_send_error(c, id, PROTO_E_METHOD, EOPNOTSUPP, buf);
+	}
+}
+
+static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct conn *c = userdata;
+	struct proto_msg msg = {};
+	_cleanup_free_ char *error = NULL;
+	int k;
+
+	if (c->job) {
+		/* Busy and the client hung up: nobody is waiting for the answer. */
+		if (revents & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+			conn_free(c);
+		return 0;
+	}
+	k = proto_recv(fd, PROTO_MAX_REQUEST_BYTES, PROTO_MAX_REQUEST_FDS, &msg, &error);
+	if (k == -EAGAIN)
+		return 0;
+	if (k == 0 || k == -ECONNRESET) {
+		conn_free(c);
+		return 0;
+	}
+	if (k < 0) {
+		/* Framing is per packet, so a bad one doesn't desynchronize the stream. */
+		k = conn_send_error(c, 0,
+				    k == -EMSGSIZE	   ? PROTO_E_TOO_LARGE
+				    : k == -ETOOMANYREFS ? PROTO_E_FDS
+							 : PROTO_E_INVALID,
+				    -k, error ? error : strerror(-k));
+	} else {
+		k = conn_dispatch(c, &msg);
+	}
+	proto_msg_done(&msg);
+	if (k < 0)
+		conn_free(c);
+	return 0;
+}
+
+static int conn_read_identity(struct conn *c)
+{
+	socklen_t len = sizeof(c->cred);
+	gid_t small[64];
+	gid_t *groups = small;
+	_cleanup_free_ gid_t *big = NULL;
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &c->cred, &len) < 0)
+		return negative_errno();
+	if (len != sizeof(c->cred) || c->cred.uid == (uid_t)-1)
+		return -EPERM;
+
+	len = sizeof(small);
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, small, &len) < 0) {
+		if (errno != ERANGE || len > CONN_MAX_GROUPS * sizeof(gid_t))
+			return negative_errno();
+		big = malloc(len);
+		if (!big)
+			return -ENOMEM;
+		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, big, &len) < 0)
+			return negative_errno();
+		groups = big;
+	}
+	c->groups = malloc(len + sizeof(gid_t));
+	if (!c->groups)
+		return -ENOMEM;
+	memcpy(c->groups, groups, len);
+	c->n_groups = len / sizeof(gid_t);
+
+	/* A pidfd pins the peer process, for later checks that must not race pid reuse. */
+	len = sizeof(c->pidfd);
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
+		c->pidfd = -1;
+	return 0;
+}
+
+static unsigned server_conns_of_uid(const struct server *s, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct conn *c = s->conns; c; c = c->next)
+		n += c->cred.uid == uid;
+	return n;
+}
+
+static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userdata)
+{
+	struct listener *l = userdata;
+	struct server *s = l->server;
+	struct conn *c;
+	int cfd, sndbuf = CONN_SNDBUF, k;
+
+	cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (cfd < 0) {
+		if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
+			log_warning("accept failed: %m");
+		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		safe_close(cfd);
+		return 0;
+	}
+	c->server = s;
+	c->fd = cfd;
+	c->pidfd = -1;
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->n_conns++;
+
+	k = conn_read_identity(c);
+	if (k < 0) {
+		log_warning("cannot read peer credentials: %s", strerror(-k));
+		conn_free(c);
+		return 0;
+	}
+	if (s->n_conns > s->cfg.max_connections ||
+	    server_conns_of_uid(s, c->cred.uid) > s->cfg.max_connections_per_uid) {
+		char buf[128];
+
+		snprintf(buf, sizeof(buf), "too many connections (at most %u in total, %u per user)",
+			 s->cfg.max_connections, s->cfg.max_connections_per_uid);
+		conn_send_error(c, 0, PROTO_E_BUSY, EUSERS, buf);
+		conn_free(c);
+		return 0;
+	}
+	(void)setsockopt(cfd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
+	k = sd_event_add_io(s->event, &c->io, cfd, EPOLLIN | EPOLLRDHUP, on_conn_io, c);
+	if (k < 0) {
+		conn_free(c);
+		return 0;
+	}
+	log_debug("connection from uid %u gid %u pid %d", (unsigned)c->cred.uid,
+		  (unsigned)c->cred.gid, (int)c->cred.pid);
+	return 0;
+}
+
+int server_listen_fd(struct server *s, int fd)
+{
+	struct listener *l = calloc(1, sizeof(*l));
+	int k;
+
+	if (!l)
+		return -ENOMEM;
+	l->server = s;
+	l->fd = fd;
+	k = sd_event_add_io(s->event, &l->io, fd, EPOLLIN, on_accept, l);
+	if (k < 0) {
+		free(l);
+		return k;
+	}
+	l->next = s->listeners;
+	s->listeners = l;
+	return 0;
+}
+
+int server_listen_path(struct server *s, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_free_ char *dir = strdup(path);
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	char *slash;
+	int k;
+
+	if (!dir)
+		return -ENOMEM;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return negative_errno();
+	}
+	/* A stale socket from an earlier run would make bind fail; never remove anything else. */
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			return -EEXIST;
+		if (unlink(path) < 0)
+			return negative_errno();
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return negative_errno();
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return negative_errno();
+	/* Anyone may connect: the policy, not the socket's mode, decides what they get. */
+	if (chmod(path, 0666) < 0 || listen(fd, SOMAXCONN) < 0)
+		return negative_errno();
+	k = server_listen_fd(s, fd);
+	if (k < 0)
+		return k;
+	TAKE_FD(fd);
+	return 0;
+}
+
+int server_new(sd_event *event, struct worker_pool *pool, const struct server_config *cfg,
+	       struct server **ret)
+{
+	struct server *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	s->event = sd_event_ref(event);
+	s->pool = pool;
+	s->cfg = *cfg;
+	*ret = s;
+	return 0;
+}
+
+struct server *server_free(struct server *s)
+{
+	if (!s)
+		return NULL;
+	while (s->conns)
+		conn_free(s->conns);
+	while (s->listeners) {
+		struct listener *l = s->listeners;
+
+		s->listeners = l->next;
+		sd_event_source_disable_unref(l->io);
+		safe_close(l->fd);
+		free(l);
+	}
+	sd_event_unref(s->event);
+	free(s);
+	return NULL;
+}
+
+unsigned server_n_connections(const struct server *s)
+{
+	return s->n_conns;
+}

@@ -20,7 +20,17 @@ enum helper_class {
 	HELPER_CLASS_OVERRIDE_RETURN,
 	HELPER_CLASS_KFUNC,   /* any kfunc call (BPF_PSEUDO_KFUNC_CALL) */
 	HELPER_CLASS_UNKNOWN, /* a helper id this table does not know */
-	/* the implementer adds further classes here, documented in policy/HELPERS.md */
+	/* Further classes, documented in policy/HELPERS.md. */
+	HELPER_CLASS_CURRENT_TASK,   /* pid/tgid, uid/gid, comm, cgroup ids, CPU of the current task */
+	HELPER_CLASS_NET_READ,       /* read packets, socket identity, routes, socket lookups */
+	HELPER_CLASS_NET_MODIFY,     /* rewrite packets, checksums, headers, skb metadata */
+	HELPER_CLASS_REDIRECT,       /* steer packets, messages or connections elsewhere */
+	HELPER_CLASS_PERF_EVENT,     /* perf event output and counters */
+	HELPER_CLASS_SYSCTL,         /* read and rewrite sysctl accesses */
+	HELPER_CLASS_SOCKET_OPTIONS, /* set/getsockopt, sock_ops, TCP header options, syncookies */
+	HELPER_CLASS_SECURITY,       /* IMA hashes, exec (bprm) options */
+	HELPER_CLASS_SYSCALL,        /* bpf(2), close(2), BTF lookups (BPF_PROG_TYPE_SYSCALL) */
+	HELPER_CLASS_INJECT_INPUT,   /* report key presses and pointer motion (lirc programs) */
 	_HELPER_CLASS_MAX,
 	_HELPER_CLASS_INVALID = -EINVAL,
 };
@@ -42,3 +52,10 @@ enum helper_class helper_class_from_string(const char *s);
 
 /* Highest helper id the table knows. */
 int helper_max_id(void);
+
+/*
+ * True when the table classifies helper_id explicitly; false for ids out of
+ * range, for 0 (BPF_FUNC_unspec) and for any id the table has no entry for.
+ * Lets the tests catch a helper the UAPI header has but the table forgot.
+ */
+bool helper_is_known(int helper_id);

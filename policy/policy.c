@@ -1,1 +1,1856 @@
-/* placeholder */
+// SPDX-License-Identifier: MIT
+/*
+ * Policy: parsing of the drop-in JSON files, resolution of one identity's
+ * effective grant, and decisions on inspected objects. The format is
+ * described for administrators in policy/POLICY.md.
+ *
+ * Parsing is strict: unknown keys, duplicate keys, wrong types and values
+ * over the hard ceilings are errors naming the file and the JSON path, so a
+ * typo can neither silently weaken nor silently strengthen a policy.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "common/macro.h"
+#include "policy.h"
+
+/* Deepest legitimate nesting is 6 (top, rules, rule, allow, maps, pattern). */
+#define POLICY_JSON_MAX_DEPTH 8
+/* (uid_t)-1 and (gid_t)-1 mean "no id", they are never matched. */
+#define POLICY_MAX_ID 4294967294u
+/* Bit masks of program types and helper classes are 64 bits wide. */
+#define PROG_TYPE_BITS 64
+/* Room for a JSON path; components are known keys and indices, so it never fills up. */
+#define JPATH_MAX 192
+/* No object of the format has more than 5 keys; more is a mistake (and bounds the scan). */
+#define SCAN_MAX_KEYS 16
+/* At most this much of a name from a file is repeated in a message. */
+#define PRINTABLE_MAX 64
+#define PRINTABLE_BUF (2 * PRINTABLE_MAX + 4)
+/* getpwnam_r/getgrnam_r buffers grow up to this (groups with many members are large). */
+#define NAME_LOOKUP_BUF_MAX (16u * 1024 * 1024)
+
+struct uid_range {
+	uid_t first, last; /* inclusive */
+};
+
+struct policy_rule {
+	char *source; /* "FILE:rules[N]" */
+	struct uid_range *uids; /* "uids" and resolved "users" */
+	size_t n_uids;
+	gid_t *gids; /* resolved "groups" */
+	size_t n_gids;
+	uint64_t program_types;
+	uint64_t program_fd_types;
+	helper_class_mask_t helper_classes;
+	bool pinning;
+	struct policy_map_pattern *maps;
+	size_t n_maps;
+	struct policy_limits limits; /* defaults filled in for omitted limits */
+};
+
+struct policy {
+	struct policy_rule *rules;
+	size_t n_rules;
+};
+
+static void json_object_putp(json_object **o)
+{
+	json_object_put(*o);
+}
+#define _cleanup_json_ _cleanup_(json_object_putp)
+
+static void json_tokener_freep(json_tokener **t)
+{
+	if (*t)
+		json_tokener_free(*t);
+}
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+/* ---- Names ---- */
+
+static const char *const map_access_names[] = {
+	[MAP_ACCESS_NONE] = "none",
+	[MAP_ACCESS_RO] = "ro",
+	[MAP_ACCESS_WO] = "wo",
+	[MAP_ACCESS_RW] = "rw",
+};
+
+const char *map_access_to_string(enum map_access a)
+{
+	if ((unsigned int)a >= ARRAY_SIZE(map_access_names))
+		return NULL;
+	return map_access_names[a];
+}
+
+int map_access_from_string(const char *s, enum map_access *ret)
+{
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(map_access_names); i++) {
+		if (streq(map_access_names[i], s)) {
+			*ret = (enum map_access)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int policy_prog_type_from_string(const char *s)
+{
+	if (!s)
+		return -EINVAL;
+	/* Type 0 (unspec) is not a program type anything can be loaded as. */
+	for (int t = 1; t < PROG_TYPE_BITS; t++) {
+		const char *n = libbpf_bpf_prog_type_str((enum bpf_prog_type)t);
+
+		if (n && streq(n, s))
+			return t;
+	}
+	return -EINVAL;
+}
+
+const char *policy_prog_type_to_string(int prog_type)
+{
+	if (prog_type < 0 || prog_type >= PROG_TYPE_BITS)
+		return NULL;
+	return libbpf_bpf_prog_type_str((enum bpf_prog_type)prog_type);
+}
+
+/* ---- Messages ---- */
+
+_printf_(3, 4) static int set_error(char **error, int r, const char *fmt, ...)
+{
+	char *m;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return -ENOMEM;
+	if (error)
+		*error = m;
+	else
+		free(m);
+	return r;
+}
+
+/* A name taken from a file, shortened, with quotes escaped and control characters replaced. */
+static const char *printable(char buf[static PRINTABLE_BUF], const char *s)
+{
+	size_t i, o = 0;
+
+	for (i = 0; s[i] && i < PRINTABLE_MAX; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '"' || ch == '\\')
+			buf[o++] = '\\';
+		buf[o++] = (ch < 0x20 || ch == 0x7f) ? '?' : (char)ch;
+	}
+	if (s[i]) {
+		memcpy(buf + o, "...", 3);
+		o += 3;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* "a, b, c or d" */
+static void join_names(char *buf, size_t size, const char *const *names, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+		int k = snprintf(buf + len, size - len, "%s%s", sep, names[i]);
+
+		if (k < 0 || (size_t)k >= size - len)
+			return;
+		len += (size_t)k;
+	}
+}
+
+struct parse_ctx {
+	const char *file;
+	policy_warn_fn warn;
+	void *userdata;
+	char **error;
+};
+
+_printf_(3, 4) static int parse_fail(struct parse_ctx *c, const char *path, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return -ENOMEM;
+	if (path && *path)
+		return set_error(c->error, -EINVAL, "%s: %s: %s", c->file, path, msg);
+	return set_error(c->error, -EINVAL, "%s: %s", c->file, msg);
+}
+
+_printf_(3, 4) static int parse_warn(struct parse_ctx *c, const char *path, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL, *full = NULL;
+	va_list ap;
+	int k;
+
+	if (!c->warn)
+		return 0;
+	va_start(ap, fmt);
+	k = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return -ENOMEM;
+	if (asprintf(&full, "%s: %s: %s", c->file, path, msg) < 0)
+		return -ENOMEM;
+	c->warn(c->userdata, full);
+	return 0;
+}
+
+/* Paths only ever hold known keys and indices, so truncation is theoretical; it shows as "...". */
+static void path_truncated(char buf[static JPATH_MAX], int k)
+{
+	if (k < 0)
+		buf[0] = '\0';
+	else if (k >= JPATH_MAX)
+		memcpy(buf + JPATH_MAX - 4, "...", 4);
+}
+
+static void path_key(char buf[static JPATH_MAX], const char *parent, const char *key)
+{
+	path_truncated(buf, snprintf(buf, JPATH_MAX, "%s%s%s", parent, *parent ? "." : "", key));
+}
+
+static void path_index(char buf[static JPATH_MAX], const char *parent, size_t i)
+{
+	path_truncated(buf, snprintf(buf, JPATH_MAX, "%s[%zu]", parent, i));
+}
+
+/* ---- JSON helpers ---- */
+
+static const char *json_type_phrase(enum json_type t)
+{
+	switch (t) {
+	case json_type_null:
+		return "null";
+	case json_type_boolean:
+		return "a boolean";
+	case json_type_double:
+		return "a number with a fraction or exponent";
+	case json_type_int:
+		return "an integer";
+	case json_type_object:
+		return "an object";
+	case json_type_array:
+		return "an array";
+	case json_type_string:
+		return "a string";
+	}
+	return "an unknown JSON type";
+}
+
+static int expect_type(struct parse_ctx *c, const char *path, json_object *o, enum json_type t)
+{
+	if (json_object_is_type(o, t))
+		return 0;
+	return parse_fail(c, path, "expected %s, got %s",
+			  t == json_type_boolean ? "true or false" : json_type_phrase(t),
+			  json_type_phrase(json_object_get_type(o)));
+}
+
+static int check_keys(struct parse_ctx *c, const char *path, json_object *obj,
+		      const char *const *keys, size_t n_keys)
+{
+	json_object_object_foreach (obj, key, val) {
+		bool known = false;
+		char expected[256], pbuf[PRINTABLE_BUF];
+
+		(void)val;
+		for (size_t i = 0; i < n_keys && !known; i++)
+			known = streq(key, keys[i]);
+		if (known)
+			continue;
+		join_names(expected, sizeof(expected), keys, n_keys);
+		return parse_fail(c, path, "unknown key \"%s\" (expected %s)", printable(pbuf, key),
+				  expected);
+	}
+	return 0;
+}
+
+/* A member that must be an array if present; *ret is NULL when it is absent. */
+static int get_array(struct parse_ctx *c, const char *parent, json_object *obj, const char *key,
+		     json_object **ret, char path[static JPATH_MAX])
+{
+	json_object *v;
+	int r;
+
+	path_key(path, parent, key);
+	*ret = NULL;
+	if (!json_object_object_get_ex(obj, key, &v))
+		return 0;
+	r = expect_type(c, path, v, json_type_array);
+	if (r < 0)
+		return r;
+	*ret = v;
+	return 0;
+}
+
+static void offset_to_line(const char *s, size_t offset, size_t *line, size_t *column)
+{
+	size_t l = 1, col = 1;
+
+	for (size_t i = 0; i < offset && s[i]; i++) {
+		if (s[i] == '\n') {
+			l++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	*line = l;
+	*column = col;
+}
+
+static bool is_json_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
+static bool is_json_null(const char *s)
+{
+	while (is_json_space(*s))
+		s++;
+	if (strncmp(s, "null", 4) != 0)
+		return false;
+	for (s += 4; is_json_space(*s); s++)
+		;
+	return *s == '\0';
+}
+
+static int parse_json_text(struct parse_ctx *c, const char *json, json_object **ret)
+{
+	_cleanup_(json_tokener_freep) json_tokener *tok = NULL;
+	enum json_tokener_error jerr;
+	json_object *obj;
+	size_t line, column;
+
+	tok = json_tokener_new_ex(POLICY_JSON_MAX_DEPTH);
+	if (!tok)
+		return -ENOMEM;
+	/* Strict: no comments, no trailing commas or characters, no single quotes. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	obj = json_tokener_parse_ex(tok, json, -1);
+	if (obj) {
+		*ret = obj;
+		return 0;
+	}
+
+	jerr = json_tokener_get_error(tok);
+	if (jerr == json_tokener_success) {
+		/*
+		 * The literal null, which the caller's type check reports; otherwise json-c
+		 * failed to allocate (0.16 reports that as success without an object).
+		 */
+		if (!is_json_null(json))
+			return -ENOMEM;
+		*ret = NULL;
+		return 0;
+	}
+	offset_to_line(json, json_tokener_get_parse_end(tok), &line, &column);
+	if (jerr == json_tokener_continue || jerr == json_tokener_error_parse_eof)
+		return parse_fail(c, NULL, "not valid JSON: unexpected end of file");
+	if (jerr == json_tokener_error_depth)
+		return parse_fail(
+			c, NULL,
+			"not valid JSON at line %zu, column %zu: nested deeper than %d levels",
+			line, column, POLICY_JSON_MAX_DEPTH);
+	return parse_fail(c, NULL, "not valid JSON at line %zu, column %zu: %s", line, column,
+			  json_tokener_error_desc(jerr));
+}
+
+/*
+ * What json-c accepts even in strict mode but this format does not, found in
+ * the (already parsed) text: duplicate keys (json-c keeps only the last one),
+ * single-quoted strings, and \u0000 (json-c's C strings would end there, so
+ * "root\u0000x" would read as "root"). Keys must be written without escapes,
+ * so comparing them as written finds every duplicate.
+ */
+struct scan_frame {
+	bool object;
+	size_t index; /* arrays: the current element */
+	const char *key; /* objects: the current key */
+	size_t key_len;
+	size_t n_keys;
+	const char *keys[SCAN_MAX_KEYS];
+	size_t key_lens[SCAN_MAX_KEYS];
+};
+
+/* Path of the innermost of n frames. */
+static void scan_path(const struct scan_frame *f, size_t n, char buf[static JPATH_MAX])
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i + 1 < n; i++) {
+		int k;
+
+		if (f[i].object)
+			k = snprintf(
+				buf + len, JPATH_MAX - len, "%s%.*s", len ? "." : "",
+				(int)(f[i].key_len < PRINTABLE_MAX ? f[i].key_len : PRINTABLE_MAX),
+				f[i].key);
+		else
+			k = snprintf(buf + len, JPATH_MAX - len, "[%zu]", f[i].index);
+		if (k < 0 || (size_t)k >= JPATH_MAX - len)
+			return;
+		len += (size_t)k;
+	}
+}
+
+static int scan_fail_at(struct parse_ctx *c, const char *s, size_t offset, const char *what)
+{
+	size_t line, column;
+
+	offset_to_line(s, offset, &line, &column);
+	return parse_fail(c, NULL, "not valid JSON at line %zu, column %zu: %s", line, column,
+			  what);
+}
+
+static int scan_key(struct parse_ctx *c, struct scan_frame *frames, size_t depth, const char *key,
+		    size_t len, bool escaped)
+{
+	struct scan_frame *f = &frames[depth - 1];
+	char path[JPATH_MAX];
+	int shown = (int)(len < PRINTABLE_MAX ? len : PRINTABLE_MAX);
+
+	scan_path(frames, depth, path);
+	if (escaped)
+		return parse_fail(c, path,
+				  "key \"%.*s\" has an escape sequence (keys are plain names)",
+				  shown, key);
+	for (size_t k = 0; k < f->n_keys; k++)
+		if (f->key_lens[k] == len && memcmp(f->keys[k], key, len) == 0)
+			return parse_fail(c, path, "duplicate key \"%.*s\"", shown, key);
+	if (f->n_keys >= SCAN_MAX_KEYS)
+		return parse_fail(c, path, "too many keys (more than %d)", SCAN_MAX_KEYS);
+	f->keys[f->n_keys] = key;
+	f->key_lens[f->n_keys] = len;
+	f->n_keys++;
+	f->key = key;
+	f->key_len = len;
+	return 0;
+}
+
+static int check_json_text(struct parse_ctx *c, const char *s)
+{
+	struct scan_frame frames[POLICY_JSON_MAX_DEPTH + 1];
+	size_t depth = 0;
+
+	for (size_t i = 0; s[i]; i++) {
+		struct scan_frame *f = depth > 0 ? &frames[depth - 1] : NULL;
+		bool escaped = false;
+		size_t start, j;
+		int r;
+
+		switch (s[i]) {
+		case '{':
+		case '[':
+			if (depth >= ARRAY_SIZE(frames))
+				return scan_fail_at(c, s, i, "nested too deep");
+			frames[depth].object = s[i] == '{';
+			frames[depth].index = 0;
+			frames[depth].key = NULL;
+			frames[depth].key_len = 0;
+			frames[depth].n_keys = 0;
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (depth > 0)
+				depth--;
+			break;
+		case ',':
+			if (f && !f->object)
+				f->index++;
+			break;
+		case '\'':
+			return scan_fail_at(c, s, i, "single quotes are not JSON");
+		case '"':
+			start = i + 1;
+			for (i = start; s[i] && s[i] != '"'; i++) {
+				if (s[i] != '\\' || !s[i + 1])
+					continue;
+				if (strncmp(s + i + 1, "u0000", 5) == 0)
+					return scan_fail_at(c, s, i,
+							    "\\u0000 is not allowed in strings");
+				escaped = true;
+				i++;
+			}
+			if (!s[i])
+				return 0; /* not reached: json-c parsed the text */
+			for (j = i + 1; is_json_space(s[j]); j++)
+				;
+			if (s[j] != ':' || !f || !f->object)
+				break;
+			r = scan_key(c, frames, depth, s + start, i - start, escaped);
+			if (r < 0)
+				return r;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- Rules ---- */
+
+static void rule_done(struct policy_rule *r)
+{
+	free(r->source);
+	free(r->uids);
+	free(r->gids);
+	for (size_t i = 0; i < r->n_maps; i++)
+		free(r->maps[i].glob);
+	free(r->maps);
+	*r = (struct policy_rule){};
+}
+
+static const struct policy_limits default_limits = {
+	.max_object_bytes = POLICY_DEFAULT_MAX_OBJECT_BYTES,
+	.max_insns_per_program = POLICY_DEFAULT_MAX_INSNS_PER_PROGRAM,
+	.max_programs = POLICY_DEFAULT_MAX_PROGRAMS,
+	.max_maps = POLICY_DEFAULT_MAX_MAPS,
+	.max_map_entries = POLICY_DEFAULT_MAX_MAP_ENTRIES,
+};
+
+/* Decimal digits only, 0..POLICY_MAX_ID. */
+static int parse_id(const char *s, size_t len, uint32_t *ret)
+{
+	uint64_t v = 0;
+
+	if (len == 0 || len > 10)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > POLICY_MAX_ID)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static int parse_uid_entry(struct parse_ctx *c, const char *path, json_object *o,
+			   struct uid_range *ret)
+{
+	char pbuf[PRINTABLE_BUF];
+	const char *s, *dash;
+	uint32_t first, last;
+
+	if (json_object_is_type(o, json_type_int)) {
+		int64_t v = json_object_get_int64(o);
+
+		if (v < 0 || v > (int64_t)POLICY_MAX_ID)
+			return parse_fail(c, path, "uid %s out of range (0 to %u)",
+					  json_object_to_json_string(o), POLICY_MAX_ID);
+		ret->first = ret->last = (uid_t)v;
+		return 0;
+	}
+	if (!json_object_is_type(o, json_type_string))
+		return parse_fail(c, path, "expected a string or an integer, got %s",
+				  json_type_phrase(json_object_get_type(o)));
+
+	s = json_object_get_string(o);
+	dash = strchr(s, '-');
+	if (!dash) {
+		if (parse_id(s, strlen(s), &first) < 0)
+			goto bad;
+		ret->first = ret->last = first;
+		return 0;
+	}
+	if (parse_id(s, (size_t)(dash - s), &first) < 0 ||
+	    parse_id(dash + 1, strlen(dash + 1), &last) < 0)
+		goto bad;
+	if (first > last)
+		return parse_fail(c, path, "bad uid range \"%s\" (start %u is greater than end %u)",
+				  printable(pbuf, s), first, last);
+	ret->first = first;
+	ret->last = last;
+	return 0;
+bad:
+	return parse_fail(c, path, "bad uid \"%s\" (expected \"N\" or \"A-B\", decimal, 0 to %u)",
+			  printable(pbuf, s), POLICY_MAX_ID);
+}
+
+/* 0 found, -ENOENT no such name, other negative errno on lookup failure. */
+static int lookup_name(const char *name, bool group, uint32_t *ret)
+{
+	long hint = sysconf(group ? _SC_GETGR_R_SIZE_MAX : _SC_GETPW_R_SIZE_MAX);
+	size_t size = hint > 0 ? (size_t)hint : 1024;
+
+	for (;;) {
+		_cleanup_free_ char *buf = malloc(size);
+		struct passwd pw, *pwr = NULL;
+		struct group gr, *grr = NULL;
+		int r;
+
+		if (!buf)
+			return -ENOMEM;
+		if (group)
+			r = getgrnam_r(name, &gr, buf, size, &grr);
+		else
+			r = getpwnam_r(name, &pw, buf, size, &pwr);
+		if (r == 0) {
+			if (group ? !grr : !pwr)
+				return -ENOENT;
+			*ret = group ? grr->gr_gid : pwr->pw_uid;
+			return 0;
+		}
+		/* Some NSS modules report "not found" as an error. */
+		if (r == ENOENT || r == ESRCH || r == EBADF || r == EPERM)
+			return -ENOENT;
+		if (r != ERANGE)
+			return -r;
+		if (size >= NAME_LOOKUP_BUF_MAX)
+			return -ERANGE;
+		size *= 2;
+	}
+}
+
+/*
+ * Resolve one user or group entry. 1 and *ret when found; 0 (after a warning)
+ * when the entry never matches; negative errno on errors. Errors name the
+ * entry's path, warnings the list's (the name identifies the entry).
+ */
+static int parse_name_entry(struct parse_ctx *c, const char *list_path, const char *path,
+			    json_object *o, bool group, uint32_t *ret)
+{
+	const char *what = group ? "group" : "user";
+	char pbuf[PRINTABLE_BUF];
+	const char *name;
+	int r;
+
+	r = expect_type(c, path, o, json_type_string);
+	if (r < 0)
+		return r;
+	name = json_object_get_string(o);
+	if (!*name)
+		return parse_fail(c, path, "empty %s name", what);
+
+	r = lookup_name(name, group, ret);
+	if (r == -ENOMEM)
+		return r;
+	if (r == -ENOENT) {
+		r = parse_warn(c, list_path, "no %s \"%s\"; this entry never matches", what,
+			       printable(pbuf, name));
+		return r < 0 ? r : 0;
+	}
+	if (r < 0) {
+		r = parse_warn(c, list_path,
+			       "cannot look up %s \"%s\": %s; this entry never matches", what,
+			       printable(pbuf, name), strerror(-r));
+		return r < 0 ? r : 0;
+	}
+	if (*ret > POLICY_MAX_ID)
+		return 0;
+	return 1;
+}
+
+static int parse_match(struct parse_ctx *c, const char *parent, json_object *rule,
+		       struct policy_rule *out)
+{
+	static const char *const keys[] = {"uids", "users", "groups"};
+	char path[JPATH_MAX], upath[JPATH_MAX], npath[JPATH_MAX], gpath[JPATH_MAX],
+		epath[JPATH_MAX];
+	json_object *m, *uids, *users, *groups;
+	size_t n_uids, n_users, n_groups;
+	int r;
+
+	path_key(path, parent, "match");
+	if (!json_object_object_get_ex(rule, "match", &m))
+		return parse_warn(c, parent, "no \"match\"; this rule matches nobody");
+	r = expect_type(c, path, m, json_type_object);
+	if (r < 0)
+		return r;
+	r = check_keys(c, path, m, keys, ARRAY_SIZE(keys));
+	if (r < 0)
+		return r;
+	r = get_array(c, path, m, "uids", &uids, upath);
+	if (r < 0)
+		return r;
+	r = get_array(c, path, m, "users", &users, npath);
+	if (r < 0)
+		return r;
+	r = get_array(c, path, m, "groups", &groups, gpath);
+	if (r < 0)
+		return r;
+
+	n_uids = uids ? json_object_array_length(uids) : 0;
+	n_users = users ? json_object_array_length(users) : 0;
+	n_groups = groups ? json_object_array_length(groups) : 0;
+	if (n_uids + n_users + n_groups == 0)
+		return parse_warn(c, path, "no uids, users or groups; this rule matches nobody");
+
+	if (n_uids + n_users > 0) {
+		out->uids = calloc(n_uids + n_users, sizeof(*out->uids));
+		if (!out->uids)
+			return -ENOMEM;
+	}
+	if (n_groups > 0) {
+		out->gids = calloc(n_groups, sizeof(*out->gids));
+		if (!out->gids)
+			return -ENOMEM;
+	}
+
+	for (size_t i = 0; i < n_uids; i++) {
+		path_index(epath, upath, i);
+		r = parse_uid_entry(c, epath, json_object_array_get_idx(uids, i),
+				    &out->uids[out->n_uids]);
+		if (r < 0)
+			return r;
+		out->n_uids++;
+	}
+	for (size_t i = 0; i < n_users; i++) {
+		uint32_t id;
+
+		path_index(epath, npath, i);
+		r = parse_name_entry(c, npath, epath, json_object_array_get_idx(users, i), false,
+				     &id);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			out->uids[out->n_uids].first = out->uids[out->n_uids].last = (uid_t)id;
+			out->n_uids++;
+		}
+	}
+	for (size_t i = 0; i < n_groups; i++) {
+		uint32_t id;
+
+		path_index(epath, gpath, i);
+		r = parse_name_entry(c, gpath, epath, json_object_array_get_idx(groups, i), true,
+				     &id);
+		if (r < 0)
+			return r;
+		if (r > 0)
+			out->gids[out->n_gids++] = (gid_t)id;
+	}
+	return 0;
+}
+
+static int parse_prog_type_list(struct parse_ctx *c, const char *path, json_object *arr,
+				uint64_t allowed_types, uint64_t *ret)
+{
+	char epath[JPATH_MAX], pbuf[PRINTABLE_BUF];
+	uint64_t types = 0;
+	int r;
+
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *s;
+		int t;
+
+		path_index(epath, path, i);
+		r = expect_type(c, epath, e, json_type_string);
+		if (r < 0)
+			return r;
+		s = json_object_get_string(e);
+		t = policy_prog_type_from_string(s);
+		if (t < 0)
+			return parse_fail(
+				c, epath,
+				"unknown program type \"%s\" (expected a libbpf name such "
+				"as socket_filter, kprobe, tracepoint, raw_tracepoint, "
+				"cgroup_skb, sched_cls or xdp)",
+				printable(pbuf, s));
+		if (!(allowed_types & (1ull << t)))
+			return parse_fail(c, epath,
+					  "program type \"%s\" is not in this rule's program_types",
+					  s);
+		types |= 1ull << t;
+	}
+	*ret = types;
+	return 0;
+}
+
+static int parse_helper_classes(struct parse_ctx *c, const char *path, json_object *arr,
+				helper_class_mask_t *ret)
+{
+	char epath[JPATH_MAX], pbuf[PRINTABLE_BUF];
+	helper_class_mask_t mask = 0;
+	int r;
+
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		enum helper_class cls;
+		const char *s;
+
+		path_index(epath, path, i);
+		r = expect_type(c, epath, e, json_type_string);
+		if (r < 0)
+			return r;
+		s = json_object_get_string(e);
+		cls = helper_class_from_string(s);
+		if ((int)cls < 0 || cls >= _HELPER_CLASS_MAX || (int)cls >= 64) {
+			const char *names[_HELPER_CLASS_MAX];
+			char expected[512];
+			size_t n = 0;
+
+			for (int k = 0; k < _HELPER_CLASS_MAX; k++) {
+				const char *name = helper_class_to_string((enum helper_class)k);
+
+				if (name)
+					names[n++] = name;
+			}
+			join_names(expected, sizeof(expected), names, n);
+			return parse_fail(c, epath, "unknown helper class \"%s\" (expected %s)",
+					  printable(pbuf, s), expected);
+		}
+		mask |= HELPER_CLASS_BIT(cls);
+	}
+	*ret = mask;
+	return 0;
+}
+
+static int parse_map_pattern(struct parse_ctx *c, const char *path, json_object *o,
+			     struct policy_map_pattern *ret)
+{
+	static const char *const keys[] = {"name", "access"};
+	char npath[JPATH_MAX], apath[JPATH_MAX], pbuf[PRINTABLE_BUF];
+	json_object *name, *access;
+	enum map_access a;
+	char *glob;
+	int r;
+
+	r = expect_type(c, path, o, json_type_object);
+	if (r < 0)
+		return r;
+	r = check_keys(c, path, o, keys, ARRAY_SIZE(keys));
+	if (r < 0)
+		return r;
+	path_key(npath, path, "name");
+	path_key(apath, path, "access");
+	if (!json_object_object_get_ex(o, "name", &name))
+		return parse_fail(c, path, "missing key \"name\"");
+	if (!json_object_object_get_ex(o, "access", &access))
+		return parse_fail(c, path, "missing key \"access\"");
+	r = expect_type(c, npath, name, json_type_string);
+	if (r < 0)
+		return r;
+	if (!*json_object_get_string(name))
+		return parse_fail(c, npath, "empty map name pattern");
+	r = expect_type(c, apath, access, json_type_string);
+	if (r < 0)
+		return r;
+	if (map_access_from_string(json_object_get_string(access), &a) < 0)
+		return parse_fail(c, apath, "unknown access \"%s\" (expected rw, ro, wo or none)",
+				  printable(pbuf, json_object_get_string(access)));
+
+	glob = strdup(json_object_get_string(name));
+	if (!glob)
+		return -ENOMEM;
+	ret->glob = glob;
+	ret->access = a;
+	return 0;
+}
+
+static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rule,
+		       struct policy_rule *out)
+{
+	static const char *const keys[] = {"program_types", "program_fds", "helper_classes", "maps",
+					   "pinning"};
+	char path[JPATH_MAX], kpath[JPATH_MAX], epath[JPATH_MAX];
+	json_object *a, *v;
+	int r;
+
+	path_key(path, parent, "allow");
+	if (!json_object_object_get_ex(rule, "allow", &a))
+		return 0;
+	r = expect_type(c, path, a, json_type_object);
+	if (r < 0)
+		return r;
+	r = check_keys(c, path, a, keys, ARRAY_SIZE(keys));
+	if (r < 0)
+		return r;
+
+	/* program_types before program_fds, whatever the order in the file. */
+	r = get_array(c, path, a, "program_types", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_prog_type_list(c, kpath, v, UINT64_MAX, &out->program_types);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "program_fds", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_prog_type_list(c, kpath, v, out->program_types, &out->program_fd_types);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "helper_classes", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_helper_classes(c, kpath, v, &out->helper_classes);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "maps", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v && json_object_array_length(v) > 0) {
+		size_t n = json_object_array_length(v);
+
+		out->maps = calloc(n, sizeof(*out->maps));
+		if (!out->maps)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++) {
+			path_index(epath, kpath, i);
+			r = parse_map_pattern(c, epath, json_object_array_get_idx(v, i),
+					      &out->maps[out->n_maps]);
+			if (r < 0)
+				return r;
+			out->n_maps++;
+		}
+	}
+	path_key(kpath, path, "pinning");
+	if (json_object_object_get_ex(a, "pinning", &v)) {
+		r = expect_type(c, kpath, v, json_type_boolean);
+		if (r < 0)
+			return r;
+		out->pinning = json_object_get_boolean(v);
+	}
+	return 0;
+}
+
+static const struct limit_field {
+	const char *key;
+	size_t offset;
+	uint64_t ceiling;
+} limit_fields[] = {
+	{"max_object_bytes", offsetof(struct policy_limits, max_object_bytes),
+	 POLICY_HARD_MAX_OBJECT_BYTES},
+	{"max_insns_per_program", offsetof(struct policy_limits, max_insns_per_program),
+	 POLICY_HARD_MAX_INSNS_PER_PROGRAM},
+	{"max_programs", offsetof(struct policy_limits, max_programs), POLICY_HARD_MAX_PROGRAMS},
+	{"max_maps", offsetof(struct policy_limits, max_maps), POLICY_HARD_MAX_MAPS},
+	{"max_map_entries", offsetof(struct policy_limits, max_map_entries),
+	 POLICY_HARD_MAX_MAP_ENTRIES},
+};
+
+static uint64_t *limit_ptr(struct policy_limits *l, const struct limit_field *f)
+{
+	return (uint64_t *)((char *)l + f->offset);
+}
+
+static uint64_t limit_get(const struct policy_limits *l, const struct limit_field *f)
+{
+	return *(const uint64_t *)((const char *)l + f->offset);
+}
+
+static int parse_limits(struct parse_ctx *c, const char *parent, json_object *rule,
+			struct policy_rule *out)
+{
+	const char *keys[ARRAY_SIZE(limit_fields)];
+	char path[JPATH_MAX], kpath[JPATH_MAX];
+	json_object *l;
+	int r;
+
+	out->limits = default_limits;
+	path_key(path, parent, "limits");
+	if (!json_object_object_get_ex(rule, "limits", &l))
+		return 0;
+	r = expect_type(c, path, l, json_type_object);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ARRAY_SIZE(limit_fields); i++)
+		keys[i] = limit_fields[i].key;
+	r = check_keys(c, path, l, keys, ARRAY_SIZE(keys));
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(limit_fields); i++) {
+		const struct limit_field *f = &limit_fields[i];
+		json_object *v;
+		uint64_t value;
+
+		if (!json_object_object_get_ex(l, f->key, &v))
+			continue;
+		path_key(kpath, path, f->key);
+		if (!json_object_is_type(v, json_type_int))
+			return parse_fail(c, kpath, "expected a positive integer, got %s",
+					  json_type_phrase(json_object_get_type(v)));
+		if (json_object_get_int64(v) <= 0)
+			return parse_fail(c, kpath, "expected a positive integer, got %s",
+					  json_object_to_json_string(v));
+		value = json_object_get_uint64(v);
+		if (value > f->ceiling)
+			return parse_fail(c, kpath,
+					  "%" PRIu64 " is over the hard ceiling of %" PRIu64, value,
+					  f->ceiling);
+		*limit_ptr(&out->limits, f) = value;
+	}
+	return 0;
+}
+
+static int parse_rule(struct parse_ctx *c, json_object *o, size_t index, struct policy_rule *ret)
+{
+	static const char *const keys[] = {"match", "allow", "limits"};
+	_cleanup_(rule_done) struct policy_rule rule = {};
+	char path[JPATH_MAX];
+	int r;
+
+	snprintf(path, sizeof(path), "rules[%zu]", index);
+	r = expect_type(c, path, o, json_type_object);
+	if (r < 0)
+		return r;
+	r = check_keys(c, path, o, keys, ARRAY_SIZE(keys));
+	if (r < 0)
+		return r;
+	if (asprintf(&rule.source, "%s:%s", c->file, path) < 0) {
+		rule.source = NULL;
+		return -ENOMEM;
+	}
+	r = parse_match(c, path, o, &rule);
+	if (r < 0)
+		return r;
+	r = parse_allow(c, path, o, &rule);
+	if (r < 0)
+		return r;
+	r = parse_limits(c, path, o, &rule);
+	if (r < 0)
+		return r;
+
+	*ret = rule;
+	rule = (struct policy_rule){};
+	return 0;
+}
+
+/* ---- Policy ---- */
+
+struct policy *policy_new(void)
+{
+	return calloc(1, sizeof(struct policy));
+}
+
+struct policy *policy_free(struct policy *p)
+{
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < p->n_rules; i++)
+		rule_done(&p->rules[i]);
+	free(p->rules);
+	free(p);
+	return NULL;
+}
+
+static void policy_freep(struct policy **p)
+{
+	policy_free(*p);
+}
+
+size_t policy_n_rules(const struct policy *p)
+{
+	return p ? p->n_rules : 0;
+}
+
+int policy_load_string(struct policy *p, const char *file_name, const char *json,
+		       policy_warn_fn warn, void *userdata, char **error)
+{
+	static const char *const keys[] = {"rules"};
+	struct parse_ctx c = {
+		.file = file_name,
+		.warn = warn,
+		.userdata = userdata,
+		.error = error,
+	};
+	_cleanup_json_ json_object *root = NULL;
+	struct policy_rule *rules = NULL, *grown;
+	json_object *jrules;
+	size_t n, n_parsed = 0;
+	int r;
+
+	if (!p || !file_name || !json)
+		return -EINVAL;
+	if (strlen(json) > POLICY_MAX_FILE_BYTES)
+		return parse_fail(&c, NULL, "file is larger than %d bytes", POLICY_MAX_FILE_BYTES);
+
+	r = parse_json_text(&c, json, &root);
+	if (r < 0)
+		return r;
+	r = check_json_text(&c, json);
+	if (r < 0)
+		return r;
+	if (!json_object_is_type(root, json_type_object))
+		return parse_fail(&c, NULL, "expected an object at the top level, got %s",
+				  json_type_phrase(json_object_get_type(root)));
+	r = check_keys(&c, NULL, root, keys, ARRAY_SIZE(keys));
+	if (r < 0)
+		return r;
+	if (!json_object_object_get_ex(root, "rules", &jrules))
+		return parse_fail(&c, NULL, "missing key \"rules\"");
+	r = expect_type(&c, "rules", jrules, json_type_array);
+	if (r < 0)
+		return r;
+
+	n = json_object_array_length(jrules);
+	if (n == 0)
+		return 0;
+	rules = calloc(n, sizeof(*rules));
+	if (!rules)
+		return -ENOMEM;
+	for (; n_parsed < n; n_parsed++) {
+		r = parse_rule(&c, json_object_array_get_idx(jrules, n_parsed), n_parsed,
+			       &rules[n_parsed]);
+		if (r < 0)
+			goto fail;
+	}
+
+	grown = reallocarray(p->rules, p->n_rules + n, sizeof(*p->rules));
+	if (!grown) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	memcpy(grown + p->n_rules, rules, n * sizeof(*rules));
+	p->rules = grown;
+	p->n_rules += n;
+	free(rules);
+	return 0;
+
+fail:
+	for (size_t i = 0; i < n_parsed; i++)
+		rule_done(&rules[i]);
+	free(rules);
+	return r;
+}
+
+static int read_policy_file(int dfd, const char *name, char **ret, char **error)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO must not hang the daemon; it is rejected below. */
+	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return set_error(error, negative_errno(), "%s: cannot open: %s", name,
+				 strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return set_error(error, negative_errno(), "%s: cannot stat: %s", name,
+				 strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return set_error(error, -EINVAL, "%s: not a regular file", name);
+	if (st.st_size > POLICY_MAX_FILE_BYTES)
+		return set_error(error, -EFBIG, "%s: file is larger than %d bytes", name,
+				 POLICY_MAX_FILE_BYTES);
+
+	/* The size may change under us: read at most one byte more than allowed. */
+	buf = malloc(POLICY_MAX_FILE_BYTES + 2);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(fd, buf + len, POLICY_MAX_FILE_BYTES + 1 - len);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return set_error(error, negative_errno(), "%s: cannot read: %s", name,
+					 strerror(errno));
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+		if (len > POLICY_MAX_FILE_BYTES)
+			return set_error(error, -EFBIG, "%s: file is larger than %d bytes", name,
+					 POLICY_MAX_FILE_BYTES);
+	}
+	if (memchr(buf, '\0', len))
+		return set_error(error, -EINVAL, "%s: not valid JSON: file contains a NUL byte",
+				 name);
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Sorted names of the "*.json" entries of dfd (hidden files excluded, like the shell glob). */
+static int list_json_files(int dfd, const char *dir, char ***ret, size_t *ret_n, char **error)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char **names = NULL;
+	size_t n = 0, allocated = 0;
+	struct dirent *de;
+	int fd;
+
+	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return set_error(error, negative_errno(), "%s: cannot read: %s", dir,
+				 strerror(errno));
+	d = fdopendir(fd);
+	if (!d) {
+		int r = set_error(error, negative_errno(), "%s: cannot read: %s", dir,
+				  strerror(errno));
+
+		safe_close(fd);
+		return r;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno != 0) {
+				int r = set_error(error, negative_errno(), "%s: cannot read: %s",
+						  dir, strerror(errno));
+				free_names(names, n);
+				return r;
+			}
+			break;
+		}
+		if (fnmatch("*.json", de->d_name, FNM_PERIOD) != 0)
+			continue;
+		if (n == allocated) {
+			size_t want = allocated ? allocated * 2 : 16;
+			char **grown = reallocarray(names, want, sizeof(*names));
+
+			if (!grown)
+				goto oom;
+			names = grown;
+			allocated = want;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto oom;
+		n++;
+	}
+	if (n > 0)
+		qsort(names, n, sizeof(*names), strcmp_ptr);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+oom:
+	free_names(names, n);
+	return -ENOMEM;
+}
+
+int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct policy **ret,
+		    char **error)
+{
+	_cleanup_(policy_freep) struct policy *p = NULL;
+	_cleanup_close_ int dfd = -1;
+	char **names = NULL;
+	size_t n_names = 0;
+	int r = 0;
+
+	if (!dir || !ret)
+		return -EINVAL;
+	p = policy_new();
+	if (!p)
+		return -ENOMEM;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno == ENOENT) {
+			if (warn) {
+				_cleanup_free_ char *m = NULL;
+
+				if (asprintf(&m,
+					     "%s: policy directory does not exist; the broker "
+					     "allows nothing",
+					     dir) < 0)
+					return -ENOMEM;
+				warn(userdata, m);
+			}
+			*ret = TAKE_PTR(p);
+			return 0;
+		}
+		return set_error(error, negative_errno(), "%s: cannot open policy directory: %s",
+				 dir, strerror(errno));
+	}
+
+	r = list_json_files(dfd, dir, &names, &n_names, error);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_names; i++) {
+		_cleanup_free_ char *text = NULL;
+
+		r = read_policy_file(dfd, names[i], &text, error);
+		if (r < 0)
+			break;
+		r = policy_load_string(p, names[i], text, warn, userdata, error);
+		if (r < 0)
+			break;
+	}
+	free_names(names, n_names);
+	if (r < 0)
+		return r;
+
+	*ret = TAKE_PTR(p);
+	return 0;
+}
+
+/* ---- Grants ---- */
+
+static bool rule_matches(const struct policy_rule *r, const struct policy_identity *id)
+{
+	for (size_t i = 0; i < r->n_uids; i++)
+		if (id->uid >= r->uids[i].first && id->uid <= r->uids[i].last)
+			return true;
+	for (size_t i = 0; i < r->n_gids; i++) {
+		if (r->gids[i] == id->gid)
+			return true;
+		for (size_t k = 0; k < id->n_groups; k++)
+			if (r->gids[i] == id->groups[k])
+				return true;
+	}
+	return false;
+}
+
+struct policy_grant *policy_grant_free(struct policy_grant *g)
+{
+	if (!g)
+		return NULL;
+	for (size_t i = 0; i < g->n_map_rules; i++) {
+		for (size_t k = 0; k < g->map_rules[i].n_patterns; k++)
+			free(g->map_rules[i].patterns[k].glob);
+		free(g->map_rules[i].patterns);
+	}
+	free(g->map_rules);
+	for (size_t i = 0; i < g->n_sources; i++)
+		free(g->sources[i]);
+	free(g->sources);
+	free(g);
+	return NULL;
+}
+
+static void policy_grant_freep(struct policy_grant **g)
+{
+	policy_grant_free(*g);
+}
+
+static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
+{
+	struct policy_grant_maps *m = &g->map_rules[g->n_map_rules];
+
+	if (!g->matched) {
+		g->matched = true;
+		g->limits = r->limits;
+	} else {
+		for (size_t i = 0; i < ARRAY_SIZE(limit_fields); i++) {
+			const struct limit_field *f = &limit_fields[i];
+			uint64_t *v = limit_ptr(&g->limits, f);
+
+			if (limit_get(&r->limits, f) > *v)
+				*v = limit_get(&r->limits, f);
+		}
+	}
+	g->program_types |= r->program_types;
+	g->program_fd_types |= r->program_fd_types;
+	g->helper_classes |= r->helper_classes;
+	g->pinning = g->pinning || r->pinning;
+
+	g->sources[g->n_sources] = strdup(r->source);
+	if (!g->sources[g->n_sources])
+		return -ENOMEM;
+	g->n_sources++;
+
+	*m = (struct policy_grant_maps){};
+	g->n_map_rules++;
+	if (r->n_maps == 0)
+		return 0;
+	m->patterns = calloc(r->n_maps, sizeof(*m->patterns));
+	if (!m->patterns)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->n_maps; i++) {
+		m->patterns[i].glob = strdup(r->maps[i].glob);
+		if (!m->patterns[i].glob)
+			return -ENOMEM;
+		m->patterns[i].access = r->maps[i].access;
+		m->n_patterns++;
+	}
+	return 0;
+}
+
+int policy_resolve(const struct policy *p, const struct policy_identity *id,
+		   struct policy_grant **ret)
+{
+	_cleanup_(policy_grant_freep) struct policy_grant *g = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!id || !ret)
+		return -EINVAL;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->uid = id->uid;
+
+	for (size_t i = 0; p && i < p->n_rules; i++)
+		if (rule_matches(&p->rules[i], id))
+			n++;
+	if (n > 0) {
+		g->map_rules = calloc(n, sizeof(*g->map_rules));
+		g->sources = calloc(n, sizeof(*g->sources));
+		if (!g->map_rules || !g->sources)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; p && i < p->n_rules; i++) {
+		if (!rule_matches(&p->rules[i], id))
+			continue;
+		r = grant_add_rule(g, &p->rules[i]);
+		if (r < 0)
+			return r;
+	}
+	if (g->matched)
+		g->program_fd_types |= POLICY_ALWAYS_FD_TYPES & g->program_types;
+
+	*ret = TAKE_PTR(g);
+	return 0;
+}
+
+enum map_access policy_grant_map_access(const struct policy_grant *g, const char *map_name)
+{
+	unsigned int access = MAP_ACCESS_NONE;
+
+	if (!g || !g->matched || !map_name)
+		return MAP_ACCESS_NONE;
+	for (size_t i = 0; i < g->n_map_rules; i++) {
+		const struct policy_grant_maps *m = &g->map_rules[i];
+
+		for (size_t k = 0; k < m->n_patterns; k++) {
+			if (fnmatch(m->patterns[k].glob, map_name, 0) == 0) {
+				access |= m->patterns[k].access;
+				break;
+			}
+		}
+	}
+	return (enum map_access)access;
+}
+
+bool policy_grant_prog_type(const struct policy_grant *g, int prog_type)
+{
+	if (!g || !g->matched || prog_type < 0 || prog_type >= PROG_TYPE_BITS)
+		return false;
+	return g->program_types & (1ull << prog_type);
+}
+
+bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type)
+{
+	if (!policy_grant_prog_type(g, prog_type))
+		return false;
+	return (g->program_fd_types | POLICY_ALWAYS_FD_TYPES) & (1ull << prog_type);
+}
+
+static int json_add(json_object *obj, const char *key, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_object_add(obj, key, val) < 0) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int json_append(json_object *arr, json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_array_add(arr, val) < 0) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_object *prog_types_to_json(uint64_t mask)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (int t = 0; t < PROG_TYPE_BITS; t++) {
+		const char *name;
+
+		if (!(mask & (1ull << t)))
+			continue;
+		name = policy_prog_type_to_string(t);
+		if (!name)
+			continue;
+		if (json_append(arr, json_object_new_string(name)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+static json_object *helper_classes_to_json(helper_class_mask_t mask)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (int c = 0; c < _HELPER_CLASS_MAX && c < 64; c++) {
+		const char *name;
+
+		if (!(mask & HELPER_CLASS_BIT(c)))
+			continue;
+		name = helper_class_to_string((enum helper_class)c);
+		if (!name)
+			continue;
+		if (json_append(arr, json_object_new_string(name)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+static json_object *map_rules_to_json(const struct policy_grant *g)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (size_t i = 0; i < g->n_map_rules; i++) {
+		_cleanup_json_ json_object *patterns = json_object_new_array();
+
+		if (!patterns)
+			return NULL;
+		for (size_t k = 0; k < g->map_rules[i].n_patterns; k++) {
+			const struct policy_map_pattern *pat = &g->map_rules[i].patterns[k];
+			_cleanup_json_ json_object *o = json_object_new_object();
+
+			if (!o || json_add(o, "name", json_object_new_string(pat->glob)) < 0 ||
+			    json_add(o, "access",
+				     json_object_new_string(map_access_to_string(pat->access))) < 0)
+				return NULL;
+			if (json_append(patterns, TAKE_PTR(o)) < 0)
+				return NULL;
+		}
+		if (json_append(arr, TAKE_PTR(patterns)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+json_object *policy_grant_to_json(const struct policy_grant *g)
+{
+	_cleanup_json_ json_object *o = NULL, *sources = NULL, *limits = NULL;
+
+	if (!g)
+		return NULL;
+	o = json_object_new_object();
+	sources = json_object_new_array();
+	limits = json_object_new_object();
+	if (!o || !sources || !limits)
+		return NULL;
+	for (size_t i = 0; i < g->n_sources; i++)
+		if (json_append(sources, json_object_new_string(g->sources[i])) < 0)
+			return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(limit_fields); i++)
+		if (json_add(limits, limit_fields[i].key,
+			     json_object_new_int64(
+				     (int64_t)limit_get(&g->limits, &limit_fields[i]))) < 0)
+			return NULL;
+
+	if (json_add(o, "matched", json_object_new_boolean(g->matched)) < 0 ||
+	    json_add(o, "rules", TAKE_PTR(sources)) < 0 ||
+	    json_add(o, "program_types", prog_types_to_json(g->program_types)) < 0 ||
+	    json_add(o, "program_fds",
+		     prog_types_to_json(g->program_types &
+					(g->program_fd_types | POLICY_ALWAYS_FD_TYPES))) < 0 ||
+	    json_add(o, "helper_classes", helper_classes_to_json(g->helper_classes)) < 0 ||
+	    json_add(o, "pinning", json_object_new_boolean(g->pinning)) < 0 ||
+	    json_add(o, "maps", map_rules_to_json(g)) < 0 ||
+	    json_add(o, "limits", TAKE_PTR(limits)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+/* ---- Decisions ---- */
+
+void object_desc_done(struct object_desc *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->n_programs; i++) {
+		struct object_program *prog = &d->programs[i];
+
+		free(prog->name);
+		free(prog->helpers);
+		for (size_t k = 0; k < prog->n_kfuncs; k++)
+			free(prog->kfuncs[k]);
+		free(prog->kfuncs);
+	}
+	free(d->programs);
+	for (size_t i = 0; i < d->n_maps; i++)
+		free(d->maps[i].name);
+	free(d->maps);
+	*d = (struct object_desc){};
+}
+
+void policy_verdict_done(struct policy_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->object.reason);
+	for (size_t i = 0; v->programs && i < v->n_programs; i++)
+		free(v->programs[i].reason);
+	free(v->programs);
+	for (size_t i = 0; v->maps && i < v->n_maps; i++)
+		free(v->maps[i].reason);
+	free(v->maps);
+	free(v->map_access);
+	free(v->prog_fd);
+	*v = (struct policy_verdict){};
+}
+
+const char *policy_verdict_first_reason(const struct policy_verdict *v)
+{
+	if (!v)
+		return NULL;
+	if (!v->object.allowed && v->object.reason)
+		return v->object.reason;
+	for (size_t i = 0; v->programs && i < v->n_programs; i++)
+		if (!v->programs[i].allowed && v->programs[i].reason)
+			return v->programs[i].reason;
+	for (size_t i = 0; v->maps && i < v->n_maps; i++)
+		if (!v->maps[i].allowed && v->maps[i].reason)
+			return v->maps[i].reason;
+	return NULL;
+}
+
+_printf_(2, 3) static int item_deny(struct verdict_item *it, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, fmt);
+	k = vasprintf(&it->reason, fmt, ap);
+	va_end(ap);
+	if (k < 0) {
+		it->reason = NULL;
+		return -ENOMEM;
+	}
+	it->allowed = false;
+	return 0;
+}
+
+static const char *name_or_unnamed(const char *name)
+{
+	return name ? name : "(unnamed)";
+}
+
+static int decide_object(const struct policy_grant *g, const struct object_desc *d,
+			 struct verdict_item *it)
+{
+	size_t n_load = 0;
+
+	for (size_t i = 0; i < d->n_programs; i++)
+		if (d->programs[i].load)
+			n_load++;
+
+	if (d->object_bytes > g->limits.max_object_bytes)
+		return item_deny(it, "object is %" PRIu64 " bytes, over your limit of %" PRIu64,
+				 d->object_bytes, g->limits.max_object_bytes);
+	if (n_load > g->limits.max_programs)
+		return item_deny(it, "object loads %zu programs, over your limit of %" PRIu64,
+				 n_load, g->limits.max_programs);
+	if (d->n_maps > g->limits.max_maps)
+		return item_deny(it, "object has %zu maps, over your limit of %" PRIu64, d->n_maps,
+				 g->limits.max_maps);
+	return 0;
+}
+
+static int decide_program(const struct policy_grant *g, const struct object_program *prog,
+			  struct verdict_item *it)
+{
+	const char *name = name_or_unnamed(prog->name);
+
+	if (!policy_grant_prog_type(g, prog->prog_type)) {
+		const char *type = policy_prog_type_to_string(prog->prog_type);
+
+		if (type)
+			return item_deny(it,
+					 "program \"%s\" has type %s, which your policy does not "
+					 "allow",
+					 name, type);
+		return item_deny(it,
+				 "program \"%s\" has unknown type %d, which your policy does not "
+				 "allow",
+				 name, prog->prog_type);
+	}
+	if (prog->insn_cnt > g->limits.max_insns_per_program)
+		return item_deny(it,
+				 "program \"%s\" has %" PRIu32
+				 " instructions, over your limit of %" PRIu64,
+				 name, prog->insn_cnt, g->limits.max_insns_per_program);
+	for (size_t i = 0; i < prog->n_helpers; i++) {
+		int id = prog->helpers[i];
+		enum helper_class cls = helper_classify(id);
+		const char *helper = helper_name(id);
+		const char *cls_name;
+
+		if ((int)cls >= 0 && (int)cls < 64 && (g->helper_classes & HELPER_CLASS_BIT(cls)))
+			continue;
+		cls_name = helper_class_to_string(cls);
+		if (!cls_name)
+			cls_name = "unknown";
+		if (helper)
+			return item_deny(it,
+					 "program \"%s\" calls %s (class %s), which your policy "
+					 "does not allow",
+					 name, helper, cls_name);
+		return item_deny(it,
+				 "program \"%s\" calls helper %d (class %s), which your policy "
+				 "does not allow",
+				 name, id, cls_name);
+	}
+	if (prog->n_kfuncs > 0 && !(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
+		return item_deny(it,
+				 "program \"%s\" calls kfunc %s (class kfunc), which your policy "
+				 "does not allow",
+				 name, name_or_unnamed(prog->kfuncs[0]));
+	return 0;
+}
+
+static int decide_map(const struct policy_grant *g, const struct object_map *map,
+		      struct verdict_item *it)
+{
+	const char *name = name_or_unnamed(map->name);
+
+	if (map->max_entries > g->limits.max_map_entries)
+		return item_deny(it,
+				 "map \"%s\" has %" PRIu32 " entries, over your limit of %" PRIu64,
+				 name, map->max_entries, g->limits.max_map_entries);
+	if (map->pinned && !g->pinning)
+		return item_deny(
+			it, "map \"%s\" is pinned by name, which your policy does not allow", name);
+	return 0;
+}
+
+int policy_decide(const struct policy_grant *g, const struct object_desc *d,
+		  struct policy_verdict *ret)
+{
+	_cleanup_(policy_verdict_done) struct policy_verdict v = {};
+	int r;
+
+	if (!g || !d || !ret)
+		return -EINVAL;
+	v.n_programs = d->n_programs;
+	v.n_maps = d->n_maps;
+	if (v.n_programs > 0) {
+		v.programs = calloc(v.n_programs, sizeof(*v.programs));
+		v.prog_fd = calloc(v.n_programs, sizeof(*v.prog_fd));
+		if (!v.programs || !v.prog_fd)
+			return -ENOMEM;
+	}
+	if (v.n_maps > 0) {
+		v.maps = calloc(v.n_maps, sizeof(*v.maps));
+		v.map_access = calloc(v.n_maps, sizeof(*v.map_access));
+		if (!v.maps || !v.map_access)
+			return -ENOMEM;
+	}
+	v.object.allowed = true;
+	for (size_t i = 0; i < v.n_programs; i++)
+		v.programs[i].allowed = true;
+	for (size_t i = 0; i < v.n_maps; i++)
+		v.maps[i].allowed = true;
+
+	if (!g->matched) {
+		r = item_deny(&v.object, "no policy rule matches uid %u; the broker allows nothing",
+			      (unsigned int)g->uid);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < d->n_programs; i++) {
+			if (!d->programs[i].load)
+				continue;
+			r = item_deny(
+				&v.programs[i],
+				"program \"%s\" is not allowed: no policy rule matches uid %u",
+				name_or_unnamed(d->programs[i].name), (unsigned int)g->uid);
+			if (r < 0)
+				return r;
+		}
+		for (size_t i = 0; i < d->n_maps; i++) {
+			r = item_deny(&v.maps[i],
+				      "map \"%s\" is not allowed: no policy rule matches uid %u",
+				      name_or_unnamed(d->maps[i].name), (unsigned int)g->uid);
+			if (r < 0)
+				return r;
+		}
+	} else {
+		r = decide_object(g, d, &v.object);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < d->n_programs; i++) {
+			if (!d->programs[i].load)
+				continue;
+			r = decide_program(g, &d->programs[i], &v.programs[i]);
+			if (r < 0)
+				return r;
+			v.prog_fd[i] = policy_grant_prog_fd(g, d->programs[i].prog_type);
+		}
+		for (size_t i = 0; i < d->n_maps; i++) {
+			r = decide_map(g, &d->maps[i], &v.maps[i]);
+			if (r < 0)
+				return r;
+			v.map_access[i] = policy_grant_map_access(g, d->maps[i].name);
+		}
+	}
+
+	v.allowed = v.object.allowed;
+	for (size_t i = 0; i < v.n_programs; i++)
+		v.allowed = v.allowed && v.programs[i].allowed;
+	for (size_t i = 0; i < v.n_maps; i++)
+		v.allowed = v.allowed && v.maps[i].allowed;
+
+	*ret = v;
+	v = (struct policy_verdict){};
+	return 0;
+}

@@ -44,6 +44,11 @@ int map_access_from_string(const char *s, enum map_access *ret); /* 0 or -EINVAL
 #define POLICY_HARD_MAX_OBJECT_BYTES (64u * 1024 * 1024)
 #define POLICY_HARD_MAX_PROGRAMS 128
 #define POLICY_HARD_MAX_MAPS 120
+/* The kernel's own per-program instruction limit, and max_entries' range. */
+#define POLICY_HARD_MAX_INSNS_PER_PROGRAM 1000000u
+#define POLICY_HARD_MAX_MAP_ENTRIES UINT32_MAX
+/* A policy file larger than this is an error. */
+#define POLICY_MAX_FILE_BYTES (1024 * 1024)
 
 struct policy_limits {
 	uint64_t max_object_bytes;
@@ -74,6 +79,7 @@ struct policy_grant {
 	size_t n_map_rules;
 	char **sources; /* "FILE:rules[N]" of each matching rule, for display */
 	size_t n_sources;
+	uid_t uid; /* the identity's uid, for policy_decide()'s "no rule matches" reason */
 };
 
 /* Program types whose fd is always handed out: attaching them needs resources

@@ -1,1 +1,752 @@
-/* placeholder */
+/* SPDX-License-Identifier: MIT */
+#include "proto.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/macro.h"
+
+_printf_(2, 3) static int set_error(char **error, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	if (!error)
+		return 0;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	free(*error);
+	*error = s;
+	return 0;
+}
+
+void proto_msg_done(struct proto_msg *m)
+{
+	if (!m)
+		return;
+	if (m->fds)
+		close_many(m->fds, m->n_fds);
+	free(m->fds);
+	m->fds = NULL;
+	m->n_fds = 0;
+	json_object_put(m->json);
+	m->json = NULL;
+}
+
+int proto_msg_take_fd(struct proto_msg *m, size_t idx)
+{
+	if (idx >= m->n_fds || m->fds[idx] < 0)
+		return -EBADF;
+	return TAKE_FD(m->fds[idx]);
+}
+
+int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t max_bytes)
+{
+	size_t len;
+	const char *text = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len);
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	_cleanup_free_ void *control = NULL;
+	ssize_t n;
+
+	if (!text)
+		return -ENOMEM;
+	if (len > max_bytes)
+		return -EMSGSIZE;
+	if (n_fds > PROTO_MAX_REPLY_FDS)
+		return -ETOOMANYREFS;
+	iov = (struct iovec){ .iov_base = (void *)text, .iov_len = len };
+
+	if (n_fds > 0) {
+		struct cmsghdr *cmsg;
+
+		control = calloc(1, CMSG_SPACE(sizeof(int) * n_fds));
+		if (!control)
+			return -ENOMEM;
+		mh.msg_control = control;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * n_fds);
+	}
+
+	do
+		n = sendmsg(sock, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return negative_errno();
+	if ((size_t)n != len)
+		return -EIO; /* SOCK_SEQPACKET sends whole packets; anything else is a bug */
+	return 0;
+}
+
+/* Collect the fds of every SCM_RIGHTS header, so none leaks whatever else is wrong. */
+static int collect_fds(struct msghdr *mh, int **ret, size_t *ret_n)
+{
+	size_t n = 0;
+	int *fds = NULL;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		size_t k;
+		int *grown;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		grown = realloc(fds, (n + k) * sizeof(int) + 1);
+		if (!grown) {
+			/* Still close what we can't keep. */
+			int tmp;
+
+			for (size_t i = 0; i < k; i++) {
+				memcpy(&tmp, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				safe_close(tmp);
+			}
+			continue;
+		}
+		fds = grown;
+		memcpy(fds + n, CMSG_DATA(c), k * sizeof(int));
+		n += k;
+	}
+	*ret = fds;
+	*ret_n = n;
+	return 0;
+}
+
+int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret, char **error)
+{
+	/* One byte more than allowed, so an oversized packet is seen as MSG_TRUNC. */
+	_cleanup_free_ char *buf = malloc(max_bytes + 1);
+	/* Room for one fd more than allowed, so surplus fds show up without MSG_CTRUNC. */
+	size_t control_len = CMSG_SPACE(sizeof(int) * (max_fds + 1));
+	_cleanup_free_ void *control = calloc(1, control_len);
+	struct iovec iov = { .iov_base = buf, .iov_len = max_bytes + 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control,
+		.msg_controllen = control_len,
+	};
+	struct proto_msg m = {};
+	json_object *json = NULL;
+	ssize_t n;
+	int r;
+
+	if (!buf || !control)
+		return -ENOMEM;
+
+	do
+		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_TRUNC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : negative_errno();
+
+	collect_fds(&mh, &m.fds, &m.n_fds);
+
+	if (n == 0 && m.n_fds == 0 && !(mh.msg_flags & MSG_CTRUNC))
+		return 0;
+
+	if (mh.msg_flags & MSG_CTRUNC) {
+		set_error(error, "control message truncated: more than %zu fds, or not SCM_RIGHTS",
+			  max_fds);
+		r = -ETOOMANYREFS;
+		goto fail;
+	}
+	if (m.n_fds > max_fds) {
+		set_error(error, "message carries %zu fds, at most %zu allowed", m.n_fds, max_fds);
+		r = -ETOOMANYREFS;
+		goto fail;
+	}
+	if ((mh.msg_flags & MSG_TRUNC) || (size_t)n > max_bytes) {
+		set_error(error, "message of %zd bytes exceeds the limit of %zu bytes", n, max_bytes);
+		r = -EMSGSIZE;
+		goto fail;
+	}
+	r = proto_parse(buf, (size_t)n, &json, error);
+	if (r < 0)
+		goto fail;
+
+	m.json = json;
+	*ret = m;
+	return 1;
+fail:
+	proto_msg_done(&m);
+	return r;
+}
+
+int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
+{
+	struct json_tokener *tok;
+	json_object *o;
+	enum json_tokener_error jerr;
+
+	if (len == 0) {
+		set_error(error, "empty message");
+		return -EBADMSG;
+	}
+	if (len > PROTO_MAX_REPLY_BYTES || len > INT32_MAX) {
+		set_error(error, "message of %zu bytes is too large", len);
+		return -EMSGSIZE;
+	}
+	/* json-c would stop at a NUL and ignore the rest: refuse instead of guessing. */
+	if (memchr(buf, '\0', len)) {
+		set_error(error, "message contains a NUL byte");
+		return -EBADMSG;
+	}
+	tok = json_tokener_new_ex(PROTO_MAX_JSON_DEPTH);
+	if (!tok)
+		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	if (!o || jerr != json_tokener_success || json_tokener_get_parse_end(tok) != len) {
+		if (jerr == json_tokener_success)
+			set_error(error, "message is not one complete JSON value");
+		else
+			set_error(error, "message is not valid JSON: %s",
+				  json_tokener_error_desc(jerr));
+		json_object_put(o);
+		json_tokener_free(tok);
+		return -EBADMSG;
+	}
+	json_tokener_free(tok);
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		set_error(error, "message is not a JSON object");
+		return -EBADMSG;
+	}
+	*ret = o;
+	return 0;
+}
+
+int proto_get_string(json_object *o, const char *key, bool required, const char **ret, char **error)
+{
+	json_object *v;
+	const char *s;
+
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (required) {
+			set_error(error, "missing \"%s\"", key);
+			return -EINVAL;
+		}
+		*ret = NULL;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		set_error(error, "\"%s\" must be a string", key);
+		return -EINVAL;
+	}
+	s = json_object_get_string(v);
+	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
+		set_error(error, "\"%s\" contains a NUL character", key);
+		return -EINVAL;
+	}
+	*ret = s;
+	return 0;
+}
+
+int proto_get_int(json_object *o, const char *key, bool required, int64_t min, int64_t max,
+		  int64_t *ret, char **error)
+{
+	json_object *v;
+	int64_t x;
+
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (required) {
+			set_error(error, "missing \"%s\"", key);
+			return -EINVAL;
+		}
+		return 0; /* *ret keeps its default */
+	}
+	if (!json_object_is_type(v, json_type_int)) {
+		set_error(error, "\"%s\" must be an integer", key);
+		return -EINVAL;
+	}
+	errno = 0;
+	x = json_object_get_int64(v);
+	/* json-c clamps out-of-range values to INT64_MIN/MAX and sets errno. */
+	if (errno != 0 || x < min || x > max) {
+		set_error(error, "\"%s\" must be between %" PRId64 " and %" PRId64, key, min, max);
+		return -ERANGE;
+	}
+	*ret = x;
+	return 0;
+}
+
+int proto_get_bool(json_object *o, const char *key, bool required, bool *ret, char **error)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
+		if (required) {
+			set_error(error, "missing \"%s\"", key);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_boolean)) {
+		set_error(error, "\"%s\" must be true or false", key);
+		return -EINVAL;
+	}
+	*ret = json_object_get_boolean(v);
+	return 0;
+}
+
+int proto_check_keys(json_object *o, const char *what, const char *const *allowed, char **error)
+{
+	json_object_object_foreach(o, key, val)
+	{
+		bool known = false;
+
+		(void)val;
+		for (const char *const *a = allowed; *a; a++)
+			if (strcmp(*a, key) == 0)
+				known = true;
+		if (!known) {
+			set_error(error, "%s: unknown key \"%.64s\"", what, key);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int proto_request_check(json_object *msg, int64_t *ret_id, const char **ret_method,
+			json_object **ret_params, char **error)
+{
+	static const char *const keys[] = { PROTO_VERSION_KEY, "id", "method", "params", NULL };
+	int64_t version = 0, id = 0;
+	const char *method;
+	json_object *params = NULL;
+	int r;
+
+	r = proto_get_int(msg, PROTO_VERSION_KEY, true, 0, INT32_MAX, &version, error);
+	if (r < 0)
+		return r;
+	if (version != PROTO_VERSION) {
+		set_error(error, "protocol version %" PRId64 " is not supported (this broker speaks %d)",
+			  version, PROTO_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	r = proto_check_keys(msg, "request", keys, error);
+	if (r < 0)
+		return r;
+	r = proto_get_int(msg, "id", true, 0, INT64_MAX, &id, error);
+	if (r < 0)
+		return r;
+	r = proto_get_string(msg, "method", true, &method, error);
+	if (r < 0)
+		return r;
+	if (json_object_object_get_ex(msg, "params", &params) &&
+	    !json_object_is_type(params, json_type_object)) {
+		set_error(error, "\"params\" must be an object");
+		return -EINVAL;
+	}
+	*ret_id = id;
+	*ret_method = method;
+	*ret_params = params;
+	return 0;
+}
+
+static json_object *stamp(json_object *o, int64_t id)
+{
+	if (!o)
+		return NULL;
+	if (proto_reply_stamp(o, id) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+int proto_reply_stamp(json_object *body, int64_t id)
+{
+	if (json_object_object_add(body, PROTO_VERSION_KEY, json_object_new_int(PROTO_VERSION)) < 0 ||
+	    json_object_object_add(body, "id", json_object_new_int64(id)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+json_object *proto_request_new(int64_t id, const char *method, json_object *params)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o || json_object_object_add(o, "method", json_object_new_string(method)) < 0 ||
+	    (params && json_object_object_add(o, "params", params) < 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return stamp(o, id);
+}
+
+json_object *proto_reply_new(int64_t id, json_object *result)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o || json_object_object_add(o, "result", result) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return stamp(o, id);
+}
+
+json_object *proto_error_new(int64_t id, const char *code, int err, const char *message)
+{
+	json_object *o = json_object_new_object(), *e = json_object_new_object();
+
+	if (!o || !e) {
+		json_object_put(o);
+		json_object_put(e);
+		return NULL;
+	}
+	json_object_object_add(e, "code", json_object_new_string(code));
+	json_object_object_add(e, "errno", json_object_new_int(err < 0 ? -err : err));
+	json_object_object_add(e, "message", json_object_new_string(message ? message : code));
+	json_object_object_add(o, "error", e);
+	return stamp(o, id);
+}
+
+/* ---- load ---- */
+
+static int get_name(json_object *o, const char *key, char **ret, char **error)
+{
+	const char *s;
+	int r = proto_get_string(o, key, true, &s, error);
+
+	if (r < 0)
+		return r;
+	if (s[0] == '\0' || strlen(s) > PROTO_MAX_NAME) {
+		set_error(error, "\"%s\" must have 1 to %d characters", key, PROTO_MAX_NAME);
+		return -EINVAL;
+	}
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int get_array(json_object *params, const char *key, json_object **ret, size_t *ret_n,
+		     char **error)
+{
+	json_object *a;
+	size_t n;
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (!json_object_object_get_ex(params, key, &a) || json_object_is_type(a, json_type_null))
+		return 0;
+	if (!json_object_is_type(a, json_type_array)) {
+		set_error(error, "\"%s\" must be an array", key);
+		return -EINVAL;
+	}
+	n = json_object_array_length(a);
+	if (n > PROTO_MAX_CONFIG_ITEMS) {
+		set_error(error, "\"%s\" has %zu items, at most %d allowed", key, n,
+			  PROTO_MAX_CONFIG_ITEMS);
+		return -E2BIG;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!json_object_is_type(json_object_array_get_idx(a, i), json_type_object)) {
+			set_error(error, "%s[%zu] must be an object", key, i);
+			return -EINVAL;
+		}
+	*ret = a;
+	*ret_n = n;
+	return 0;
+}
+
+/* Prefix an item-level error with where it happened. */
+static int item_error(char **error, const char *key, size_t i, int r)
+{
+	if (error && *error) {
+		char *inner = *error;
+
+		*error = NULL;
+		set_error(error, "%s[%zu]: %s", key, i, inner);
+		free(inner);
+	}
+	return r;
+}
+
+static int decode_globals(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = { "name", "value", NULL };
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "globals", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	req->globals = calloc(n, sizeof(*req->globals));
+	if (!req->globals)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(a, i);
+		struct proto_global *out = &req->globals[i];
+		const char *hex;
+
+		r = proto_check_keys(g, "global", keys, error);
+		if (r >= 0)
+			r = get_name(g, "name", &out->name, error);
+		req->n_globals = i + 1;
+		if (r >= 0)
+			r = proto_get_string(g, "value", true, &hex, error);
+		if (r >= 0) {
+			r = proto_hex_decode(hex, &out->value, &out->size);
+			if (r < 0)
+				set_error(error, "\"value\" must be an even number of hex digits");
+		}
+		if (r < 0)
+			return item_error(error, "globals", i, r);
+	}
+	return 0;
+}
+
+static int decode_map_sizes(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = { "name", "max_entries", NULL };
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "map_sizes", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	req->map_sizes = calloc(n, sizeof(*req->map_sizes));
+	if (!req->map_sizes)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(a, i);
+		int64_t entries = 0;
+
+		r = proto_check_keys(m, "map size", keys, error);
+		if (r >= 0)
+			r = get_name(m, "name", &req->map_sizes[i].name, error);
+		req->n_map_sizes = i + 1;
+		if (r >= 0)
+			r = proto_get_int(m, "max_entries", true, 1, UINT32_MAX, &entries, error);
+		if (r < 0)
+			return item_error(error, "map_sizes", i, r);
+		req->map_sizes[i].max_entries = (uint32_t)entries;
+	}
+	return 0;
+}
+
+static int dup_optional(json_object *o, const char *key, char **ret, char **error)
+{
+	const char *s;
+	int r = proto_get_string(o, key, false, &s, error);
+
+	if (r < 0 || !s)
+		return r;
+	if (s[0] == '\0' || strlen(s) > 64) {
+		set_error(error, "\"%s\" must have 1 to 64 characters", key);
+		return -EINVAL;
+	}
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int decode_programs(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = { "name", "type", "attach_type", NULL };
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "programs", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	req->programs = calloc(n, sizeof(*req->programs));
+	if (!req->programs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+		struct proto_program_select *out = &req->programs[i];
+
+		r = proto_check_keys(p, "program", keys, error);
+		if (r >= 0)
+			r = get_name(p, "name", &out->name, error);
+		req->n_programs = i + 1;
+		if (r >= 0)
+			r = dup_optional(p, "type", &out->type, error);
+		if (r >= 0)
+			r = dup_optional(p, "attach_type", &out->attach_type, error);
+		if (r < 0)
+			return item_error(error, "programs", i, r);
+	}
+	return 0;
+}
+
+int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
+			      char **error)
+{
+	static const char *const keys[] = { "object_fd", "object_name", "check_only", "globals",
+					    "map_sizes", "programs", NULL };
+	struct proto_load_request req = {};
+	int64_t fd_index = -1;
+	int r;
+
+	if (!params) {
+		set_error(error, "load needs \"params\"");
+		return -EINVAL;
+	}
+	r = proto_check_keys(params, "load", keys, error);
+	if (r < 0)
+		return r;
+	r = proto_get_int(params, "object_fd", true, 0, PROTO_MAX_REQUEST_FDS - 1, &fd_index, error);
+	if (r < 0)
+		return r;
+	if ((size_t)fd_index >= n_fds) {
+		set_error(error, "\"object_fd\" refers to fd %" PRId64 " but the message carries %zu",
+			  fd_index, n_fds);
+		return -EBADF;
+	}
+	req.object_fd = (size_t)fd_index;
+	r = proto_get_bool(params, "check_only", false, &req.check_only, error);
+	if (r >= 0 && json_object_object_get_ex(params, "object_name", NULL))
+		r = dup_optional(params, "object_name", &req.object_name, error);
+	if (r >= 0)
+		r = decode_globals(params, &req, error);
+	if (r >= 0)
+		r = decode_map_sizes(params, &req, error);
+	if (r >= 0)
+		r = decode_programs(params, &req, error);
+	if (r < 0) {
+		proto_load_request_done(&req);
+		return r;
+	}
+	*ret = req;
+	return 0;
+}
+
+json_object *proto_load_request_encode(const struct proto_load_request *r)
+{
+	json_object *o = json_object_new_object();
+	json_object *a;
+
+	if (!o)
+		return NULL;
+	json_object_object_add(o, "object_fd", json_object_new_int((int)r->object_fd));
+	if (r->object_name)
+		json_object_object_add(o, "object_name", json_object_new_string(r->object_name));
+	if (r->check_only)
+		json_object_object_add(o, "check_only", json_object_new_boolean(true));
+	if (r->n_globals) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_globals; i++) {
+			json_object *g = json_object_new_object();
+			_cleanup_free_ char *hex = proto_hex_encode(r->globals[i].value,
+								    r->globals[i].size);
+
+			json_object_object_add(g, "name", json_object_new_string(r->globals[i].name));
+			json_object_object_add(g, "value", json_object_new_string(hex ? hex : ""));
+			json_object_array_add(a, g);
+		}
+		json_object_object_add(o, "globals", a);
+	}
+	if (r->n_map_sizes) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_map_sizes; i++) {
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(m, "name",
+					       json_object_new_string(r->map_sizes[i].name));
+			json_object_object_add(m, "max_entries",
+					       json_object_new_int64(r->map_sizes[i].max_entries));
+			json_object_array_add(a, m);
+		}
+		json_object_object_add(o, "map_sizes", a);
+	}
+	if (r->n_programs) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_programs; i++) {
+			json_object *p = json_object_new_object();
+
+			json_object_object_add(p, "name", json_object_new_string(r->programs[i].name));
+			if (r->programs[i].type)
+				json_object_object_add(p, "type",
+						       json_object_new_string(r->programs[i].type));
+			if (r->programs[i].attach_type)
+				json_object_object_add(
+					p, "attach_type",
+					json_object_new_string(r->programs[i].attach_type));
+			json_object_array_add(a, p);
+		}
+		json_object_object_add(o, "programs", a);
+	}
+	return o;
+}
+
+void proto_load_request_done(struct proto_load_request *r)
+{
+	for (size_t i = 0; i < r->n_globals; i++) {
+		free(r->globals[i].name);
+		free(r->globals[i].value);
+	}
+	free(r->globals);
+	for (size_t i = 0; i < r->n_map_sizes; i++)
+		free(r->map_sizes[i].name);
+	free(r->map_sizes);
+	for (size_t i = 0; i < r->n_programs; i++) {
+		free(r->programs[i].name);
+		free(r->programs[i].type);
+		free(r->programs[i].attach_type);
+	}
+	free(r->programs);
+	free(r->object_name);
+	*r = (struct proto_load_request){};
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size)
+{
+	size_t len = strlen(hex);
+	uint8_t *buf;
+
+	if (len == 0 || len % 2)
+		return -EINVAL;
+	buf = malloc(len / 2);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < len / 2; i++) {
+		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			free(buf);
+			return -EINVAL;
+		}
+		buf[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*ret = buf;
+	*ret_size = len / 2;
+	return 0;
+}
+
+char *proto_hex_encode(const uint8_t *buf, size_t size)
+{
+	static const char digits[] = "0123456789abcdef";
+	char *s = malloc(size * 2 + 1);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < size; i++) {
+		s[2 * i] = digits[buf[i] >> 4];
+		s[2 * i + 1] = digits[buf[i] & 0xf];
+	}
+	s[size * 2] = '\0';
+	return s;
+}

@@ -1,1 +1,1179 @@
-int main(void) { return 0; }
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for policy/policy.c: parsing (including every kind of parse
+ * error), matching, combination of rules, loading a drop-in directory and
+ * decisions on object descriptions.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <linux/bpf.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/macro.h"
+#include "policy/policy.h"
+
+#define MAX_WARNINGS 16
+
+struct warnings {
+	char *msgs[MAX_WARNINGS];
+	size_t n;
+};
+
+static void collect_warning(void *userdata, const char *message)
+{
+	struct warnings *w = userdata;
+
+	if (w->n < MAX_WARNINGS)
+		w->msgs[w->n++] = strdup(message);
+}
+
+static void warnings_done(struct warnings *w)
+{
+	for (size_t i = 0; i < w->n; i++)
+		free(w->msgs[i]);
+	w->n = 0;
+}
+
+static bool warnings_contain(const struct warnings *w, const char *text)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->msgs[i] && strstr(w->msgs[i], text))
+			return true;
+	return false;
+}
+
+/* Parse json as file "t.json" into a new policy; fails the test on errors. */
+static struct policy *load(const char *json, struct warnings *w)
+{
+	struct policy *p = policy_new();
+	char *error = NULL;
+	int r;
+
+	assert_non_null(p);
+	r = policy_load_string(p, "t.json", json, w ? collect_warning : NULL, w, &error);
+	if (r < 0)
+		fail_msg("policy_load_string: %d: %s", r, error ? error : "(no message)");
+	return p;
+}
+
+static struct policy_grant *resolve(const struct policy *p, uid_t uid, gid_t gid,
+				    const gid_t *groups, size_t n_groups)
+{
+	struct policy_identity id = {
+		.uid = uid,
+		.gid = gid,
+		.groups = groups,
+		.n_groups = n_groups,
+	};
+	struct policy_grant *g = NULL;
+
+	assert_int_equal(policy_resolve(p, &id, &g), 0);
+	assert_non_null(g);
+	return g;
+}
+
+static bool matches_uid(const struct policy *p, uid_t uid)
+{
+	struct policy_grant *g = resolve(p, uid, 12345, NULL, 0);
+	bool m = g->matched;
+
+	policy_grant_free(g);
+	return m;
+}
+
+static const char *example_dir(char *buf, size_t size)
+{
+	static const char *const candidates[] = {"examples/policy.d", "../examples/policy.d",
+						 "../../examples/policy.d"};
+	const char *src = getenv("BPFBROKER_TEST_SRC_DIR");
+
+	if (src) {
+		snprintf(buf, size, "%s/examples/policy.d", src);
+		return buf;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++) {
+		snprintf(buf, size, "%s/50-example.json", candidates[i]);
+		if (access(buf, R_OK) == 0) {
+			snprintf(buf, size, "%s", candidates[i]);
+			return buf;
+		}
+	}
+	fail_msg("examples/policy.d not found; set BPFBROKER_TEST_SRC_DIR");
+	return NULL;
+}
+
+/* ---- The shipped example ---- */
+
+static void test_example_file(void **state)
+{
+	struct warnings w = {};
+	struct policy *p = NULL;
+	struct policy_grant *g;
+	char *error = NULL;
+	char dir[PATH_MAX];
+
+	assert_int_equal(
+		policy_load_dir(example_dir(dir, sizeof(dir)), collect_warning, &w, &p, &error), 0);
+	assert_null(error);
+	assert_int_equal(policy_n_rules(p), 1);
+	if (!getpwnam("netmon"))
+		assert_true(warnings_contain(
+			&w, "50-example.json: rules[0].match.users: no user \"netmon\"; this entry "
+			    "never matches"));
+	if (!getgrnam("bpf-users"))
+		assert_true(warnings_contain(&w, "50-example.json: rules[0].match.groups: no group "
+						 "\"bpf-users\"; this entry never matches"));
+
+	assert_true(matches_uid(p, 65534));
+	assert_true(matches_uid(p, 100000));
+	assert_true(matches_uid(p, 123456));
+	assert_true(matches_uid(p, 165535));
+	assert_false(matches_uid(p, 165536));
+	assert_false(matches_uid(p, 99999));
+	assert_false(matches_uid(p, 65533));
+	assert_false(matches_uid(p, 0));
+
+	g = resolve(p, 100000, 100000, NULL, 0);
+	assert_true(g->matched);
+	assert_int_equal(g->n_sources, 1);
+	assert_string_equal(g->sources[0], "50-example.json:rules[0]");
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_SOCKET_FILTER));
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_CGROUP_SKB));
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_KPROBE));
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_XDP));
+	/* socket_filter fds are always handed out, cgroup_skb ones only if listed. */
+	assert_true(policy_grant_prog_fd(g, BPF_PROG_TYPE_SOCKET_FILTER));
+	assert_false(policy_grant_prog_fd(g, BPF_PROG_TYPE_CGROUP_SKB));
+	assert_false(policy_grant_prog_fd(g, BPF_PROG_TYPE_KPROBE));
+	assert_true(g->helper_classes == HELPER_CLASS_BIT(HELPER_CLASS_BASE));
+	assert_false(g->pinning);
+	assert_int_equal(policy_grant_map_access(g, "config_x"), MAP_ACCESS_RO);
+	assert_int_equal(policy_grant_map_access(g, "config"), MAP_ACCESS_RO);
+	assert_int_equal(policy_grant_map_access(g, "secret"), MAP_ACCESS_NONE);
+	assert_int_equal(policy_grant_map_access(g, "secrets"), MAP_ACCESS_RW);
+	assert_int_equal(policy_grant_map_access(g, "counters"), MAP_ACCESS_RW);
+	assert_int_equal(g->limits.max_object_bytes, 1048576);
+	assert_int_equal(g->limits.max_insns_per_program, 4096);
+	assert_int_equal(g->limits.max_programs, 8);
+	assert_int_equal(g->limits.max_maps, POLICY_DEFAULT_MAX_MAPS);
+	assert_int_equal(g->limits.max_map_entries, 65536);
+	policy_grant_free(g);
+
+	warnings_done(&w);
+	policy_free(p);
+}
+
+static void test_limits_default(void **state)
+{
+	struct policy *p =
+		load("{\"rules\":[{\"match\":{\"uids\":[7]},\"limits\":{\"max_maps\":3}}]}", NULL);
+	struct policy_grant *g = resolve(p, 7, 7, NULL, 0);
+
+	assert_true(g->matched);
+	assert_int_equal(g->limits.max_object_bytes, POLICY_DEFAULT_MAX_OBJECT_BYTES);
+	assert_int_equal(g->limits.max_insns_per_program, POLICY_DEFAULT_MAX_INSNS_PER_PROGRAM);
+	assert_int_equal(g->limits.max_programs, POLICY_DEFAULT_MAX_PROGRAMS);
+	assert_int_equal(g->limits.max_maps, 3);
+	assert_int_equal(g->limits.max_map_entries, POLICY_DEFAULT_MAX_MAP_ENTRIES);
+	/* No allow section: matched, but nothing granted. */
+	assert_int_equal(g->program_types, 0);
+	assert_int_equal(g->helper_classes, 0);
+	assert_int_equal(policy_grant_map_access(g, "x"), MAP_ACCESS_NONE);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+/* ---- Matching ---- */
+
+static void test_unknown_names(void **state)
+{
+	struct warnings w = {};
+	struct policy *p;
+
+	p = load("{\"rules\":[{\"match\":{\"users\":[\"no-such-user-zz9\"],"
+		 "\"groups\":[\"no-such-group-zz9\"]},"
+		 "\"allow\":{\"program_types\":[\"socket_filter\"]}}]}",
+		 &w);
+	assert_int_equal(w.n, 2);
+	assert_string_equal(w.msgs[0],
+			    "t.json: rules[0].match.users: no user \"no-such-user-zz9\"; "
+			    "this entry never matches");
+	assert_string_equal(w.msgs[1], "t.json: rules[0].match.groups: no group "
+				       "\"no-such-group-zz9\"; this entry never matches");
+	assert_false(matches_uid(p, 0));
+	assert_false(matches_uid(p, 1000));
+	assert_false(matches_uid(p, 65534));
+	warnings_done(&w);
+	policy_free(p);
+}
+
+static void test_empty_match(void **state)
+{
+	struct warnings w = {};
+	struct policy *p;
+
+	p = load("{\"rules\":[{\"allow\":{\"program_types\":[\"socket_filter\"]}},"
+		 "{\"match\":{},\"allow\":{\"program_types\":[\"kprobe\"]}},"
+		 "{\"match\":{\"uids\":[],\"users\":[]},\"allow\":{\"pinning\":true}}]}",
+		 &w);
+	assert_int_equal(policy_n_rules(p), 3);
+	assert_int_equal(w.n, 3);
+	assert_string_equal(w.msgs[0], "t.json: rules[0]: no \"match\"; this rule matches nobody");
+	assert_true(warnings_contain(&w, "t.json: rules[1].match: no uids, users or groups"));
+	assert_true(warnings_contain(&w, "t.json: rules[2].match: no uids, users or groups"));
+	assert_false(matches_uid(p, 0));
+	assert_false(matches_uid(p, 1000));
+	assert_false(matches_uid(p, 4294967294u));
+	warnings_done(&w);
+	policy_free(p);
+}
+
+static void test_user_and_group_match(void **state)
+{
+	struct group *root_group = getgrnam("root");
+	struct passwd *root_user = getpwnam("root");
+	struct policy_grant *g;
+	struct policy *p;
+	gid_t gid;
+
+	if (!root_group || !root_user)
+		skip();
+	gid = root_group->gr_gid;
+
+	p = load("{\"rules\":["
+		 "{\"match\":{\"groups\":[\"root\"]},\"allow\":{\"program_types\":[\"kprobe\"]}},"
+		 "{\"match\":{\"users\":[\"root\"]},\"allow\":{\"program_types\":[\"xdp\"]}}]}",
+		 NULL);
+
+	/* Supplementary group. */
+	g = resolve(p, 1000, gid + 1, (gid_t[]){gid + 2, gid}, 2);
+	assert_true(g->matched);
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_KPROBE));
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_XDP));
+	policy_grant_free(g);
+
+	/* Primary group. */
+	g = resolve(p, 1000, gid, NULL, 0);
+	assert_true(g->matched);
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_KPROBE));
+	policy_grant_free(g);
+
+	/* Neither. */
+	g = resolve(p, 1000, gid + 1, (gid_t[]){gid + 2, gid + 3}, 2);
+	assert_false(g->matched);
+	policy_grant_free(g);
+
+	/* User by name. */
+	g = resolve(p, root_user->pw_uid, gid + 1, NULL, 0);
+	assert_true(g->matched);
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_XDP));
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_KPROBE));
+	policy_grant_free(g);
+
+	policy_free(p);
+}
+
+static void test_uid_forms(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[42, \"0\", \"7-7\", "
+				"\"4294967290-4294967294\"]}}]}",
+				NULL);
+
+	assert_true(matches_uid(p, 42));
+	assert_true(matches_uid(p, 0));
+	assert_true(matches_uid(p, 7));
+	assert_false(matches_uid(p, 6));
+	assert_false(matches_uid(p, 8));
+	assert_true(matches_uid(p, 4294967294u));
+	assert_false(matches_uid(p, 4294967289u));
+	policy_free(p);
+}
+
+/* ---- Combination ---- */
+
+static const char combination_json[] =
+	"{\"rules\":["
+	"{\"match\":{\"uids\":[\"1000\"]},"
+	" \"allow\":{\"program_types\":[\"socket_filter\"],\"helper_classes\":[\"base\"],"
+	"  \"maps\":[{\"name\":\"m*\",\"access\":\"ro\"},{\"name\":\"*\",\"access\":\"none\"}]},"
+	" \"limits\":{\"max_programs\":4,\"max_insns_per_program\":100000}},"
+	"{\"match\":{\"uids\":[\"1000-2000\"]},"
+	" \"allow\":{\"program_types\":[\"kprobe\"],\"program_fds\":[\"kprobe\"],"
+	"  \"helper_classes\":[\"read_kernel_memory\"],"
+	"  \"maps\":[{\"name\":\"m1\",\"access\":\"wo\"},{\"name\":\"x*\",\"access\":\"rw\"}],"
+	"  \"pinning\":true},"
+	" \"limits\":{\"max_programs\":2,\"max_object_bytes\":2097152}},"
+	"{\"match\":{\"uids\":[\"5\"]},"
+	" \"allow\":{\"program_types\":[\"xdp\"],\"helper_classes\":[\"kfunc\"],"
+	"  \"maps\":[{\"name\":\"*\",\"access\":\"rw\"}],\"pinning\":true},"
+	" \"limits\":{\"max_programs\":100}}"
+	"]}";
+
+static void test_combination(void **state)
+{
+	struct policy *p = load(combination_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+
+	assert_true(g->matched);
+	assert_int_equal(g->n_sources, 2);
+	assert_string_equal(g->sources[0], "t.json:rules[0]");
+	assert_string_equal(g->sources[1], "t.json:rules[1]");
+	/* Unions. */
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_SOCKET_FILTER));
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_KPROBE));
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_XDP));
+	assert_true(policy_grant_prog_fd(g, BPF_PROG_TYPE_KPROBE));
+	assert_true(policy_grant_prog_fd(g, BPF_PROG_TYPE_SOCKET_FILTER));
+	assert_true(g->helper_classes == (HELPER_CLASS_BIT(HELPER_CLASS_BASE) |
+					  HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)));
+	assert_true(g->pinning);
+	/* ro from rule 0 + wo from rule 1 = rw. */
+	assert_int_equal(policy_grant_map_access(g, "m1"), MAP_ACCESS_RW);
+	assert_int_equal(policy_grant_map_access(g, "m2"), MAP_ACCESS_RO);
+	/* Rule 0's trailing "*": none does not take away rule 1's rw. */
+	assert_int_equal(policy_grant_map_access(g, "x1"), MAP_ACCESS_RW);
+	assert_int_equal(policy_grant_map_access(g, "other"), MAP_ACCESS_NONE);
+	/* Per limit the largest, an omitted limit counting as the default. */
+	assert_int_equal(g->limits.max_programs, 4);
+	assert_int_equal(g->limits.max_insns_per_program, 100000);
+	assert_int_equal(g->limits.max_object_bytes, 2097152);
+	assert_int_equal(g->limits.max_maps, POLICY_DEFAULT_MAX_MAPS);
+	assert_int_equal(g->limits.max_map_entries, POLICY_DEFAULT_MAX_MAP_ENTRIES);
+	policy_grant_free(g);
+
+	/* Only the second rule. */
+	g = resolve(p, 1500, 1500, NULL, 0);
+	assert_true(g->matched);
+	assert_int_equal(g->n_sources, 1);
+	assert_string_equal(g->sources[0], "t.json:rules[1]");
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_SOCKET_FILTER));
+	assert_int_equal(policy_grant_map_access(g, "m1"), MAP_ACCESS_WO);
+	assert_int_equal(policy_grant_map_access(g, "m2"), MAP_ACCESS_NONE);
+	assert_int_equal(g->limits.max_programs, 2);
+	assert_int_equal(g->limits.max_insns_per_program, POLICY_DEFAULT_MAX_INSNS_PER_PROGRAM);
+	policy_grant_free(g);
+
+	policy_free(p);
+}
+
+static void test_non_matching_rule(void **state)
+{
+	struct policy *p = load(combination_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 5, (gid_t[]){5}, 1);
+
+	/* Rule 2 (uid 5, with xdp, kfunc, pinning, max_programs 100) adds nothing. */
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_XDP));
+	assert_false(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC));
+	assert_int_equal(g->limits.max_programs, 4);
+	assert_int_equal(policy_grant_map_access(g, "other"), MAP_ACCESS_NONE);
+	assert_int_equal(g->n_sources, 2);
+	assert_int_equal(g->n_map_rules, 2);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+static void test_grant_to_json(void **state)
+{
+	struct policy *p = load(combination_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	json_object *o = policy_grant_to_json(g), *v, *e;
+
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "matched", &v));
+	assert_true(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(o, "rules", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(v, 1)),
+			    "t.json:rules[1]");
+	assert_true(json_object_object_get_ex(o, "program_types", &v));
+	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			    "[\"socket_filter\",\"kprobe\"]");
+	assert_true(json_object_object_get_ex(o, "program_fds", &v));
+	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			    "[\"socket_filter\",\"kprobe\"]");
+	assert_true(json_object_object_get_ex(o, "helper_classes", &v));
+	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			    "[\"base\",\"read_kernel_memory\"]");
+	assert_true(json_object_object_get_ex(o, "pinning", &v));
+	assert_true(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(o, "maps", &v));
+	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			    "[[{\"name\":\"m*\",\"access\":\"ro\"},{\"name\":\"*\",\"access\":"
+			    "\"none\"}],[{\"name\":\"m1\",\"access\":\"wo\"},{\"name\":\"x*\","
+			    "\"access\":\"rw\"}]]");
+	assert_true(json_object_object_get_ex(o, "limits", &v));
+	assert_true(json_object_object_get_ex(v, "max_programs", &e));
+	assert_int_equal(json_object_get_int64(e), 4);
+	assert_true(json_object_object_get_ex(v, "max_maps", &e));
+	assert_int_equal(json_object_get_int64(e), POLICY_DEFAULT_MAX_MAPS);
+	json_object_put(o);
+	policy_grant_free(g);
+
+	/* Not matched. */
+	g = resolve(p, 3, 3, NULL, 0);
+	o = policy_grant_to_json(g);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "matched", &v));
+	assert_false(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(o, "program_fds", &v));
+	assert_int_equal(json_object_array_length(v), 0);
+	json_object_put(o);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+/* ---- Parse errors ---- */
+
+static void assert_parse_error_ex(const char *json, const char *expected, bool prefix)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]}}]}", NULL);
+	char *error = NULL;
+	int r;
+
+	r = policy_load_string(p, "e.json", json, NULL, NULL, &error);
+	if (r != -EINVAL)
+		fail_msg("expected -EINVAL for %s, got %d", json, r);
+	assert_non_null(error);
+	if (prefix ? strncmp(error, expected, strlen(expected)) != 0 : strcmp(error, expected) != 0)
+		fail_msg("error for %s:\n  got:      %s\n  expected: %s%s", json, error, expected,
+			 prefix ? "..." : "");
+	/* The policy is unchanged. */
+	assert_int_equal(policy_n_rules(p), 1);
+	free(error);
+	policy_free(p);
+}
+
+static void assert_parse_error(const char *json, const char *expected)
+{
+	assert_parse_error_ex(json, expected, false);
+}
+
+#define RULE(body) "{\"rules\":[{\"match\":{\"uids\":[\"1\"]}," body "}]}"
+#define ALLOW(body) RULE("\"allow\":{" body "}")
+
+static void test_parse_errors(void **state)
+{
+	/* Unknown keys, at every level. */
+	assert_parse_error("{\"rules\":[],\"rulez\":[]}",
+			   "e.json: unknown key \"rulez\" (expected rules)");
+	assert_parse_error(
+		RULE("\"alow\":{}"),
+		"e.json: rules[0]: unknown key \"alow\" (expected match, allow or limits)");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uid\":[\"1\"]}}]}",
+			   "e.json: rules[0].match: unknown key \"uid\" (expected uids, users or "
+			   "groups)");
+	assert_parse_error(ALLOW("\"program_type\":[]"),
+			   "e.json: rules[0].allow: unknown key \"program_type\" (expected "
+			   "program_types, program_fds, helper_classes, maps or pinning)");
+	assert_parse_error(
+		ALLOW("\"maps\":[{\"name\":\"a\",\"acess\":\"rw\"}]"),
+		"e.json: rules[0].allow.maps[0]: unknown key \"acess\" (expected name or "
+		"access)");
+	assert_parse_error(RULE("\"limits\":{\"max_program\":3}"),
+			   "e.json: rules[0].limits: unknown key \"max_program\" (expected "
+			   "max_object_bytes, max_insns_per_program, max_programs, max_maps or "
+			   "max_map_entries)");
+
+	/* Bad values. */
+	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\",\"access\":\"rw\"},"
+				 "{\"name\":\"b\",\"access\":\"rx\"}]"),
+			   "e.json: rules[0].allow.maps[1].access: unknown access \"rx\" (expected "
+			   "rw, ro, wo or none)");
+	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\"}]"),
+			   "e.json: rules[0].allow.maps[0]: missing key \"access\"");
+	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"\",\"access\":\"ro\"}]"),
+			   "e.json: rules[0].allow.maps[0].name: empty map name pattern");
+	assert_parse_error_ex(ALLOW("\"program_types\":[\"socket_filter\",\"kprob\"]"),
+			      "e.json: rules[0].allow.program_types[1]: unknown program type "
+			      "\"kprob\" (expected a libbpf name",
+			      true);
+	assert_parse_error_ex(ALLOW("\"program_types\":[\"unspec\"]"),
+			      "e.json: rules[0].allow.program_types[0]: unknown program type "
+			      "\"unspec\"",
+			      true);
+	assert_parse_error_ex(ALLOW("\"helper_classes\":[\"base\",\"bogus\"]"),
+			      "e.json: rules[0].allow.helper_classes[1]: unknown helper class "
+			      "\"bogus\" (expected base, read_kernel_memory, ",
+			      true);
+	assert_parse_error(
+		ALLOW("\"program_types\":[\"socket_filter\"],"
+		      "\"program_fds\":[\"socket_filter\",\"kprobe\"]"),
+		"e.json: rules[0].allow.program_fds[1]: program type \"kprobe\" is not in "
+		"this rule's program_types");
+	/* program_fds before program_types in the file: still checked against them. */
+	assert_parse_error(
+		ALLOW("\"program_fds\":[\"kprobe\"],\"program_types\":[\"xdp\"]"),
+		"e.json: rules[0].allow.program_fds[0]: program type \"kprobe\" is not in "
+		"this rule's program_types");
+
+	/* uids. */
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"5-3\"]}}]}",
+			   "e.json: rules[0].match.uids[0]: bad uid range \"5-3\" (start 5 is "
+			   "greater than end 3)");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\",\"abc\"]}}]}",
+			   "e.json: rules[0].match.uids[1]: bad uid \"abc\" (expected \"N\" or "
+			   "\"A-B\", decimal, 0 to 4294967294)");
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"uids\":[\"-1\"]}}]}",
+			      "e.json: rules[0].match.uids[0]: bad uid \"-1\"", true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"uids\":[\"1-\"]}}]}",
+			      "e.json: rules[0].match.uids[0]: bad uid \"1-\"", true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"uids\":[\" 1\"]}}]}",
+			      "e.json: rules[0].match.uids[0]: bad uid \" 1\"", true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"uids\":[\"4294967295\"]}}]}",
+			      "e.json: rules[0].match.uids[0]: bad uid \"4294967295\"", true);
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[-1]}}]}",
+			   "e.json: rules[0].match.uids[0]: uid -1 out of range (0 to 4294967294)");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[4294967295]}}]}",
+			   "e.json: rules[0].match.uids[0]: uid 4294967295 out of range (0 to "
+			   "4294967294)");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[1.5]}}]}",
+			   "e.json: rules[0].match.uids[0]: expected a string or an integer, got a "
+			   "number with a fraction or exponent");
+	assert_parse_error("{\"rules\":[{\"match\":{\"users\":[\"\"]}}]}",
+			   "e.json: rules[0].match.users[0]: empty user name");
+	assert_parse_error("{\"rules\":[{\"match\":{\"groups\":[0]}}]}",
+			   "e.json: rules[0].match.groups[0]: expected a string, got an integer");
+
+	/* Limits. */
+	assert_parse_error(RULE("\"limits\":{\"max_programs\":129}"),
+			   "e.json: rules[0].limits.max_programs: 129 is over the hard ceiling of "
+			   "128");
+	assert_parse_error(RULE("\"limits\":{\"max_maps\":121}"),
+			   "e.json: rules[0].limits.max_maps: 121 is over the hard ceiling of 120");
+	assert_parse_error(RULE("\"limits\":{\"max_object_bytes\":67108865}"),
+			   "e.json: rules[0].limits.max_object_bytes: 67108865 is over the hard "
+			   "ceiling of 67108864");
+	assert_parse_error(RULE("\"limits\":{\"max_map_entries\":18446744073709551615}"),
+			   "e.json: rules[0].limits.max_map_entries: 18446744073709551615 is over "
+			   "the hard ceiling of 4294967295");
+	assert_parse_error(RULE("\"limits\":{\"max_insns_per_program\":0}"),
+			   "e.json: rules[0].limits.max_insns_per_program: expected a positive "
+			   "integer, got 0");
+	assert_parse_error(RULE("\"limits\":{\"max_maps\":-4}"),
+			   "e.json: rules[0].limits.max_maps: expected a positive integer, got -4");
+	assert_parse_error(RULE("\"limits\":{\"max_maps\":\"4\"}"),
+			   "e.json: rules[0].limits.max_maps: expected a positive integer, got a "
+			   "string");
+
+	/* Wrong types. */
+	assert_parse_error(ALLOW("\"pinning\":\"yes\""),
+			   "e.json: rules[0].allow.pinning: expected true or false, got a string");
+	assert_parse_error(ALLOW("\"program_types\":\"socket_filter\""),
+			   "e.json: rules[0].allow.program_types: expected an array, got a string");
+	assert_parse_error(ALLOW("\"maps\":[\"*\"]"),
+			   "e.json: rules[0].allow.maps[0]: expected an object, got a string");
+	assert_parse_error(RULE("\"allow\":null"),
+			   "e.json: rules[0].allow: expected an object, got null");
+	assert_parse_error("{\"rules\":[[]]}",
+			   "e.json: rules[0]: expected an object, got an array");
+	assert_parse_error("{\"rules\":{}}", "e.json: rules: expected an array, got an object");
+	assert_parse_error("{}", "e.json: missing key \"rules\"");
+	assert_parse_error("[]", "e.json: expected an object at the top level, got an array");
+	assert_parse_error("null", "e.json: expected an object at the top level, got null");
+
+	/* Duplicate keys would silently hide one of the values. */
+	assert_parse_error(ALLOW("\"pinning\":false,\"pinning\":true"),
+			   "e.json: rules[0].allow: duplicate key \"pinning\"");
+	assert_parse_error("{\"rules\":[],\"rules\":[]}", "e.json: duplicate key \"rules\"");
+	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\",\"access\":\"rw\"},"
+				 "{\"name\":\"a\",\"access\":\"ro\",\"access\":\"none\"}]"),
+			   "e.json: rules[0].allow.maps[1]: duplicate key \"access\"");
+
+	/* Not JSON. */
+	assert_parse_error("", "e.json: not valid JSON: unexpected end of file");
+	assert_parse_error("{\"rules\":[", "e.json: not valid JSON: unexpected end of file");
+	assert_parse_error_ex("{\"rules\":[}", "e.json: not valid JSON at line 1, column ", true);
+	assert_parse_error_ex("{\n\"rules\": [],\n}", "e.json: not valid JSON at line 3, column ",
+			      true);
+	assert_parse_error_ex("{\"rules\":[]} {}", "e.json: not valid JSON at line 1, column ",
+			      true);
+	assert_parse_error_ex("/* comment */ {\"rules\":[]}", "e.json: not valid JSON at line 1",
+			      true);
+	/* Accepted by json-c even in strict mode, but not JSON or not this format. */
+	assert_parse_error(
+		"{'rules':[]}",
+		"e.json: not valid JSON at line 1, column 2: single quotes are not JSON");
+	assert_parse_error("{\"rules\":[{\"match\":{\"users\":[\"root\\u0000x\"]}}]}",
+			   "e.json: not valid JSON at line 1, column 35: \\u0000 is not allowed in "
+			   "strings");
+	assert_parse_error(ALLOW("\"pinning\":false,\"pinnin\\u0067\":true"),
+			   "e.json: rules[0].allow: key \"pinnin\\u0067\" has an escape sequence "
+			   "(keys are plain names)");
+	assert_parse_error(RULE("\"limits\":{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,"
+				"\"g\":1,\"h\":1,\"i\":1,\"j\":1,\"k\":1,\"l\":1,\"m\":1,\"n\":1,"
+				"\"o\":1,\"p\":1,\"q\":1}"),
+			   "e.json: rules[0].limits: too many keys (more than 16)");
+	assert_parse_error("{\"rules\":[[[[[[[[[[]]]]]]]]]]}",
+			   "e.json: not valid JSON at line 1, column 17: nested deeper than 8 "
+			   "levels");
+}
+
+static void test_parse_oversized(void **state)
+{
+	size_t n = POLICY_MAX_FILE_BYTES + 16;
+	struct policy *p = policy_new();
+	char *json = malloc(n + 1), *error = NULL;
+
+	assert_non_null(json);
+	memset(json, ' ', n);
+	memcpy(json, "{\"rules\":[]}", 12);
+	json[n] = '\0';
+	assert_int_equal(policy_load_string(p, "big.json", json, NULL, NULL, &error), -EINVAL);
+	assert_string_equal(error, "big.json: file is larger than 1048576 bytes");
+	free(error);
+	free(json);
+	policy_free(p);
+}
+
+static void test_parse_ok_edge_cases(void **state)
+{
+	struct policy *p;
+
+	/* Whitespace around the value, empty rules, empty lists. */
+	p = load("\n  {\"rules\": []}\n\n", NULL);
+	assert_int_equal(policy_n_rules(p), 0);
+	policy_free(p);
+
+	p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"program_types\":[],"
+		 "\"program_fds\":[],\"helper_classes\":[],\"maps\":[],\"pinning\":false},"
+		 "\"limits\":{}}]}",
+		 NULL);
+	assert_int_equal(policy_n_rules(p), 1);
+	/* Appending a second file adds to the rules. */
+	assert_int_equal(policy_load_string(p, "u.json", "{\"rules\":[{\"match\":{\"uids\":[2]}}]}",
+					    NULL, NULL, NULL),
+			 0);
+	assert_int_equal(policy_n_rules(p), 2);
+	policy_free(p);
+}
+
+static void test_names(void **state)
+{
+	enum map_access a;
+
+	assert_string_equal(map_access_to_string(MAP_ACCESS_NONE), "none");
+	assert_string_equal(map_access_to_string(MAP_ACCESS_RO), "ro");
+	assert_string_equal(map_access_to_string(MAP_ACCESS_WO), "wo");
+	assert_string_equal(map_access_to_string(MAP_ACCESS_RW), "rw");
+	assert_null(map_access_to_string((enum map_access)4));
+	assert_int_equal(map_access_from_string("wo", &a), 0);
+	assert_int_equal(a, MAP_ACCESS_WO);
+	assert_int_equal(map_access_from_string("RW", &a), -EINVAL);
+	assert_int_equal(map_access_from_string(NULL, &a), -EINVAL);
+
+	assert_int_equal(policy_prog_type_from_string("socket_filter"),
+			 BPF_PROG_TYPE_SOCKET_FILTER);
+	assert_int_equal(policy_prog_type_from_string("sched_cls"), BPF_PROG_TYPE_SCHED_CLS);
+	assert_int_equal(policy_prog_type_from_string("raw_tracepoint"),
+			 BPF_PROG_TYPE_RAW_TRACEPOINT);
+	assert_int_equal(policy_prog_type_from_string("sk_reuseport"), BPF_PROG_TYPE_SK_REUSEPORT);
+	assert_int_equal(policy_prog_type_from_string("kprobe "), -EINVAL);
+	assert_int_equal(policy_prog_type_from_string(NULL), -EINVAL);
+	assert_string_equal(policy_prog_type_to_string(BPF_PROG_TYPE_XDP), "xdp");
+	assert_null(policy_prog_type_to_string(-1));
+	assert_null(policy_prog_type_to_string(64));
+	/* POLICY_ALWAYS_FD_TYPES spells its bits as numbers: keep them honest. */
+	assert_true(POLICY_ALWAYS_FD_TYPES ==
+		    ((1ull << BPF_PROG_TYPE_SOCKET_FILTER) | (1ull << BPF_PROG_TYPE_SK_REUSEPORT)));
+}
+
+/* ---- Directories ---- */
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(unlink(path), 0);
+}
+
+static void test_load_dir(void **state)
+{
+	char dir[] = "/tmp/test-policy-XXXXXX";
+	struct warnings w = {};
+	struct policy *p = NULL;
+	struct policy_grant *g;
+	char *error = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	/* Written out of order; loaded sorted by name. */
+	write_file(dir, "20-b.json",
+		   "{\"rules\":[{\"match\":{\"uids\":[\"1000-2000\"]},"
+		   "\"allow\":{\"program_types\":[\"kprobe\"]}}]}");
+	write_file(dir, "10-a.json",
+		   "{\"rules\":[{\"match\":{\"uids\":[\"1000\"]},"
+		   "\"allow\":{\"program_types\":[\"xdp\"]}},"
+		   "{\"match\":{\"uids\":[\"3\"]}}]}");
+	/* Ignored: not "*.json", or hidden. */
+	write_file(dir, "README", "this is not json");
+	write_file(dir, "30-c.json.bak", "not json either");
+	write_file(dir, ".hidden.json", "nor this");
+
+	assert_int_equal(policy_load_dir(dir, collect_warning, &w, &p, &error), 0);
+	assert_null(error);
+	assert_int_equal(w.n, 0);
+	assert_int_equal(policy_n_rules(p), 3);
+	g = resolve(p, 1000, 1000, NULL, 0);
+	assert_int_equal(g->n_sources, 2);
+	assert_string_equal(g->sources[0], "10-a.json:rules[0]");
+	assert_string_equal(g->sources[1], "20-b.json:rules[0]");
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_XDP));
+	assert_true(policy_grant_prog_type(g, BPF_PROG_TYPE_KPROBE));
+	policy_grant_free(g);
+	g = resolve(p, 3, 3, NULL, 0);
+	assert_int_equal(g->n_sources, 1);
+	assert_string_equal(g->sources[0], "10-a.json:rules[1]");
+	policy_grant_free(g);
+	p = policy_free(p);
+
+	/* One bad file fails the whole load, naming the file. */
+	write_file(dir, "15-bad.json",
+		   "{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"limits\":"
+		   "{\"max_programs\":1000}}]}");
+	assert_int_equal(policy_load_dir(dir, collect_warning, &w, &p, &error), -EINVAL);
+	assert_null(p);
+	assert_string_equal(error, "15-bad.json: rules[0].limits.max_programs: 1000 is over the "
+				   "hard ceiling of 128");
+	free(error);
+	error = NULL;
+	remove_file(dir, "15-bad.json");
+
+	/* Oversized file. */
+	{
+		char *big = malloc(POLICY_MAX_FILE_BYTES + 2);
+
+		assert_non_null(big);
+		memset(big, ' ', POLICY_MAX_FILE_BYTES + 1);
+		memcpy(big, "{\"rules\":[]}", 12);
+		big[POLICY_MAX_FILE_BYTES + 1] = '\0';
+		write_file(dir, "40-big.json", big);
+		free(big);
+	}
+	assert_int_equal(policy_load_dir(dir, NULL, NULL, &p, &error), -EFBIG);
+	assert_null(p);
+	assert_string_equal(error, "40-big.json: file is larger than 1048576 bytes");
+	free(error);
+	error = NULL;
+	remove_file(dir, "40-big.json");
+
+	/* A directory named like a policy file. */
+	{
+		char sub[PATH_MAX];
+
+		snprintf(sub, sizeof(sub), "%s/60-dir.json", dir);
+		assert_int_equal(mkdir(sub, 0700), 0);
+		assert_int_equal(policy_load_dir(dir, NULL, NULL, &p, &error), -EINVAL);
+		assert_null(p);
+		assert_string_equal(error, "60-dir.json: not a regular file");
+		free(error);
+		error = NULL;
+		assert_int_equal(rmdir(sub), 0);
+	}
+
+	remove_file(dir, "10-a.json");
+	remove_file(dir, "20-b.json");
+	remove_file(dir, "README");
+	remove_file(dir, "30-c.json.bak");
+	remove_file(dir, ".hidden.json");
+
+	/* Empty directory: no rules, no warning. */
+	assert_int_equal(policy_load_dir(dir, collect_warning, &w, &p, &error), 0);
+	assert_int_equal(policy_n_rules(p), 0);
+	assert_int_equal(w.n, 0);
+	p = policy_free(p);
+
+	assert_int_equal(rmdir(dir), 0);
+
+	/* Missing directory: empty policy and a warning. */
+	assert_int_equal(policy_load_dir(dir, collect_warning, &w, &p, &error), 0);
+	assert_null(error);
+	assert_non_null(p);
+	assert_int_equal(policy_n_rules(p), 0);
+	assert_int_equal(w.n, 1);
+	assert_true(strstr(w.msgs[0], dir) != NULL);
+	assert_true(strstr(w.msgs[0], "does not exist") != NULL);
+	assert_false(matches_uid(p, 0));
+	policy_free(p);
+	warnings_done(&w);
+}
+
+/* ---- Decisions ---- */
+
+static const char decide_json[] =
+	"{\"rules\":[{\"match\":{\"uids\":[\"1000\"]},"
+	"\"allow\":{\"program_types\":[\"socket_filter\",\"kprobe\",\"raw_tracepoint\"],"
+	" \"helper_classes\":[\"base\"],"
+	" \"maps\":[{\"name\":\"ro_*\",\"access\":\"ro\"},{\"name\":\"hidden\",\"access\":"
+	"\"none\"},{\"name\":\"*\",\"access\":\"rw\"}]},"
+	"\"limits\":{\"max_object_bytes\":10000,\"max_insns_per_program\":100,\"max_programs\":2,"
+	" \"max_maps\":3,\"max_map_entries\":1000}}]}";
+
+static int helpers_base[] = {BPF_FUNC_map_lookup_elem};
+static int helpers_read_kernel[] = {BPF_FUNC_map_lookup_elem, BPF_FUNC_probe_read_kernel};
+static char *kfuncs_rcu[] = {"bpf_rcu_read_lock"};
+
+static struct object_program prog(const char *name, int type, bool load, uint32_t insns)
+{
+	return (struct object_program){
+		.name = (char *)name,
+		.prog_type = type,
+		.load = load,
+		.insn_cnt = insns,
+		.helpers = helpers_base,
+		.n_helpers = ARRAY_SIZE(helpers_base),
+	};
+}
+
+static struct object_map map(const char *name, uint32_t max_entries, bool pinned)
+{
+	return (struct object_map){
+		.name = (char *)name,
+		.map_type = BPF_MAP_TYPE_ARRAY,
+		.key_size = 4,
+		.value_size = 8,
+		.max_entries = max_entries,
+		.pinned = pinned,
+	};
+}
+
+/* Decide and return the first reason (a copy), NULL if allowed. */
+static char *decide_reason(const struct policy_grant *g, const struct object_desc *d)
+{
+	struct policy_verdict v = {};
+	const char *reason;
+	char *copy = NULL;
+
+	assert_int_equal(policy_decide(g, d, &v), 0);
+	reason = policy_verdict_first_reason(&v);
+	assert_int_equal(v.allowed, reason == NULL);
+	if (reason)
+		copy = strdup(reason);
+	policy_verdict_done(&v);
+	return copy;
+}
+
+static void assert_denied(const struct policy_grant *g, const struct object_desc *d,
+			  const char *expected)
+{
+	char *reason = decide_reason(g, d);
+
+	assert_non_null(reason);
+	assert_string_equal(reason, expected);
+	free(reason);
+}
+
+static void test_decide_allowed(void **state)
+{
+	struct policy *p = load(decide_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	struct object_program progs[] = {
+		prog("filter", BPF_PROG_TYPE_SOCKET_FILTER, true, 100),
+		prog("probe", BPF_PROG_TYPE_KPROBE, true, 50),
+		/* Not loaded: not checked (type not allowed, too long, too many), no fd. */
+		prog("skipped", BPF_PROG_TYPE_XDP, false, 100000),
+	};
+	struct object_map maps[] = {
+		map("ro_config", 1000, false),
+		map("hidden", 10, false),
+		map("counters", 1, false),
+	};
+	struct object_desc d = {
+		.object_bytes = 10000,
+		.programs = progs,
+		.n_programs = ARRAY_SIZE(progs),
+		.maps = maps,
+		.n_maps = ARRAY_SIZE(maps),
+	};
+	struct policy_verdict v = {};
+
+	progs[2].kfuncs = kfuncs_rcu;
+	progs[2].n_kfuncs = 1;
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_true(v.allowed);
+	assert_null(policy_verdict_first_reason(&v));
+	assert_true(v.object.allowed);
+	assert_null(v.object.reason);
+	assert_int_equal(v.n_programs, 3);
+	assert_int_equal(v.n_maps, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(v.programs[i].allowed);
+		assert_null(v.programs[i].reason);
+		assert_true(v.maps[i].allowed);
+	}
+	assert_true(v.prog_fd[0]); /* socket_filter: always */
+	assert_false(v.prog_fd[1]); /* kprobe: not in program_fds */
+	assert_false(v.prog_fd[2]); /* not loaded */
+	assert_int_equal(v.map_access[0], MAP_ACCESS_RO);
+	/* Access none is not a denial: the map loads, the client gets no fd. */
+	assert_int_equal(v.map_access[1], MAP_ACCESS_NONE);
+	assert_int_equal(v.map_access[2], MAP_ACCESS_RW);
+	policy_verdict_done(&v);
+	policy_verdict_done(&v); /* idempotent */
+
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+static void test_decide_denials(void **state)
+{
+	struct policy *p = load(decide_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	struct object_program progs[3];
+	struct object_map maps[4];
+	struct object_desc d = {
+		.object_bytes = 100,
+		.programs = progs,
+		.maps = maps,
+	};
+
+	/* Object limits, in order: size, programs, maps. */
+	progs[0] = prog("a", BPF_PROG_TYPE_SOCKET_FILTER, true, 10);
+	progs[1] = prog("b", BPF_PROG_TYPE_SOCKET_FILTER, true, 10);
+	progs[2] = prog("c", BPF_PROG_TYPE_SOCKET_FILTER, true, 10);
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
+		maps[i] = map("m", 1, false);
+	d.n_programs = 3;
+	d.n_maps = 4;
+	d.object_bytes = 10001;
+	assert_denied(g, &d, "object is 10001 bytes, over your limit of 10000");
+	d.object_bytes = 10000;
+	assert_denied(g, &d, "object loads 3 programs, over your limit of 2");
+	progs[2].load = false;
+	assert_denied(g, &d, "object has 4 maps, over your limit of 3");
+	d.n_maps = 3;
+	assert_null(decide_reason(g, &d));
+
+	/* Program type. */
+	d.n_programs = 1;
+	d.n_maps = 0;
+	progs[0] = prog("x", BPF_PROG_TYPE_XDP, true, 10);
+	assert_denied(g, &d, "program \"x\" has type xdp, which your policy does not allow");
+	progs[0] = prog("x", 200, true, 10);
+	assert_denied(g, &d,
+		      "program \"x\" has unknown type 200, which your policy does not allow");
+
+	/* Instructions. */
+	progs[0] = prog("x", BPF_PROG_TYPE_KPROBE, true, 101);
+	assert_denied(g, &d, "program \"x\" has 101 instructions, over your limit of 100");
+	progs[0].insn_cnt = 100;
+	assert_null(decide_reason(g, &d));
+
+	/* Type is checked before instructions. */
+	progs[0] = prog("x", BPF_PROG_TYPE_XDP, true, 5000);
+	assert_denied(g, &d, "program \"x\" has type xdp, which your policy does not allow");
+
+	/* Helpers. */
+	progs[0] = prog("trace_open", BPF_PROG_TYPE_KPROBE, true, 10);
+	progs[0].helpers = helpers_read_kernel;
+	progs[0].n_helpers = ARRAY_SIZE(helpers_read_kernel);
+	assert_denied(g, &d,
+		      "program \"trace_open\" calls bpf_probe_read_kernel (class "
+		      "read_kernel_memory), which your policy does not allow");
+
+	/* A helper id the table does not know. */
+	{
+		static int helpers_unknown[] = {BPF_FUNC_map_lookup_elem, 99999};
+
+		progs[0] = prog("x", BPF_PROG_TYPE_KPROBE, true, 10);
+		progs[0].helpers = helpers_unknown;
+		progs[0].n_helpers = ARRAY_SIZE(helpers_unknown);
+		assert_denied(g, &d,
+			      "program \"x\" calls helper 99999 (class unknown), which your policy "
+			      "does not allow");
+	}
+
+	/* kfuncs. */
+	progs[0] = prog("x", BPF_PROG_TYPE_RAW_TRACEPOINT, true, 10);
+	progs[0].kfuncs = kfuncs_rcu;
+	progs[0].n_kfuncs = 1;
+	assert_denied(
+		g, &d,
+		"program \"x\" calls kfunc bpf_rcu_read_lock (class kfunc), which your policy "
+		"does not allow");
+
+	/* Maps. */
+	d.n_programs = 0;
+	d.n_maps = 1;
+	maps[0] = map("big", 1001, false);
+	assert_denied(g, &d, "map \"big\" has 1001 entries, over your limit of 1000");
+	maps[0] = map("pins", 10, true);
+	assert_denied(g, &d, "map \"pins\" is pinned by name, which your policy does not allow");
+
+	/* The object's reason comes first, then programs, then maps. */
+	d.n_programs = 1;
+	d.n_maps = 1;
+	d.object_bytes = 20000;
+	progs[0] = prog("x", BPF_PROG_TYPE_XDP, true, 10);
+	assert_denied(g, &d, "object is 20000 bytes, over your limit of 10000");
+	d.object_bytes = 1;
+	assert_denied(g, &d, "program \"x\" has type xdp, which your policy does not allow");
+
+	/* Every item carries its own reason. */
+	{
+		struct policy_verdict v = {};
+
+		assert_int_equal(policy_decide(g, &d, &v), 0);
+		assert_false(v.allowed);
+		assert_true(v.object.allowed);
+		assert_false(v.programs[0].allowed);
+		assert_false(v.maps[0].allowed);
+		assert_string_equal(v.maps[0].reason, "map \"pins\" is pinned by name, which your "
+						      "policy does not allow");
+		assert_false(v.prog_fd[0]);
+		policy_verdict_done(&v);
+	}
+
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+static void test_decide_kfunc_and_pinning_granted(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"0-4294967294\"]},"
+				"\"allow\":{\"program_types\":[\"raw_tracepoint\"],"
+				"\"program_fds\":[\"raw_tracepoint\"],"
+				"\"helper_classes\":[\"base\",\"kfunc\"],\"pinning\":true}}]}",
+				NULL);
+	struct policy_grant *g = resolve(p, 4242, 4242, NULL, 0);
+	struct object_program progs[] = {prog("x", BPF_PROG_TYPE_RAW_TRACEPOINT, true, 10)};
+	struct object_map maps[] = {map("pins", 10, true)};
+	struct object_desc d = {
+		.programs = progs,
+		.n_programs = 1,
+		.maps = maps,
+		.n_maps = 1,
+	};
+	struct policy_verdict v = {};
+
+	progs[0].kfuncs = kfuncs_rcu;
+	progs[0].n_kfuncs = 1;
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_true(v.allowed);
+	assert_true(v.prog_fd[0]);
+	/* No map patterns: the map loads but no fd is handed out. */
+	assert_int_equal(v.map_access[0], MAP_ACCESS_NONE);
+	policy_verdict_done(&v);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+static void test_decide_no_rule(void **state)
+{
+	struct policy *p = policy_new();
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	struct object_program progs[] = {
+		prog("filter", BPF_PROG_TYPE_SOCKET_FILTER, true, 1),
+		prog("off", BPF_PROG_TYPE_SOCKET_FILTER, false, 1),
+	};
+	struct object_map maps[] = {map("m", 1, false)};
+	struct object_desc d = {
+		.object_bytes = 1,
+		.programs = progs,
+		.n_programs = ARRAY_SIZE(progs),
+		.maps = maps,
+		.n_maps = ARRAY_SIZE(maps),
+	};
+	struct policy_verdict v = {};
+
+	assert_false(g->matched);
+	assert_int_equal(g->n_sources, 0);
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_SOCKET_FILTER));
+	assert_false(policy_grant_prog_fd(g, BPF_PROG_TYPE_SOCKET_FILTER));
+	assert_int_equal(policy_grant_map_access(g, "m"), MAP_ACCESS_NONE);
+
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_false(v.allowed);
+	assert_false(v.object.allowed);
+	assert_string_equal(v.object.reason,
+			    "no policy rule matches uid 1000; the broker allows nothing");
+	assert_string_equal(policy_verdict_first_reason(&v), v.object.reason);
+	assert_false(v.programs[0].allowed);
+	assert_non_null(v.programs[0].reason);
+	assert_true(v.programs[1].allowed); /* not loaded */
+	assert_false(v.maps[0].allowed);
+	assert_non_null(v.maps[0].reason);
+	assert_false(v.prog_fd[0]);
+	assert_int_equal(v.map_access[0], MAP_ACCESS_NONE);
+	policy_verdict_done(&v);
+
+	/* Even an empty object is denied. */
+	d = (struct object_desc){};
+	assert_denied(g, &d, "no policy rule matches uid 1000; the broker allows nothing");
+
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+static void test_object_desc_done(void **state)
+{
+	struct object_desc d = {};
+
+	d.n_programs = 1;
+	d.programs = calloc(1, sizeof(*d.programs));
+	assert_non_null(d.programs);
+	d.programs[0].name = strdup("p");
+	d.programs[0].helpers = calloc(2, sizeof(int));
+	d.programs[0].n_helpers = 2;
+	d.programs[0].kfuncs = calloc(1, sizeof(char *));
+	d.programs[0].kfuncs[0] = strdup("bpf_rcu_read_lock");
+	d.programs[0].n_kfuncs = 1;
+	d.n_maps = 1;
+	d.maps = calloc(1, sizeof(*d.maps));
+	assert_non_null(d.maps);
+	d.maps[0].name = strdup("m");
+	object_desc_done(&d);
+	assert_null(d.programs);
+	assert_int_equal(d.n_programs, 0);
+	object_desc_done(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example_file),
+		cmocka_unit_test(test_limits_default),
+		cmocka_unit_test(test_unknown_names),
+		cmocka_unit_test(test_empty_match),
+		cmocka_unit_test(test_user_and_group_match),
+		cmocka_unit_test(test_uid_forms),
+		cmocka_unit_test(test_combination),
+		cmocka_unit_test(test_non_matching_rule),
+		cmocka_unit_test(test_grant_to_json),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_parse_oversized),
+		cmocka_unit_test(test_parse_ok_edge_cases),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_load_dir),
+		cmocka_unit_test(test_decide_allowed),
+		cmocka_unit_test(test_decide_denials),
+		cmocka_unit_test(test_decide_kfunc_and_pinning_granted),
+		cmocka_unit_test(test_decide_no_rule),
+		cmocka_unit_test(test_object_desc_done),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The load job, run only inside a single-use worker process: read the
+ * client's object, configure it, inspect it, decide with the policy, load it
+ * with only the capabilities its program types need, and open the fds to hand
+ * back with exactly the granted access.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+#include "policy/policy.h"
+
+struct load_config {
+	const char *pin_root; /* bpffs directory the broker owns; users get <pin_root>/<uid> */
+};
+
+/*
+ * Handle one job {"identity": {...}, "params": {...}} with its fds (taken).
+ * Always produces a reply body ({"result": ...} or {"error": ...}) and the
+ * fds it refers to; returns 0, or -ENOMEM when not even an error reply could be built.
+ */
+int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
+		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds);

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The event-loop side: listening sockets, client connections, identity taken
+ * once at accept from the kernel (SO_PEERCRED, SO_PEERGROUPS, SO_PEERPIDFD),
+ * request framing and dispatch. Never parses an ELF: loads go to workers.
+ */
+#pragma once
+
+#include <systemd/sd-event.h>
+
+#include "policy/policy.h"
+#include "worker.h"
+
+struct server_config {
+	unsigned max_connections;         /* in total */
+	unsigned max_connections_per_uid; /* per client uid */
+	uint64_t job_timeout_usec;        /* for the message of a timed-out load */
+	const struct policy *const *policy;
+};
+
+struct server;
+
+int server_new(sd_event *event, struct worker_pool *pool, const struct server_config *cfg,
+	       struct server **ret);
+struct server *server_free(struct server *s);
+
+/* Listen on a new socket at path (parent directory created 0755, socket 0666). */
+int server_listen_path(struct server *s, const char *path);
+/* Listen on an already bound and listening SOCK_SEQPACKET socket (socket activation). */
+int server_listen_fd(struct server *s, int fd);
+
+unsigned server_n_connections(const struct server *s);

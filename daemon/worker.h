@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Single-use worker processes. The event loop forks them ahead of demand so
+ * fork() is off the request path; each serves exactly one job and exits, so
+ * nothing one client's hostile ELF did survives into the next request.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "daemon/load.h"
+#include "proto/proto.h"
+
+struct worker_pool;
+struct worker_job;
+
+/* Called once per submitted job: with the worker's reply (taken by the callee), or an error. */
+typedef void (*worker_done_fn)(void *userdata, struct proto_msg *reply, int error);
+
+struct worker_pool_config {
+	unsigned max_workers;      /* jobs running at once */
+	uint64_t job_timeout_usec; /* a worker running longer is killed */
+	const struct policy *const *policy; /* current policy, inherited by workers at fork */
+	struct load_config load;
+};
+
+int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg,
+		    struct worker_pool **ret);
+struct worker_pool *worker_pool_free(struct worker_pool *p);
+
+/* Queue a job (json and fds taken). The callback runs later, never from inside this call. */
+int worker_pool_submit(struct worker_pool *p, json_object *job, int *fds, size_t n_fds,
+		       worker_done_fn done, void *userdata, struct worker_job **ret);
+/* The client went away: drop the job, killing its worker if it runs. No callback follows. */
+void worker_job_cancel(struct worker_job *j);
+/* Policy changed: idle workers hold the old one, replace them. */
+void worker_pool_refresh(struct worker_pool *p);
+
+unsigned worker_pool_n_idle(const struct worker_pool *p);
+unsigned worker_pool_n_busy(const struct worker_pool *p);

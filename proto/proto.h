@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bpfbroker wire protocol, shared by daemon and client (see PROTOCOL.md).
+ *
+ * One message is one SOCK_SEQPACKET packet holding one JSON object, with the
+ * fds it carries attached as SCM_RIGHTS and referred to by index. Everything
+ * in here treats its input as hostile: sizes, fd counts and JSON shape are
+ * checked before anything else looks at a message.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_VERSION 1
+#define PROTO_VERSION_KEY "bpfbroker"
+#define PROTO_DEFAULT_SOCKET "/run/bpfbroker/bpfbroker.sock"
+#define PROTO_SOCKET_ENV "BPFBROKER_SOCKET"
+
+#define PROTO_MAX_REQUEST_BYTES (64u * 1024)
+#define PROTO_MAX_REPLY_BYTES (1024u * 1024)
+#define PROTO_MAX_REQUEST_FDS 4
+#define PROTO_MAX_REPLY_FDS 250 /* below the kernel's SCM_MAX_FD (253) */
+#define PROTO_MAX_JSON_DEPTH 16
+#define PROTO_MAX_NAME 255
+#define PROTO_MAX_CONFIG_ITEMS 256
+#define PROTO_MAX_VERIFIER_LOG (64u * 1024)
+
+/* Error codes in the "code" field of an error reply. */
+#define PROTO_E_INVALID "invalid-request"
+#define PROTO_E_VERSION "unsupported-version"
+#define PROTO_E_METHOD "unknown-method"
+#define PROTO_E_TOO_LARGE "too-large"
+#define PROTO_E_FDS "bad-fds"
+#define PROTO_E_DENIED "policy-denied"
+#define PROTO_E_OBJECT "bad-object"
+#define PROTO_E_LOAD "load-failed"
+#define PROTO_E_TIMEOUT "timeout"
+#define PROTO_E_BUSY "busy"
+#define PROTO_E_INTERNAL "internal"
+
+struct proto_msg {
+	json_object *json;
+	int *fds;
+	size_t n_fds;
+};
+
+void proto_msg_done(struct proto_msg *m); /* closes fds that were not taken, puts json */
+
+/* Take fd number idx out of m (it will not be closed by proto_msg_done); -EBADF if absent. */
+int proto_msg_take_fd(struct proto_msg *m, size_t idx);
+
+/*
+ * Send msg with fds (may be NULL/0). Never raises SIGPIPE. 0 or negative errno
+ * (-EMSGSIZE when the encoded message is larger than max_bytes).
+ */
+int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t max_bytes);
+
+/*
+ * Receive one message. Returns 1 with *ret filled, 0 on orderly EOF, -EAGAIN
+ * when nothing is waiting on a non-blocking socket, or a negative errno for a
+ * bad message, after which any fds that came with it are already closed and
+ * *error (if error != NULL) says what was wrong:
+ *   -EMSGSIZE  larger than max_bytes;
+ *   -ETOOMANYREFS more than max_fds fds, or a truncated control message;
+ *   -EBADMSG   not a JSON object, or too deep, or containing a NUL byte.
+ */
+int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret, char **error);
+
+/* Pure: parse len bytes into a JSON object (the fuzzed entry point). */
+int proto_parse(const char *buf, size_t len, json_object **ret, char **error);
+
+/* Check version and id of a request and split out method and params (borrowed refs). */
+int proto_request_check(json_object *msg, int64_t *ret_id, const char **ret_method,
+			json_object **ret_params, char **error);
+
+/* Build messages. All return a new reference or NULL on -ENOMEM. */
+json_object *proto_request_new(int64_t id, const char *method, json_object *params /* taken */);
+json_object *proto_reply_new(int64_t id, json_object *result /* taken */);
+json_object *proto_error_new(int64_t id, const char *code, int err, const char *message);
+/* Add "bpfbroker" and "id" to a reply body {"result"...} or {"error"...} made elsewhere. */
+int proto_reply_stamp(json_object *body, int64_t id);
+
+/* Typed access with clear errors; *error names the key. */
+int proto_get_string(json_object *o, const char *key, bool required, const char **ret, char **error);
+int proto_get_int(json_object *o, const char *key, bool required, int64_t min, int64_t max,
+		  int64_t *ret, char **error);
+int proto_get_bool(json_object *o, const char *key, bool required, bool *ret, char **error);
+/* Reject keys of o other than those listed (NULL-terminated). */
+int proto_check_keys(json_object *o, const char *what, const char *const *allowed, char **error);
+
+/* ---- method "load" ---- */
+
+struct proto_global {
+	char *name;
+	uint8_t *value;
+	size_t size;
+};
+
+struct proto_map_size {
+	char *name;
+	uint32_t max_entries;
+};
+
+struct proto_program_select {
+	char *name;
+	char *type;        /* libbpf program type name, or NULL to keep */
+	char *attach_type; /* libbpf attach type name, or NULL to keep */
+};
+
+struct proto_load_request {
+	size_t object_fd;  /* index into the message's fds */
+	char *object_name; /* optional, for libbpf's object name and logs */
+	bool check_only;   /* decide, but don't load */
+	struct proto_global *globals;
+	size_t n_globals;
+	struct proto_map_size *map_sizes;
+	size_t n_map_sizes;
+	struct proto_program_select *programs; /* non-empty: only these load */
+	size_t n_programs;
+};
+
+int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
+			      char **error);
+json_object *proto_load_request_encode(const struct proto_load_request *r);
+void proto_load_request_done(struct proto_load_request *r);
+
+/* Hex helpers for globals ("0a0b..", even length, no prefix). */
+int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size);
+char *proto_hex_encode(const uint8_t *buf, size_t size);
