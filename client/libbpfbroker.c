@@ -494,9 +494,28 @@ int bpfbroker_load_file(struct bpfbroker *b, const char *path,
 			struct bpfbroker_error **err)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	struct bpfbroker_load_opts named = {};
+	char name[16];
+	const char *base = strrchr(path, '/');
+	size_t n = 0;
 
 	if (fd < 0)
 		return negative_errno();
+	/* Like libbpf's bpf_object__open_file: the object is named after its file. */
+	if (!opts || !opts->object_name) {
+		base = base ? base + 1 : path;
+		while (base[n] && base[n] != '.' && n < sizeof(name) - 1) {
+			name[n] = base[n];
+			n++;
+		}
+		name[n] = '\0';
+		if (opts)
+			memcpy(&named, opts,
+			       opts->sz && opts->sz < sizeof(named) ? opts->sz : sizeof(named));
+		named.sz = sizeof(named);
+		named.object_name = n ? name : NULL;
+		opts = &named;
+	}
 	return bpfbroker_load_fd(b, fd, opts, ret, err);
 }
 

@@ -319,7 +319,9 @@ static int job_open(struct job *j, struct reply *r)
 	if (!j->verifier_log)
 		return -ENOMEM;
 
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = j->req.object_name,
+	/* Without a name libbpf names .rodata/.data/.bss maps after the buffer's address;
+	 * a fixed default keeps map names (which policies match) predictable. */
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = j->req.object_name ?: "obj",
 		    .pin_root_path = j->pin_dir, .kernel_log_buf = j->verifier_log,
 		    .kernel_log_size = PROTO_MAX_VERIFIER_LOG);
 

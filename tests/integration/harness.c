@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+#include "harness.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct harness H = { .daemon = -1 };
+
+const char *harness_object(const char *name)
+{
+	static char path[4][512];
+	static int slot;
+	char *p = path[slot++ % 4];
+
+	snprintf(p, 512, "%s/%s.bpf.o", H.bpf_dir, name);
+	return p;
+}
+
+int harness_write_policy(const char *name, const char *json)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", H.policy_dir, name);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	fputs(json, f);
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
+static bool daemon_accepts(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
+	ok = fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+int harness_init(void)
+{
+	const char *bpf = getenv("BPFBROKER_TEST_BPF_DIR");
+	const char *build = getenv("BPFBROKER_BUILD_DIR");
+
+	if (!bpf || !build) {
+		fprintf(stderr, "BPFBROKER_TEST_BPF_DIR and BPFBROKER_BUILD_DIR must be set (meson test does)\n");
+		return -EINVAL;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "integration tests must run as root\n");
+		return -EPERM;
+	}
+	snprintf(H.bpf_dir, sizeof(H.bpf_dir), "%s", bpf);
+	snprintf(H.build_dir, sizeof(H.build_dir), "%s", build);
+	if (!H.dir[0]) {
+		snprintf(H.dir, sizeof(H.dir), "/tmp/bpfbroker-test-XXXXXX");
+		if (!mkdtemp(H.dir))
+			return -errno;
+		/* Clients run as other uids and must reach the socket. */
+		chmod(H.dir, 0755);
+		snprintf(H.socket, sizeof(H.socket), "%s/broker.sock", H.dir);
+		snprintf(H.policy_dir, sizeof(H.policy_dir), "%s/policy.d", H.dir);
+		snprintf(H.pin_root, sizeof(H.pin_root), "/sys/fs/bpf/bpfbroker-test-%d", (int)getpid());
+		if (mkdir(H.policy_dir, 0755) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+int harness_start(const char *extra_arg)
+{
+	char exe[512];
+
+	snprintf(exe, sizeof(exe), "%s/daemon/bpfbrokerd", H.build_dir);
+
+	H.daemon = fork();
+	if (H.daemon < 0)
+		return -errno;
+	if (H.daemon == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execl(exe, exe, "--socket", H.socket, "--policy-dir", H.policy_dir, "--pin-root",
+		      H.pin_root, "--workers", "2", extra_arg, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		int status;
+
+		if (daemon_accepts())
+			return 0;
+		if (waitpid(H.daemon, &status, WNOHANG) == H.daemon) {
+			H.daemon = -1;
+			fprintf(stderr, "bpfbrokerd exited at startup (status %d)\n", status);
+			return -ECHILD;
+		}
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 ? -1 : 0;
+}
+
+int harness_stop(void)
+{
+	int status = 0;
+
+	if (H.daemon > 0) {
+		kill(H.daemon, SIGTERM);
+		waitpid(H.daemon, &status, 0);
+		H.daemon = -1;
+	}
+	if (H.pin_root[0])
+		nftw(H.pin_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (H.dir[0])
+		nftw(H.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* Order matters: groups and gid while still root, uid last; then re-check. */
+		if (setgroups(u->n_groups, u->groups) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
+		    setresuid(u->uid, u->uid, u->uid) < 0) {
+			perror("dropping privileges");
+			_exit(120);
+		}
+		if (geteuid() != u->uid || getegid() != u->gid || setuid(0) == 0) {
+			fprintf(stderr, "privilege drop did not hold\n");
+			_exit(121);
+		}
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}

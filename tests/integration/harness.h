@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Integration harness: a real bpfbrokerd as a root process with a test
+ * policy, and clients that run as real unprivileged uids in forked children.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct harness {
+	char dir[256];      /* temp dir: policy.d/, socket */
+	char socket[100];
+	char policy_dir[300];
+	char pin_root[300]; /* on bpffs, removed at the end */
+	char bpf_dir[256];  /* built test objects */
+	char build_dir[256];
+	pid_t daemon;
+};
+
+extern struct harness H;
+
+/* Create the temp dir and policy dir; check we are root and know where the build is. */
+int harness_init(void);
+/* Write policy.d/NAME with the given JSON text. */
+int harness_write_policy(const char *name, const char *json);
+/* Start the daemon on H.socket; waits until it accepts connections. */
+int harness_start(const char *extra_arg);
+/* SIGTERM the daemon, wait, and remove everything the tests created. */
+int harness_stop(void);
+/* Path of a built test object. */
+const char *harness_object(const char *name);
+
+struct user {
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;
+	size_t n_groups;
+};
+
+/* Run fn(arg) in a child as user; returns the child's exit status (0 = pass), or 128+signal. */
+int harness_as_user(const struct user *u, int (*fn)(void *), void *arg);
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			return 1;                                                                  \
+		}                                                                                  \
+	} while (0)
