@@ -36,18 +36,24 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: bpfctl [OPTIONS] COMMAND ...\n\n"
 		"Commands:\n"
-		"  check OBJ.o               would the broker load OBJ for me? Verdicts per program\n"
+		"  check OBJ.o               would the broker load OBJ for me? Verdicts per "
+		"program\n"
 		"                            and map; exit status 0 if allowed, 1 if denied\n"
-		"  run OBJ.o [--] CMD [ARG...]  load OBJ and exec CMD with the returned fds from fd 3\n"
-		"                            on (LISTEN_FDS, LISTEN_PID, LISTEN_FDNAMES=map/NAME:prog/NAME)\n"
+		"  run OBJ.o [--] CMD [ARG...]  load OBJ and exec CMD with the returned fds from "
+		"fd 3\n"
+		"                            on (LISTEN_FDS, LISTEN_PID, "
+		"LISTEN_FDNAMES=map/NAME:prog/NAME)\n"
 		"  policy                    show my effective policy\n\n"
 		"Options:\n"
 		"  --socket PATH             broker socket (default $%s or %s)\n"
 		"  -j, --json                JSON output\n"
-		"  --global NAME=HEX         set a global variable in .rodata/.data/.bss before load\n"
+		"  --global NAME=HEX         set a global variable in .rodata/.data/.bss before "
+		"load\n"
 		"  --map-size NAME=N         set a map's max_entries before load\n"
-		"  --program NAME[:TYPE[:ATTACH_TYPE]]  load only the programs named (repeatable),\n"
-		"                            optionally setting their type and expected attach type\n"
+		"  --program NAME[:TYPE[:ATTACH_TYPE]]  load only the programs named "
+		"(repeatable),\n"
+		"                            optionally setting their type and expected attach "
+		"type\n"
 		"  --object-name NAME        libbpf object name\n"
 		"  -h, --help                show this help\n"
 		"Exit status: 0 success, 1 denied by policy, 2 other errors.\n",
@@ -94,7 +100,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		*eq = '\0';
 		if (proto_hex_decode(eq + 1, &value, &size) < 0)
 			goto bad;
-		*g = (struct bpfbroker_global){ .name = arg, .value = value, .size = size };
+		*g = (struct bpfbroker_global){.name = arg, .value = value, .size = size};
 		c->opts.n_globals++;
 		return 0;
 	}
@@ -109,7 +115,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		if (errno || *end || end == eq + 1 || v == 0 || v > UINT32_MAX)
 			goto bad;
 		c->sizes[c->opts.n_map_sizes++] =
-			(struct bpfbroker_map_size){ .name = arg, .max_entries = (uint32_t)v };
+			(struct bpfbroker_map_size){.name = arg, .max_entries = (uint32_t)v};
 		return 0;
 	}
 	case 'P': {
@@ -118,7 +124,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 
 		if (c->opts.n_programs >= PROTO_MAX_CONFIG_ITEMS || !*arg)
 			goto bad;
-		*p = (struct bpfbroker_program_select){ .name = arg };
+		*p = (struct bpfbroker_program_select){.name = arg};
 		type = strchr(arg, ':');
 		if (type) {
 			*type++ = '\0';
@@ -155,8 +161,8 @@ static void print_check(const struct bpfbroker_result *r)
 	for (size_t i = 0; i < r->n_maps; i++) {
 		const struct bpfbroker_map *m = &r->maps[i];
 
-		printf("map %s (%s, %u entries): access %s; %s\n", m->name, m->type,
-		       m->max_entries, bpfbroker_access_to_string(m->access), m->verdict);
+		printf("map %s (%s, %u entries): access %s; %s\n", m->name, m->type, m->max_entries,
+		       bpfbroker_access_to_string(m->access), m->verdict);
 	}
 }
 
@@ -277,13 +283,13 @@ static int cmd_policy(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 {
 	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "global", required_argument, NULL, 'G' },
-		{ "map-size", required_argument, NULL, 'M' },
-		{ "program", required_argument, NULL, 'P' },
-		{ "object-name", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
+		{"socket", required_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'j'},
+		{"global", required_argument, NULL, 'G'},
+		{"map-size", required_argument, NULL, 'M'},
+		{"program", required_argument, NULL, 'P'},
+		{"object-name", required_argument, NULL, 'N'},
+		{"help", no_argument, NULL, 'h'},
 		{},
 	};
 	int opt;

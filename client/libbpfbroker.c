@@ -36,7 +36,7 @@ struct error_priv {
 
 int bpfbroker_connect(const char *path, struct bpfbroker **ret)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	_cleanup_close_ int fd = -1;
 	struct bpfbroker *b;
 
@@ -81,7 +81,7 @@ static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fd
 	if (k < 0)
 		return k;
 	for (;;) {
-		struct pollfd p = { .fd = b->fd, .events = POLLIN };
+		struct pollfd p = {.fd = b->fd, .events = POLLIN};
 
 		k = poll(&p, 1, -1);
 		if (k < 0 && errno == EINTR)
@@ -303,7 +303,7 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		p->value_size = (uint32_t)get_int(o, "value_size", 0);
 		p->max_entries = (uint32_t)get_int(o, "max_entries", 0);
 		p->pinned = get_bool(o, "pinned");
-		p->access = strcmp(access, "rw") == 0   ? BPFBROKER_ACCESS_RW
+		p->access = strcmp(access, "rw") == 0	? BPFBROKER_ACCESS_RW
 			    : strcmp(access, "ro") == 0 ? BPFBROKER_ACCESS_RO
 			    : strcmp(access, "wo") == 0 ? BPFBROKER_ACCESS_WO
 							: BPFBROKER_ACCESS_NONE;
@@ -362,8 +362,7 @@ int bpfbroker_result_take_prog_fd(struct bpfbroker_result *pub, const char *name
 	return -1;
 }
 
-const struct bpfbroker_map *bpfbroker_result_map(const struct bpfbroker_result *r,
-						 const char *name)
+const struct bpfbroker_map *bpfbroker_result_map(const struct bpfbroker_result *r, const char *name)
 {
 	for (size_t i = 0; i < r->n_maps; i++)
 		if (strcmp(r->maps[i].name, name) == 0)
@@ -397,7 +396,7 @@ const char *bpfbroker_access_to_string(enum bpfbroker_access a)
 /* Translate the public options into the wire request (copies; the caller keeps its own). */
 static int opts_to_request(const struct bpfbroker_load_opts *opts, struct proto_load_request *req)
 {
-	*req = (struct proto_load_request){ .object_fd = 0 };
+	*req = (struct proto_load_request){.object_fd = 0};
 	if (!opts)
 		return 0;
 	if (opts->sz < offsetof(struct bpfbroker_load_opts, n_programs) + sizeof(size_t) &&
@@ -416,7 +415,8 @@ static int opts_to_request(const struct bpfbroker_load_opts *opts, struct proto_
 			req->n_globals = i + 1;
 			if (!req->globals[i].name || !req->globals[i].value)
 				return -ENOMEM;
-			memcpy(req->globals[i].value, opts->globals[i].value, opts->globals[i].size);
+			memcpy(req->globals[i].value, opts->globals[i].value,
+			       opts->globals[i].size);
 			req->globals[i].size = opts->globals[i].size;
 		}
 	}

@@ -38,16 +38,16 @@ enum bpfbroker_access {
 
 struct bpfbroker_program {
 	const char *name;
-	const char *type;        /* libbpf name, e.g. "socket_filter" */
+	const char *type; /* libbpf name, e.g. "socket_filter" */
 	const char *attach_type; /* or NULL */
 	bool loaded;
-	uint32_t id;  /* kernel id, 0 if not loaded */
+	uint32_t id; /* kernel id, 0 if not loaded */
 	const char *tag; /* hex, or NULL */
 	uint32_t insns;
 	int fd; /* -1 unless the policy grants the fd (and with it the right to attach) */
 	const char *verdict; /* "allowed" or the reason it is denied */
 	const char *const *helpers; /* NULL-terminated names */
-	const char *const *kfuncs;  /* NULL-terminated names */
+	const char *const *kfuncs; /* NULL-terminated names */
 };
 
 struct bpfbroker_map {
@@ -68,12 +68,12 @@ struct bpfbroker_result {
 	size_t n_maps;
 	struct bpfbroker_map *maps;
 	const char *const *reasons; /* NULL-terminated denial reasons (check) */
-	const char *json;           /* the broker's reply, as JSON text */
+	const char *json; /* the broker's reply, as JSON text */
 };
 
 struct bpfbroker_error {
-	const char *code;    /* e.g. "policy-denied", "load-failed" (see PROTOCOL.md) */
-	int err;             /* positive errno */
+	const char *code; /* e.g. "policy-denied", "load-failed" (see PROTOCOL.md) */
+	int err; /* positive errno */
 	const char *message; /* one sentence */
 	const char *verifier_log; /* or NULL */
 	const char *const *reasons; /* NULL-terminated, or NULL */
@@ -92,7 +92,7 @@ struct bpfbroker_map_size {
 
 struct bpfbroker_program_select {
 	const char *name;
-	const char *type;        /* or NULL to keep what the section says */
+	const char *type; /* or NULL to keep what the section says */
 	const char *attach_type; /* or NULL */
 };
 

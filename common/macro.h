@@ -34,7 +34,8 @@ static inline void freep(void *p)
 }
 #define _cleanup_free_ _cleanup_(freep)
 
-/* close() that keeps errno, for cleanup paths. Returns -1 so callers can write fd = safe_close(fd). */
+/* close() that keeps errno, for cleanup paths. Returns -1 so callers can write fd = safe_close(fd).
+ */
 static inline int safe_close(int fd)
 {
 	if (fd >= 0) {

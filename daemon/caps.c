@@ -14,7 +14,7 @@
  *  CAP_SYS_ADMIN - BPF_MAP_GET_FD_BY_ID, the only way to open a map with
  *                  BPF_F_RDONLY/BPF_F_WRONLY, and BPF_OBJ_GET_INFO details.
  */
-static const cap_value_t worker_caps[] = { CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN };
+static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
 
 static void cap_freep(cap_t *c)
 {

@@ -20,10 +20,10 @@
 struct bpf_object;
 
 struct elf_entry {
-	char *name;        /* function symbol name == libbpf program name */
-	char *section;     /* ELF section name, e.g. "socket" or "kprobe/do_sys_open" */
+	char *name; /* function symbol name == libbpf program name */
+	char *section; /* ELF section name, e.g. "socket" or "kprobe/do_sys_open" */
 	uint32_t insn_cnt; /* own instructions plus every reachable subprogram's */
-	int *helpers;      /* sorted, unique, over everything reachable */
+	int *helpers; /* sorted, unique, over everything reachable */
 	size_t n_helpers;
 	char **kfuncs; /* sorted, unique */
 	size_t n_kfuncs;
@@ -34,7 +34,8 @@ struct elf_calls {
 	size_t n_entries;
 };
 
-/* Pure: parse the ELF image. 0, or negative errno (-EINVAL/-EBADMSG with *error set) on malformed input. */
+/* Pure: parse the ELF image. 0, or negative errno (-EINVAL/-EBADMSG with *error set) on malformed
+ * input. */
 int inspect_elf_calls(const void *elf, size_t len, struct elf_calls **ret, char **error);
 struct elf_calls *elf_calls_free(struct elf_calls *c);
 
@@ -47,6 +48,7 @@ struct elf_calls *elf_calls_free(struct elf_calls *c);
 int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64_t object_bytes,
 		   struct object_desc *ret, char **error);
 
-/* Helper ids and kfunc-call count in final (relocated) instructions, for the post-load cross-check. */
+/* Helper ids and kfunc-call count in final (relocated) instructions, for the post-load cross-check.
+ */
 int inspect_insns_helpers(const void *insns, size_t n_insns, int **ret_helpers, size_t *ret_n,
 			  size_t *ret_n_kfunc_calls);

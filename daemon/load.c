@@ -149,8 +149,8 @@ static void reply_done(struct reply *r)
 	close_many(r->fds, r->n_fds);
 }
 
-_printf_(4, 5) static int reply_error(struct reply *r, const char *code, int err,
-				      const char *fmt, ...)
+_printf_(4, 5) static int reply_error(struct reply *r, const char *code, int err, const char *fmt,
+				      ...)
 {
 	_cleanup_free_ char *msg = NULL;
 	json_object *body, *e;
@@ -279,7 +279,7 @@ static int job_read_object(struct job *j, int fd, struct reply *r)
 	if (!S_ISREG(st.st_mode))
 		return reply_error(r, PROTO_E_OBJECT, EBADFD,
 				   "the object fd must be a regular file or memfd, not %s",
-				   S_ISFIFO(st.st_mode)    ? "a pipe"
+				   S_ISFIFO(st.st_mode)	  ? "a pipe"
 				   : S_ISSOCK(st.st_mode) ? "a socket"
 				   : S_ISDIR(st.st_mode)  ? "a directory"
 							  : "a special file");
@@ -298,7 +298,8 @@ static int job_read_object(struct job *j, int fd, struct reply *r)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return reply_error(r, PROTO_E_OBJECT, errno, "cannot read the object fd: %m");
+			return reply_error(r, PROTO_E_OBJECT, errno,
+					   "cannot read the object fd: %m");
 		if (n == 0)
 			break; /* shrank under us: use what is there */
 		off += (size_t)n;
@@ -384,11 +385,12 @@ static int job_configure(struct job *j, struct reply *r)
 	int k;
 
 	for (size_t i = 0; i < j->req.n_map_sizes; i++) {
-		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, j->req.map_sizes[i].name);
+		struct bpf_map *map =
+			bpf_object__find_map_by_name(j->obj, j->req.map_sizes[i].name);
 
 		if (!map)
-			return reply_error(r, PROTO_E_INVALID, ENOENT, "no map \"%s\" in the object",
-					   j->req.map_sizes[i].name);
+			return reply_error(r, PROTO_E_INVALID, ENOENT,
+					   "no map \"%s\" in the object", j->req.map_sizes[i].name);
 		k = bpf_map__set_max_entries(map, j->req.map_sizes[i].max_entries);
 		if (k < 0)
 			return reply_error(r, PROTO_E_INVALID, -k, "cannot size map \"%s\": %s",
@@ -532,8 +534,10 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "name", json_object_new_string(p->name));
-		json_object_object_add(o, "type", json_object_new_string(
-							  policy_prog_type_to_string(p->prog_type) ?: "unspec"));
+		json_object_object_add(
+			o, "type",
+			json_object_new_string(policy_prog_type_to_string(p->prog_type)
+						       ?: "unspec"));
 		if (attach && p->attach_type != 0)
 			json_object_object_add(o, "attach_type", json_object_new_string(attach));
 		json_object_object_add(o, "load", json_object_new_boolean(p->load));
@@ -541,10 +545,11 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 		json_object_object_add(o, "helpers", json_helper_array(p->helpers, p->n_helpers));
 		json_object_object_add(o, "kfuncs", json_string_array(p->kfuncs, p->n_kfuncs));
 		json_object_object_add(o, "verdict", verdict_item_json(&j->verdict.programs[i]));
-		json_object_object_add(o, "fd_granted", json_object_new_boolean(j->verdict.prog_fd[i]));
+		json_object_object_add(o, "fd_granted",
+				       json_object_new_boolean(j->verdict.prog_fd[i]));
 		if (!j->verdict.programs[i].allowed)
-			json_object_array_add(reasons,
-					      json_object_new_string(j->verdict.programs[i].reason));
+			json_object_array_add(
+				reasons, json_object_new_string(j->verdict.programs[i].reason));
 		json_object_array_add(progs, o);
 	}
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
@@ -552,14 +557,16 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "name", json_object_new_string(m->name));
-		json_object_object_add(o, "type", json_object_new_string(
-							  libbpf_bpf_map_type_str(m->map_type) ?: "unknown"));
+		json_object_object_add(
+			o, "type",
+			json_object_new_string(libbpf_bpf_map_type_str(m->map_type) ?: "unknown"));
 		json_object_object_add(o, "key_size", json_object_new_int64(m->key_size));
 		json_object_object_add(o, "value_size", json_object_new_int64(m->value_size));
 		json_object_object_add(o, "max_entries", json_object_new_int64(m->max_entries));
 		json_object_object_add(o, "pinned", json_object_new_boolean(m->pinned));
-		json_object_object_add(o, "access", json_object_new_string(map_access_to_string(
-							    j->verdict.map_access[i])));
+		json_object_object_add(
+			o, "access",
+			json_object_new_string(map_access_to_string(j->verdict.map_access[i])));
 		json_object_object_add(o, "verdict", verdict_item_json(&j->verdict.maps[i]));
 		if (!j->verdict.maps[i].allowed)
 			json_object_array_add(reasons,
@@ -603,8 +610,9 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 		if (!path)
 			continue;
 		/* The path must be exactly our directory, a slash, and the checked name. */
-		if (!pin_name_is_safe(bpf_map__name(map)) || strncmp(path, j->pin_dir, dir_len) != 0 ||
-		    path[dir_len] != '/' || strcmp(path + dir_len + 1, bpf_map__name(map)) != 0)
+		if (!pin_name_is_safe(bpf_map__name(map)) ||
+		    strncmp(path, j->pin_dir, dir_len) != 0 || path[dir_len] != '/' ||
+		    strcmp(path + dir_len + 1, bpf_map__name(map)) != 0)
 			return reply_error(r, PROTO_E_DENIED, EPERM,
 					   "map \"%s\" cannot be pinned: pinned maps need a plain "
 					   "name of letters, digits, '_', '.' or '-'",
@@ -673,24 +681,28 @@ static int job_post_load_check(struct job *j, struct reply *r)
 		if (inspect_insns_helpers(insns, n, &helpers, &n_helpers, &n_kfunc) < 0)
 			return -ENOMEM;
 		for (size_t h = 0; h < n_helpers; h++)
-			if (!(j->grant->helper_classes & HELPER_CLASS_BIT(helper_classify(helpers[h]))))
-				return reply_error(r, PROTO_E_DENIED, EPERM,
-						   "program \"%s\" calls %s after relocation (class "
-						   "%s), which your policy does not allow",
-						   bpf_program__name(prog),
-						   helper_name(helpers[h]) ?: "an unknown helper",
-						   helper_class_to_string(helper_classify(helpers[h])));
+			if (!(j->grant->helper_classes &
+			      HELPER_CLASS_BIT(helper_classify(helpers[h]))))
+				return reply_error(
+					r, PROTO_E_DENIED, EPERM,
+					"program \"%s\" calls %s after relocation (class "
+					"%s), which your policy does not allow",
+					bpf_program__name(prog),
+					helper_name(helpers[h]) ?: "an unknown helper",
+					helper_class_to_string(helper_classify(helpers[h])));
 		if (n_kfunc && !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
-			return reply_error(r, PROTO_E_DENIED, EPERM,
-					   "program \"%s\" calls a kfunc after relocation, which your "
-					   "policy does not allow",
-					   bpf_program__name(prog));
+			return reply_error(
+				r, PROTO_E_DENIED, EPERM,
+				"program \"%s\" calls a kfunc after relocation, which your "
+				"policy does not allow",
+				bpf_program__name(prog));
 		if (n > j->grant->limits.max_insns_per_program)
-			return reply_error(r, PROTO_E_DENIED, E2BIG,
-					   "program \"%s\" has %zu instructions after relocation, over "
-					   "your limit of %llu",
-					   bpf_program__name(prog), n,
-					   (unsigned long long)j->grant->limits.max_insns_per_program);
+			return reply_error(
+				r, PROTO_E_DENIED, E2BIG,
+				"program \"%s\" has %zu instructions after relocation, over "
+				"your limit of %llu",
+				bpf_program__name(prog), n,
+				(unsigned long long)j->grant->limits.max_insns_per_program);
 	}
 	return 1;
 }
@@ -715,9 +727,9 @@ static int job_load(struct job *j, struct reply *r)
 			    libbpf_last_line(msg, sizeof(msg)));
 		e = reply_error_obj(r);
 		if (e && log_len > 0)
-			json_object_object_add(e, "verifier_log",
-					       json_object_new_string_len(j->verifier_log,
-									  (int)log_len));
+			json_object_object_add(
+				e, "verifier_log",
+				json_object_new_string_len(j->verifier_log, (int)log_len));
 		return 0;
 	}
 	return job_post_load_check(j, r);
@@ -726,7 +738,7 @@ static int job_load(struct job *j, struct reply *r)
 /* An fd for the map with exactly the granted access, checked after opening. */
 static int open_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
 {
-	static const cap_value_t sys_admin[] = { CAP_SYS_ADMIN };
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
 	int fd, k, want;
@@ -760,8 +772,8 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 {
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
-		struct bpf_program *prog = bpf_object__find_program_by_name(j->obj,
-									    j->desc.programs[i].name);
+		struct bpf_program *prog =
+			bpf_object__find_program_by_name(j->obj, j->desc.programs[i].name);
 		struct bpf_prog_info info = {};
 		uint32_t len = sizeof(info);
 		char tag[2 * BPF_TAG_SIZE + 1];
@@ -807,11 +819,10 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 		fd = open_map_fd(bpf_map__fd(map), j->verdict.map_access[i], &id);
 		idx = fd < 0 ? fd : reply_add_fd(r, fd);
 		if (idx < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -idx,
-					   "cannot open map \"%s\" with %s access: %s",
-					   j->desc.maps[i].name,
-					   map_access_to_string(j->verdict.map_access[i]),
-					   strerror(-idx));
+			return reply_error(
+				r, PROTO_E_INTERNAL, -idx,
+				"cannot open map \"%s\" with %s access: %s", j->desc.maps[i].name,
+				map_access_to_string(j->verdict.map_access[i]), strerror(-idx));
 		json_object_object_add(o, "id", json_object_new_int64(id));
 		json_object_object_add(o, "fd", json_object_new_int(idx));
 	}
@@ -902,7 +913,7 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *jobmsg,
 		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
 {
-	struct job j = { .policy = policy, .cfg = cfg };
+	struct job j = {.policy = policy, .cfg = cfg};
 	struct reply r = {};
 	int k;
 
@@ -910,7 +921,8 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
 	job_done(&j);
 	close_many(fds, n_fds);
-	if (k < 0 && reply_error(&r, PROTO_E_INTERNAL, -k, "the broker failed: %s", strerror(-k)) < 0)
+	if (k < 0 &&
+	    reply_error(&r, PROTO_E_INTERNAL, -k, "the broker failed: %s", strerror(-k)) < 0)
 		return -ENOMEM;
 	if (!r.body) {
 		reply_done(&r);

@@ -51,7 +51,8 @@ static void help(void)
 	       "  --policy-dir DIR           policy drop-in directory (default %s)\n"
 	       "  --pin-root DIR             bpffs directory for per-user pins (default %s)\n"
 	       "  --workers N                loads handled at once (default: number of CPUs)\n"
-	       "  --timeout SEC              limit for one load, the worker is killed after (default 60)\n"
+	       "  --timeout SEC              limit for one load, the worker is killed after "
+	       "(default 60)\n"
 	       "  --max-connections N        connections in total (default 1024)\n"
 	       "  --max-connections-per-uid N  connections per client uid (default 64)\n"
 	       "  --check-config             parse the policy, report problems, and exit\n"
@@ -75,19 +76,27 @@ static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *r
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_SOCKET = 256, OPT_POLICY_DIR, OPT_PIN_ROOT, OPT_WORKERS, OPT_TIMEOUT,
-	       OPT_MAXCONN, OPT_MAXCONN_UID, OPT_CHECK };
+	enum {
+		OPT_SOCKET = 256,
+		OPT_POLICY_DIR,
+		OPT_PIN_ROOT,
+		OPT_WORKERS,
+		OPT_TIMEOUT,
+		OPT_MAXCONN,
+		OPT_MAXCONN_UID,
+		OPT_CHECK
+	};
 	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "policy-dir", required_argument, NULL, OPT_POLICY_DIR },
-		{ "pin-root", required_argument, NULL, OPT_PIN_ROOT },
-		{ "workers", required_argument, NULL, OPT_WORKERS },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "max-connections", required_argument, NULL, OPT_MAXCONN },
-		{ "max-connections-per-uid", required_argument, NULL, OPT_MAXCONN_UID },
-		{ "check-config", no_argument, NULL, OPT_CHECK },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
+		{"socket", required_argument, NULL, OPT_SOCKET},
+		{"policy-dir", required_argument, NULL, OPT_POLICY_DIR},
+		{"pin-root", required_argument, NULL, OPT_PIN_ROOT},
+		{"workers", required_argument, NULL, OPT_WORKERS},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+		{"max-connections", required_argument, NULL, OPT_MAXCONN},
+		{"max-connections-per-uid", required_argument, NULL, OPT_MAXCONN_UID},
+		{"check-config", no_argument, NULL, OPT_CHECK},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
 		{},
 	};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -293,7 +302,7 @@ int main(int argc, char **argv)
 			.max_workers = d.opt.workers,
 			.job_timeout_usec = (uint64_t)d.opt.timeout_sec * 1000000,
 			.policy = &current_policy,
-			.load = { .pin_root = d.opt.pin_root },
+			.load = {.pin_root = d.opt.pin_root},
 		};
 		struct server_config sc = {
 			.max_connections = d.opt.max_connections,

@@ -114,8 +114,10 @@ static json_object *identity_json(const struct conn *c)
 
 static struct policy_identity conn_identity(const struct conn *c)
 {
-	return (struct policy_identity){ .uid = c->cred.uid, .gid = c->cred.gid,
-					 .groups = c->groups, .n_groups = c->n_groups };
+	return (struct policy_identity){.uid = c->cred.uid,
+					.gid = c->cred.gid,
+					.groups = c->groups,
+					.n_groups = c->n_groups};
 }
 
 static void conn_set_busy(struct conn *c, bool busy)
@@ -136,7 +138,8 @@ static void on_job_done(void *userdata, struct proto_msg *reply, int error)
 		if (k >= 0)
 			k = conn_send(c, reply->json, reply->fds, reply->n_fds);
 	} else if (error == -ETIME) {
-		snprintf(buf, sizeof(buf), "the request ran over the broker's limit of %llu s and was stopped",
+		snprintf(buf, sizeof(buf),
+			 "the request ran over the broker's limit of %llu s and was stopped",
 			 (unsigned long long)(c->server->cfg.job_timeout_usec / 1000000));
 		k = conn_send_error(c, c->job_id, PROTO_E_TIMEOUT, ETIME, buf);
 	} else {
@@ -246,8 +249,8 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 	k = proto_request_check(msg->json, &id, &method, &params, &error);
 	if (k < 0)
 		return conn_send_error(c, id,
-				       k == -EPROTONOSUPPORT ? PROTO_E_VERSION : PROTO_E_INVALID, -k,
-				       error);
+				       k == -EPROTONOSUPPORT ? PROTO_E_VERSION : PROTO_E_INVALID,
+				       -k, error);
 	if (strcmp(method, "load") == 0)
 		return handle_load(c, id, params, msg);
 	if (msg->n_fds > 0) {
@@ -292,7 +295,7 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 	if (k < 0) {
 		/* Framing is per packet, so a bad one doesn't desynchronize the stream. */
 		k = conn_send_error(c, 0,
-				    k == -EMSGSIZE	   ? PROTO_E_TOO_LARGE
+				    k == -EMSGSIZE	 ? PROTO_E_TOO_LARGE
 				    : k == -ETOOMANYREFS ? PROTO_E_FDS
 							 : PROTO_E_INVALID,
 				    -k, error ? error : strerror(-k));
@@ -387,7 +390,8 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	    server_conns_of_uid(s, c->cred.uid) > s->cfg.max_connections_per_uid) {
 		char buf[128];
 
-		snprintf(buf, sizeof(buf), "too many connections (at most %u in total, %u per user)",
+		snprintf(buf, sizeof(buf),
+			 "too many connections (at most %u in total, %u per user)",
 			 s->cfg.max_connections, s->cfg.max_connections_per_uid);
 		conn_send_error(c, 0, PROTO_E_BUSY, EUSERS, buf);
 		conn_free(c);
@@ -425,7 +429,7 @@ int server_listen_fd(struct server *s, int fd)
 
 int server_listen_path(struct server *s, const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	_cleanup_free_ char *dir = strdup(path);
 	_cleanup_close_ int fd = -1;
 	struct stat st;

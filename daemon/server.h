@@ -12,9 +12,9 @@
 #include "worker.h"
 
 struct server_config {
-	unsigned max_connections;         /* in total */
+	unsigned max_connections; /* in total */
 	unsigned max_connections_per_uid; /* per client uid */
-	uint64_t job_timeout_usec;        /* for the message of a timed-out load */
+	uint64_t job_timeout_usec; /* for the message of a timed-out load */
 	const struct policy *const *policy;
 };
 

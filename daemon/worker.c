@@ -24,7 +24,7 @@ struct worker {
 	int sock;
 	sd_event_source *io, *child, *timer;
 	struct worker_job *job; /* running job, NULL when idle or finished */
-	bool idle;              /* waiting for a job */
+	bool idle; /* waiting for a job */
 	bool timed_out;
 	struct worker *prev, *next; /* in pool->workers */
 };
@@ -67,7 +67,7 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 	json_object *body = NULL;
 	_cleanup_free_ int *fds = NULL;
 	size_t n_fds = 0;
-	struct pollfd pfd = { .fd = WORKER_FD, .events = POLLIN };
+	struct pollfd pfd = {.fd = WORKER_FD, .events = POLLIN};
 	sigset_t none;
 	int k;
 
@@ -103,8 +103,9 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 		_exit(EXIT_FAILURE);
 	k = proto_send(WORKER_FD, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);
 	if (k == -EMSGSIZE) {
-		json_object *e = proto_error_new(0, PROTO_E_TOO_LARGE, EMSGSIZE,
-						 "the reply would exceed the protocol's size limit");
+		json_object *e =
+			proto_error_new(0, PROTO_E_TOO_LARGE, EMSGSIZE,
+					"the reply would exceed the protocol's size limit");
 
 		k = e ? proto_send(WORKER_FD, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;
 	}
@@ -176,7 +177,8 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 		return 0;
 	j = worker_release_job(w);
 	if (k < 0)
-		log_error("worker %d sent a bad reply: %s", (int)w->pid, error ? error : strerror(-k));
+		log_error("worker %d sent a bad reply: %s", (int)w->pid,
+			  error ? error : strerror(-k));
 	if (j) {
 		j->done(j->userdata, k > 0 ? &msg : NULL, k > 0 ? 0 : k == 0 ? -EPIPE : k);
 		job_free(j);
@@ -337,7 +339,8 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 		k = worker_start_job(w, j);
 		if (k < 0) {
 			/* That worker is gone; the job goes back to the front for the next one. */
-			log_warning("cannot hand a job to worker %d: %s", (int)w->pid, strerror(-k));
+			log_warning("cannot hand a job to worker %d: %s", (int)w->pid,
+				    strerror(-k));
 			j->next = p->queue;
 			p->queue = j;
 			if (!j->next)
@@ -360,8 +363,12 @@ int worker_pool_submit(struct worker_pool *p, json_object *msg, int *fds, size_t
 		free(fds);
 		return -ENOMEM;
 	}
-	*j = (struct worker_job){ .pool = p, .msg = msg, .fds = fds, .n_fds = n_fds,
-				  .done = done, .userdata = userdata };
+	*j = (struct worker_job){.pool = p,
+				 .msg = msg,
+				 .fds = fds,
+				 .n_fds = n_fds,
+				 .done = done,
+				 .userdata = userdata};
 	*p->queue_tail = j;
 	p->queue_tail = &j->next;
 	pool_schedule(p);
@@ -417,8 +424,7 @@ unsigned worker_pool_n_busy(const struct worker_pool *p)
 	return p->n_busy;
 }
 
-int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg,
-		    struct worker_pool **ret)
+int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg, struct worker_pool **ret)
 {
 	struct worker_pool *p = calloc(1, sizeof(*p));
 	int k;

@@ -20,7 +20,7 @@ struct worker_job;
 typedef void (*worker_done_fn)(void *userdata, struct proto_msg *reply, int error);
 
 struct worker_pool_config {
-	unsigned max_workers;      /* jobs running at once */
+	unsigned max_workers; /* jobs running at once */
 	uint64_t job_timeout_usec; /* a worker running longer is killed */
 	const struct policy *const *policy; /* current policy, inherited by workers at fork */
 	struct load_config load;

@@ -18,19 +18,20 @@ enum helper_class {
 	HELPER_CLASS_WRITE_GLOBAL_LOGS,
 	HELPER_CLASS_SIGNAL,
 	HELPER_CLASS_OVERRIDE_RETURN,
-	HELPER_CLASS_KFUNC,   /* any kfunc call (BPF_PSEUDO_KFUNC_CALL) */
+	HELPER_CLASS_KFUNC, /* any kfunc call (BPF_PSEUDO_KFUNC_CALL) */
 	HELPER_CLASS_UNKNOWN, /* a helper id this table does not know */
 	/* Further classes, documented in policy/HELPERS.md. */
-	HELPER_CLASS_CURRENT_TASK,   /* pid/tgid, uid/gid, comm, cgroup ids, CPU of the current task */
-	HELPER_CLASS_NET_READ,       /* read packets, socket identity, routes, socket lookups */
-	HELPER_CLASS_NET_MODIFY,     /* rewrite packets, checksums, headers, skb metadata */
-	HELPER_CLASS_REDIRECT,       /* steer packets, messages or connections elsewhere */
-	HELPER_CLASS_PERF_EVENT,     /* perf event output and counters */
-	HELPER_CLASS_SYSCTL,         /* read and rewrite sysctl accesses */
+	HELPER_CLASS_CURRENT_TASK, /* pid/tgid, uid/gid, comm, cgroup ids, CPU of the current task
+				    */
+	HELPER_CLASS_NET_READ, /* read packets, socket identity, routes, socket lookups */
+	HELPER_CLASS_NET_MODIFY, /* rewrite packets, checksums, headers, skb metadata */
+	HELPER_CLASS_REDIRECT, /* steer packets, messages or connections elsewhere */
+	HELPER_CLASS_PERF_EVENT, /* perf event output and counters */
+	HELPER_CLASS_SYSCTL, /* read and rewrite sysctl accesses */
 	HELPER_CLASS_SOCKET_OPTIONS, /* set/getsockopt, sock_ops, TCP header options, syncookies */
-	HELPER_CLASS_SECURITY,       /* IMA hashes, exec (bprm) options */
-	HELPER_CLASS_SYSCALL,        /* bpf(2), close(2), BTF lookups (BPF_PROG_TYPE_SYSCALL) */
-	HELPER_CLASS_INJECT_INPUT,   /* report key presses and pointer motion (lirc programs) */
+	HELPER_CLASS_SECURITY, /* IMA hashes, exec (bprm) options */
+	HELPER_CLASS_SYSCALL, /* bpf(2), close(2), BTF lookups (BPF_PROG_TYPE_SYSCALL) */
+	HELPER_CLASS_INJECT_INPUT, /* report key presses and pointer motion (lirc programs) */
 	_HELPER_CLASS_MAX,
 	_HELPER_CLASS_INVALID = -EINVAL,
 };
@@ -38,7 +39,8 @@ enum helper_class {
 typedef uint64_t helper_class_mask_t;
 #define HELPER_CLASS_BIT(c) ((helper_class_mask_t)1 << (c))
 
-/* Class of a helper id (the value of BPF_FUNC_xxx). HELPER_CLASS_UNKNOWN for ids not in the table. */
+/* Class of a helper id (the value of BPF_FUNC_xxx). HELPER_CLASS_UNKNOWN for ids not in the table.
+ */
 enum helper_class helper_classify(int helper_id);
 
 /* "bpf_probe_read_kernel" for BPF_FUNC_probe_read_kernel, NULL if unknown. */

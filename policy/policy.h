@@ -31,7 +31,7 @@ enum map_access {
 	MAP_ACCESS_RW = 3, /* == RO | WO, so access modes combine with | */
 };
 
-const char *map_access_to_string(enum map_access a);         /* "none", "ro", "wo", "rw" */
+const char *map_access_to_string(enum map_access a); /* "none", "ro", "wo", "rw" */
 int map_access_from_string(const char *s, enum map_access *ret); /* 0 or -EINVAL */
 
 /* Built-in defaults for limits a rule leaves out. */
@@ -53,7 +53,7 @@ int map_access_from_string(const char *s, enum map_access *ret); /* 0 or -EINVAL
 struct policy_limits {
 	uint64_t max_object_bytes;
 	uint64_t max_insns_per_program; /* after subprograms are appended */
-	uint64_t max_programs;          /* programs that load */
+	uint64_t max_programs; /* programs that load */
 	uint64_t max_maps;
 	uint64_t max_map_entries; /* per map, after --map-size */
 };
@@ -65,17 +65,17 @@ struct policy_map_pattern {
 
 /* The effective grant for one client: all matching rules combined. */
 struct policy_grant {
-	bool matched;                       /* false: no rule matched, nothing allowed */
-	uint64_t program_types;             /* bit (1 << enum bpf_prog_type) */
-	uint64_t program_fd_types;          /* types whose prog fds are handed out (attach rights) */
+	bool matched; /* false: no rule matched, nothing allowed */
+	uint64_t program_types; /* bit (1 << enum bpf_prog_type) */
+	uint64_t program_fd_types; /* types whose prog fds are handed out (attach rights) */
 	helper_class_mask_t helper_classes; /* HELPER_CLASS_BIT() */
-	bool pinning;                       /* may use LIBBPF_PIN_BY_NAME maps */
+	bool pinning; /* may use LIBBPF_PIN_BY_NAME maps */
 	struct policy_limits limits;
 	/* Per matching rule, its map patterns in order; used by policy_grant_map_access(). */
 	struct policy_grant_maps {
 		struct policy_map_pattern *patterns;
 		size_t n_patterns;
-	} *map_rules;
+	} * map_rules;
 	size_t n_map_rules;
 	char **sources; /* "FILE:rules[N]" of each matching rule, for display */
 	size_t n_sources;
@@ -84,8 +84,9 @@ struct policy_grant {
 
 /* Program types whose fd is always handed out: attaching them needs resources
  * the holder already owns (its own socket), see policy_grant_prog_fd(). */
-#define POLICY_ALWAYS_FD_TYPES ((1ull << 1 /* BPF_PROG_TYPE_SOCKET_FILTER */) | \
-				(1ull << 21 /* BPF_PROG_TYPE_SK_REUSEPORT */))
+#define POLICY_ALWAYS_FD_TYPES                                                                     \
+	((1ull << 1 /* BPF_PROG_TYPE_SOCKET_FILTER */) |                                           \
+	 (1ull << 21 /* BPF_PROG_TYPE_SK_REUSEPORT */))
 
 /* Who is asking, as the kernel told us (SO_PEERCRED, SO_PEERGROUPS). */
 struct policy_identity {
@@ -135,11 +136,11 @@ const char *policy_prog_type_to_string(int prog_type);
 
 struct object_program {
 	char *name;
-	int prog_type;   /* enum bpf_prog_type */
+	int prog_type; /* enum bpf_prog_type */
 	int attach_type; /* enum bpf_attach_type */
-	bool load;       /* false: not selected for loading, not checked */
+	bool load; /* false: not selected for loading, not checked */
 	uint32_t insn_cnt; /* including reachable subprograms */
-	int *helpers;      /* helper ids called, sorted, unique, subprograms and callbacks included */
+	int *helpers; /* helper ids called, sorted, unique, subprograms and callbacks included */
 	size_t n_helpers;
 	char **kfuncs; /* kfunc names called */
 	size_t n_kfuncs;
@@ -168,24 +169,22 @@ struct verdict_item {
 };
 
 struct policy_verdict {
-	bool allowed;               /* everything below allowed */
+	bool allowed; /* everything below allowed */
 	struct verdict_item object; /* object-level limits (size, program and map counts) */
 	struct verdict_item *programs; /* parallel to desc->programs */
-	struct verdict_item *maps;     /* parallel to desc->maps */
-	enum map_access *map_access;   /* parallel to desc->maps: the mode fds are opened with */
-	bool *prog_fd;                 /* parallel to desc->programs: whether the fd is handed out */
+	struct verdict_item *maps; /* parallel to desc->maps */
+	enum map_access *map_access; /* parallel to desc->maps: the mode fds are opened with */
+	bool *prog_fd; /* parallel to desc->programs: whether the fd is handed out */
 	size_t n_programs, n_maps;
 };
 
 /*
  * Decide on d under g. Reasons are specific, e.g.
- *   program "trace_open" calls bpf_probe_read_kernel (class read_kernel_memory), which your policy does not allow
- *   program "x" has type kprobe, which your policy does not allow
- *   program "x" has 5000 instructions, over your limit of 4096
- *   map "big" has 1000000 entries, over your limit of 65536
- *   map "pins" is pinned by name, which your policy does not allow
- *   program "x" calls kfunc bpf_foo (class kfunc), which your policy does not allow
- * Returns 0 (the verdict says allowed or not) or -ENOMEM.
+ *   program "trace_open" calls bpf_probe_read_kernel (class read_kernel_memory), which your policy
+ * does not allow program "x" has type kprobe, which your policy does not allow program "x" has 5000
+ * instructions, over your limit of 4096 map "big" has 1000000 entries, over your limit of 65536 map
+ * "pins" is pinned by name, which your policy does not allow program "x" calls kfunc bpf_foo (class
+ * kfunc), which your policy does not allow Returns 0 (the verdict says allowed or not) or -ENOMEM.
  */
 int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 		  struct policy_verdict *ret);

@@ -51,7 +51,7 @@ int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t 
 	size_t len;
 	const char *text = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len);
 	struct iovec iov;
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	_cleanup_free_ void *control = NULL;
 	ssize_t n;
 
@@ -61,7 +61,7 @@ int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t 
 		return -EMSGSIZE;
 	if (n_fds > PROTO_MAX_REPLY_FDS)
 		return -ETOOMANYREFS;
-	iov = (struct iovec){ .iov_base = (void *)text, .iov_len = len };
+	iov = (struct iovec){.iov_base = (void *)text, .iov_len = len};
 
 	if (n_fds > 0) {
 		struct cmsghdr *cmsg;
@@ -128,7 +128,7 @@ int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret
 	/* Room for one fd more than allowed, so surplus fds show up without MSG_CTRUNC. */
 	size_t control_len = CMSG_SPACE(sizeof(int) * (max_fds + 1));
 	_cleanup_free_ void *control = calloc(1, control_len);
-	struct iovec iov = { .iov_base = buf, .iov_len = max_bytes + 1 };
+	struct iovec iov = {.iov_base = buf, .iov_len = max_bytes + 1};
 	struct msghdr mh = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
@@ -166,7 +166,8 @@ int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret
 		goto fail;
 	}
 	if ((mh.msg_flags & MSG_TRUNC) || (size_t)n > max_bytes) {
-		set_error(error, "message of %zd bytes exceeds the limit of %zu bytes", n, max_bytes);
+		set_error(error, "message of %zd bytes exceeds the limit of %zu bytes", n,
+			  max_bytes);
 		r = -EMSGSIZE;
 		goto fail;
 	}
@@ -302,8 +303,7 @@ int proto_get_bool(json_object *o, const char *key, bool required, bool *ret, ch
 
 int proto_check_keys(json_object *o, const char *what, const char *const *allowed, char **error)
 {
-	json_object_object_foreach(o, key, val)
-	{
+	json_object_object_foreach (o, key, val) {
 		bool known = false;
 
 		(void)val;
@@ -321,7 +321,7 @@ int proto_check_keys(json_object *o, const char *what, const char *const *allowe
 int proto_request_check(json_object *msg, int64_t *ret_id, const char **ret_method,
 			json_object **ret_params, char **error)
 {
-	static const char *const keys[] = { PROTO_VERSION_KEY, "id", "method", "params", NULL };
+	static const char *const keys[] = {PROTO_VERSION_KEY, "id", "method", "params", NULL};
 	int64_t version = 0, id = 0;
 	const char *method;
 	json_object *params = NULL;
@@ -331,7 +331,8 @@ int proto_request_check(json_object *msg, int64_t *ret_id, const char **ret_meth
 	if (r < 0)
 		return r;
 	if (version != PROTO_VERSION) {
-		set_error(error, "protocol version %" PRId64 " is not supported (this broker speaks %d)",
+		set_error(error,
+			  "protocol version %" PRId64 " is not supported (this broker speaks %d)",
 			  version, PROTO_VERSION);
 		return -EPROTONOSUPPORT;
 	}
@@ -368,7 +369,8 @@ static json_object *stamp(json_object *o, int64_t id)
 
 int proto_reply_stamp(json_object *body, int64_t id)
 {
-	if (json_object_object_add(body, PROTO_VERSION_KEY, json_object_new_int(PROTO_VERSION)) < 0 ||
+	if (json_object_object_add(body, PROTO_VERSION_KEY, json_object_new_int(PROTO_VERSION)) <
+		    0 ||
 	    json_object_object_add(body, "id", json_object_new_int64(id)) < 0)
 		return -ENOMEM;
 	return 0;
@@ -475,7 +477,7 @@ static int item_error(char **error, const char *key, size_t i, int r)
 
 static int decode_globals(json_object *params, struct proto_load_request *req, char **error)
 {
-	static const char *const keys[] = { "name", "value", NULL };
+	static const char *const keys[] = {"name", "value", NULL};
 	json_object *a;
 	size_t n;
 	int r = get_array(params, "globals", &a, &n, error);
@@ -509,7 +511,7 @@ static int decode_globals(json_object *params, struct proto_load_request *req, c
 
 static int decode_map_sizes(json_object *params, struct proto_load_request *req, char **error)
 {
-	static const char *const keys[] = { "name", "max_entries", NULL };
+	static const char *const keys[] = {"name", "max_entries", NULL};
 	json_object *a;
 	size_t n;
 	int r = get_array(params, "map_sizes", &a, &n, error);
@@ -553,7 +555,7 @@ static int dup_optional(json_object *o, const char *key, char **ret, char **erro
 
 static int decode_programs(json_object *params, struct proto_load_request *req, char **error)
 {
-	static const char *const keys[] = { "name", "type", "attach_type", NULL };
+	static const char *const keys[] = {"name", "type", "attach_type", NULL};
 	json_object *a;
 	size_t n;
 	int r = get_array(params, "programs", &a, &n, error);
@@ -584,8 +586,8 @@ static int decode_programs(json_object *params, struct proto_load_request *req, 
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
 			      char **error)
 {
-	static const char *const keys[] = { "object_fd", "object_name", "check_only", "globals",
-					    "map_sizes", "programs", NULL };
+	static const char *const keys[] = {"object_fd", "object_name", "check_only", "globals",
+					   "map_sizes", "programs",    NULL};
 	struct proto_load_request req = {};
 	int64_t fd_index = -1;
 	int r;
@@ -597,11 +599,13 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 	r = proto_check_keys(params, "load", keys, error);
 	if (r < 0)
 		return r;
-	r = proto_get_int(params, "object_fd", true, 0, PROTO_MAX_REQUEST_FDS - 1, &fd_index, error);
+	r = proto_get_int(params, "object_fd", true, 0, PROTO_MAX_REQUEST_FDS - 1, &fd_index,
+			  error);
 	if (r < 0)
 		return r;
 	if ((size_t)fd_index >= n_fds) {
-		set_error(error, "\"object_fd\" refers to fd %" PRId64 " but the message carries %zu",
+		set_error(error,
+			  "\"object_fd\" refers to fd %" PRId64 " but the message carries %zu",
 			  fd_index, n_fds);
 		return -EBADF;
 	}
@@ -639,10 +643,11 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		a = json_object_new_array();
 		for (size_t i = 0; i < r->n_globals; i++) {
 			json_object *g = json_object_new_object();
-			_cleanup_free_ char *hex = proto_hex_encode(r->globals[i].value,
-								    r->globals[i].size);
+			_cleanup_free_ char *hex =
+				proto_hex_encode(r->globals[i].value, r->globals[i].size);
 
-			json_object_object_add(g, "name", json_object_new_string(r->globals[i].name));
+			json_object_object_add(g, "name",
+					       json_object_new_string(r->globals[i].name));
 			json_object_object_add(g, "value", json_object_new_string(hex ? hex : ""));
 			json_object_array_add(a, g);
 		}
@@ -666,7 +671,8 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		for (size_t i = 0; i < r->n_programs; i++) {
 			json_object *p = json_object_new_object();
 
-			json_object_object_add(p, "name", json_object_new_string(r->programs[i].name));
+			json_object_object_add(p, "name",
+					       json_object_new_string(r->programs[i].name));
 			if (r->programs[i].type)
 				json_object_object_add(p, "type",
 						       json_object_new_string(r->programs[i].type));

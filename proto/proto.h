@@ -84,7 +84,8 @@ json_object *proto_error_new(int64_t id, const char *code, int err, const char *
 int proto_reply_stamp(json_object *body, int64_t id);
 
 /* Typed access with clear errors; *error names the key. */
-int proto_get_string(json_object *o, const char *key, bool required, const char **ret, char **error);
+int proto_get_string(json_object *o, const char *key, bool required, const char **ret,
+		     char **error);
 int proto_get_int(json_object *o, const char *key, bool required, int64_t min, int64_t max,
 		  int64_t *ret, char **error);
 int proto_get_bool(json_object *o, const char *key, bool required, bool *ret, char **error);
@@ -106,14 +107,14 @@ struct proto_map_size {
 
 struct proto_program_select {
 	char *name;
-	char *type;        /* libbpf program type name, or NULL to keep */
+	char *type; /* libbpf program type name, or NULL to keep */
 	char *attach_type; /* libbpf attach type name, or NULL to keep */
 };
 
 struct proto_load_request {
-	size_t object_fd;  /* index into the message's fds */
+	size_t object_fd; /* index into the message's fds */
 	char *object_name; /* optional, for libbpf's object name and logs */
-	bool check_only;   /* decide, but don't load */
+	bool check_only; /* decide, but don't load */
 	struct proto_global *globals;
 	size_t n_globals;
 	struct proto_map_size *map_sizes;

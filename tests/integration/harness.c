@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct harness H = { .daemon = -1 };
+struct harness H = {.daemon = -1};
 
 const char *harness_object(const char *name)
 {
@@ -43,7 +43,7 @@ int harness_write_policy(const char *name, const char *json)
 
 static bool daemon_accepts(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	bool ok;
 
@@ -60,7 +60,8 @@ int harness_init(void)
 	const char *build = getenv("BPFBROKER_BUILD_DIR");
 
 	if (!bpf || !build) {
-		fprintf(stderr, "BPFBROKER_TEST_BPF_DIR and BPFBROKER_BUILD_DIR must be set (meson test does)\n");
+		fprintf(stderr, "BPFBROKER_TEST_BPF_DIR and BPFBROKER_BUILD_DIR must be set (meson "
+				"test does)\n");
 		return -EINVAL;
 	}
 	if (geteuid() != 0) {
@@ -77,7 +78,8 @@ int harness_init(void)
 		chmod(H.dir, 0755);
 		snprintf(H.socket, sizeof(H.socket), "%s/broker.sock", H.dir);
 		snprintf(H.policy_dir, sizeof(H.policy_dir), "%s/policy.d", H.dir);
-		snprintf(H.pin_root, sizeof(H.pin_root), "/sys/fs/bpf/bpfbroker-test-%d", (int)getpid());
+		snprintf(H.pin_root, sizeof(H.pin_root), "/sys/fs/bpf/bpfbroker-test-%d",
+			 (int)getpid());
 		if (mkdir(H.policy_dir, 0755) < 0)
 			return -errno;
 	}
@@ -147,7 +149,8 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 		return -errno;
 	if (pid == 0) {
 		/* Order matters: groups and gid while still root, uid last; then re-check. */
-		if (setgroups(u->n_groups, u->groups) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
+		if (setgroups(u->n_groups, u->groups) < 0 ||
+		    setresgid(u->gid, u->gid, u->gid) < 0 ||
 		    setresuid(u->uid, u->uid, u->uid) < 0) {
 			perror("dropping privileges");
 			_exit(120);

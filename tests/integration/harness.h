@@ -10,11 +10,11 @@
 #include <sys/types.h>
 
 struct harness {
-	char dir[256];      /* temp dir: policy.d/, socket */
+	char dir[64]; /* temp dir: policy.d/, socket */
 	char socket[100];
 	char policy_dir[300];
 	char pin_root[300]; /* on bpffs, removed at the end */
-	char bpf_dir[256];  /* built test objects */
+	char bpf_dir[256]; /* built test objects */
 	char build_dir[256];
 	pid_t daemon;
 };

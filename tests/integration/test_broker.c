@@ -5,10 +5,12 @@
  * a client that would profit from breaking it.
  */
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -26,15 +28,17 @@
 #include "proto/proto.h"
 
 #define UID_NOBODY 65534
-#define UID_TRACER 4242   /* may load tracing types, fds withheld */
+#define UID_TRACER 4242 /* may load tracing types, fds withheld */
 #define UID_ATTACHER 4243 /* granted raw_tracepoint fds */
 #define UID_STRANGER 4244 /* no rule matches */
-#define UID_GROUPIE 4245  /* matches only through a supplementary group */
+#define UID_GROUPIE 4245 /* matches only through a supplementary group */
+#define UID_MAPPED 100500 /* inside a container's mapped range */
 
-static const struct user nobody = { UID_NOBODY, UID_NOBODY };
-static const struct user tracer = { UID_TRACER, UID_TRACER };
-static const struct user attacher = { UID_ATTACHER, UID_ATTACHER };
-static const struct user stranger = { UID_STRANGER, UID_STRANGER };
+static const struct user nobody = {UID_NOBODY, UID_NOBODY};
+static const struct user tracer = {UID_TRACER, UID_TRACER};
+static const struct user attacher = {UID_ATTACHER, UID_ATTACHER};
+static const struct user stranger = {UID_STRANGER, UID_STRANGER};
+static const struct user mapped = {UID_MAPPED, UID_MAPPED};
 static gid_t group_gid;
 
 static int connect_broker(struct bpfbroker **b)
@@ -188,7 +192,8 @@ static void test_objects_die_with_client(void **state)
 static int client_denials(void *arg)
 {
 	if (expect_denied("rawtp", PROTO_E_DENIED,
-			  "program \"rawtp_count\" has type raw_tracepoint, which your policy does not allow"))
+			  "program \"rawtp_count\" has type raw_tracepoint, which your policy does "
+			  "not allow"))
 		return 1;
 	/* The helper sits only in a subprogram in .text. */
 	if (expect_denied("subprog_kernel", PROTO_E_DENIED,
@@ -253,8 +258,8 @@ static int client_groupie(void *arg)
 
 static void test_group_rule(void **state)
 {
-	struct user with = { UID_GROUPIE, UID_GROUPIE, &group_gid, 1 };
-	struct user without = { UID_GROUPIE, UID_GROUPIE, NULL, 0 };
+	struct user with = {UID_GROUPIE, UID_GROUPIE, &group_gid, 1};
+	struct user without = {UID_GROUPIE, UID_GROUPIE, NULL, 0};
 	bool yes = true, no = false;
 
 	assert_int_equal(harness_as_user(&with, client_groupie, &yes), 0);
@@ -374,13 +379,17 @@ static void test_pins_are_per_user(void **state)
 static int client_configure(void *arg)
 {
 	static const __u64 cfg_value = 0x1122334455667788ull;
-	struct bpfbroker_global globals[] = { { "cfg_value", &cfg_value, sizeof(cfg_value) } };
-	struct bpfbroker_map_size sizes[] = { { "sized_later", 4 } };
-	struct bpfbroker_program_select progs[] = { { "cfg_prog", NULL, NULL },
-						    { "custom_prog", "socket_filter", NULL } };
-	struct bpfbroker_load_opts opts = { .sz = sizeof(opts), .globals = globals, .n_globals = 1,
-					    .map_sizes = sizes, .n_map_sizes = 1,
-					    .programs = progs, .n_programs = 2 };
+	struct bpfbroker_global globals[] = {{"cfg_value", &cfg_value, sizeof(cfg_value)}};
+	struct bpfbroker_map_size sizes[] = {{"sized_later", 4}};
+	struct bpfbroker_program_select progs[] = {{"cfg_prog", NULL, NULL},
+						   {"custom_prog", "socket_filter", NULL}};
+	struct bpfbroker_load_opts opts = {.sz = sizeof(opts),
+					   .globals = globals,
+					   .n_globals = 1,
+					   .map_sizes = sizes,
+					   .n_map_sizes = 1,
+					   .programs = progs,
+					   .n_programs = 2};
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
 	const struct bpfbroker_map *sized, *rodata = NULL;
@@ -389,9 +398,9 @@ static int client_configure(void *arg)
 	int k;
 
 	/* Without a type, custom_prog's unknown section is an error that says what to do. */
-	struct bpfbroker_program_select bare[] = { { "custom_prog", NULL, NULL } };
-	struct bpfbroker_load_opts bare_opts = { .sz = sizeof(opts), .programs = bare,
-						 .n_programs = 1 };
+	struct bpfbroker_program_select bare[] = {{"custom_prog", NULL, NULL}};
+	struct bpfbroker_load_opts bare_opts = {
+		.sz = sizeof(opts), .programs = bare, .n_programs = 1};
 
 	k = load("configurable", &bare_opts, &res, &err);
 	CHECK(k < 0 && err && strstr(err->message, "--program custom_prog:TYPE"),
@@ -449,7 +458,7 @@ static void test_verifier_log(void **state)
 
 static int raw_connect(void)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
@@ -464,8 +473,8 @@ static const char *raw_exchange(int sock, const void *buf, size_t len, int fd, s
 	static char code[64];
 	int fds[16];
 	char control[CMSG_SPACE(sizeof(fds))] = {};
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	struct proto_msg reply = {};
 	json_object *e;
 	const char *c = NULL;
@@ -509,7 +518,8 @@ static const char *raw_exchange(int sock, const void *buf, size_t len, int fd, s
 static int client_hostile(void *arg)
 {
 	static char big[PROTO_MAX_REQUEST_BYTES + 100];
-	const char *load_req = "{\"bpfbroker\":1,\"id\":3,\"method\":\"load\",\"params\":{\"object_fd\":0}}";
+	const char *load_req =
+		"{\"bpfbroker\":1,\"id\":3,\"method\":\"load\",\"params\":{\"object_fd\":0}}";
 	int sock = raw_connect(), obj = open(harness_object("counter"), O_RDONLY | O_CLOEXEC);
 	int pfd[2];
 	const char *c;
@@ -522,25 +532,32 @@ static int client_hostile(void *arg)
 
 	c = raw_exchange(sock, "garbage", 7, -1, 0);
 	CHECK(strcmp(c, PROTO_E_INVALID) == 0, "garbage: %s", c);
-	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1", strlen("{\"bpfbroker\":1,\"id\":1"), -1, 0);
+	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1", strlen("{\"bpfbroker\":1,\"id\":1"), -1,
+			 0);
 	CHECK(strcmp(c, PROTO_E_INVALID) == 0, "truncated JSON: %s", c);
 	c = raw_exchange(sock, "{\"a\":1}\0{}", 10, -1, 0);
 	CHECK(strcmp(c, PROTO_E_INVALID) == 0, "NUL byte: %s", c);
 	c = raw_exchange(sock, big, sizeof(big), -1, 0);
 	CHECK(strcmp(c, PROTO_E_TOO_LARGE) == 0, "oversized: %s", c);
-	c = raw_exchange(sock, "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
-			 80, -1, 0);
+	c = raw_exchange(
+		sock,
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+		80, -1, 0);
 	CHECK(strcmp(c, PROTO_E_INVALID) == 0, "deep nesting: %s", c);
-	c = raw_exchange(sock, "{\"bpfbroker\":2,\"id\":1,\"method\":\"hello\"}", strlen("{\"bpfbroker\":2,\"id\":1,\"method\":\"hello\"}"), -1, 0);
+	c = raw_exchange(sock, "{\"bpfbroker\":2,\"id\":1,\"method\":\"hello\"}",
+			 strlen("{\"bpfbroker\":2,\"id\":1,\"method\":\"hello\"}"), -1, 0);
 	CHECK(strcmp(c, PROTO_E_VERSION) == 0, "version 2: %s", c);
-	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1,\"method\":\"frobnicate\"}", strlen("{\"bpfbroker\":1,\"id\":1,\"method\":\"frobnicate\"}"), -1, 0);
+	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1,\"method\":\"frobnicate\"}",
+			 strlen("{\"bpfbroker\":1,\"id\":1,\"method\":\"frobnicate\"}"), -1, 0);
 	CHECK(strcmp(c, PROTO_E_METHOD) == 0, "unknown method: %s", c);
-	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\",\"x\":1}", strlen("{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\",\"x\":1}"), -1, 0);
+	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\",\"x\":1}",
+			 strlen("{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\",\"x\":1}"), -1, 0);
 	CHECK(strcmp(c, PROTO_E_INVALID) == 0, "unknown key: %s", c);
 	/* fds: a surplus one, one where none is expected, too many (truncated control message). */
 	c = raw_exchange(sock, load_req, strlen(load_req), obj, 2);
 	CHECK(strcmp(c, PROTO_E_FDS) == 0, "surplus fd: %s", c);
-	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\"}", strlen("{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\"}"), obj, 1);
+	c = raw_exchange(sock, "{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\"}",
+			 strlen("{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\"}"), obj, 1);
 	CHECK(strcmp(c, PROTO_E_FDS) == 0, "fd to hello: %s", c);
 	c = raw_exchange(sock, load_req, strlen(load_req), obj, PROTO_MAX_REQUEST_FDS + 3);
 	CHECK(strcmp(c, PROTO_E_FDS) == 0, "too many fds: %s", c);
@@ -565,10 +582,12 @@ static int client_hostile(void *arg)
 	/* A client that sends a load and hangs up at once costs nothing lasting. */
 	for (int i = 0; i < 5; i++) {
 		int s2 = raw_connect();
-		struct iovec iov = { .iov_base = (void *)load_req, .iov_len = strlen(load_req) };
+		struct iovec iov = {.iov_base = (void *)load_req, .iov_len = strlen(load_req)};
 		char control[CMSG_SPACE(sizeof(int))] = {};
-		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control,
-				     .msg_controllen = sizeof(control) };
+		struct msghdr mh = {.msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = control,
+				    .msg_controllen = sizeof(control)};
 		struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 
 		cm->cmsg_level = SOL_SOCKET;
@@ -634,13 +653,17 @@ static int bpfctl(const struct user *u, char *out, size_t size, const char *cons
 static void test_bpfctl(void **state)
 {
 	char out[16384];
-	const char *check_ok[] = { "check", harness_object("counter"), NULL };
-	const char *check_no[] = { "check", harness_object("subprog_kernel"), NULL };
-	const char *policy[] = { "policy", NULL };
-	const char *run[] = { "run", harness_object("counter"), "--", "/bin/sh", "-c",
-			      "echo \"$LISTEN_PID $$ $LISTEN_FDS $LISTEN_FDNAMES\"; "
-			      "for fd in 3 4 5 6; do [ -e /proc/self/fd/$fd ] && echo fd$fd; done",
-			      NULL };
+	const char *check_ok[] = {"check", harness_object("counter"), NULL};
+	const char *check_no[] = {"check", harness_object("subprog_kernel"), NULL};
+	const char *policy[] = {"policy", NULL};
+	const char *run[] = {"run",
+			     harness_object("counter"),
+			     "--",
+			     "/bin/sh",
+			     "-c",
+			     "echo \"$LISTEN_PID $$ $LISTEN_FDS $LISTEN_FDNAMES\"; "
+			     "for fd in 3 4 5 6; do [ -e /proc/self/fd/$fd ] && echo fd$fd; done",
+			     NULL};
 	char expect[256];
 
 	assert_int_equal(bpfctl(&nobody, out, sizeof(out), check_ok), 0);
@@ -661,16 +684,184 @@ static void test_bpfctl(void **state)
 		assert_int_equal(sscanf(out, "%d %d", &a, &b), 2);
 		assert_int_equal(a, b);
 	}
-	snprintf(expect, sizeof(expect),
-		 " 4 map/config_map:map/counts:map/events_wo:prog/count_packets\nfd3\nfd4\nfd5\nfd6\n");
+	snprintf(
+		expect, sizeof(expect),
+		" 4 "
+		"map/config_map:map/counts:map/events_wo:prog/count_packets\nfd3\nfd4\nfd5\nfd6\n");
 	assert_non_null(strstr(out, expect));
+}
+
+/* ---- the quickstart's example, policy reload, configuration check ---- */
+
+static void test_example(void **state)
+{
+	char out[4096], obj[512], exe[512];
+	const char *run[] = {"run", obj, "--", exe, NULL};
+
+	snprintf(obj, sizeof(obj), "%s/examples/count_packets.bpf.o", H.build_dir);
+	snprintf(exe, sizeof(exe), "%s/examples/socket-counter", H.build_dir);
+	assert_int_equal(bpfctl(&nobody, out, sizeof(out), run), 0);
+	assert_non_null(strstr(out, "counted 3 packets"));
+	assert_non_null(strstr(out, "updating config_step was refused"));
+}
+
+static int client_counter_allowed(void *arg)
+{
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	int k = load("counter", NULL, &r, &e);
+
+	if (k < 0)
+		fprintf(stderr, "load: %s\n", e ? e->message : strerror(-k));
+	bpfbroker_result_free(r);
+	bpfbroker_error_free(e);
+	return k < 0 ? 1 : 0;
+}
+
+static void test_uid_range(void **state)
+{
+	/* 100500 is named by no rule except through the range "100000-165535". */
+	assert_int_equal(harness_as_user(&mapped, client_counter_allowed, NULL), 0);
+}
+
+static void reload_and_wait(void)
+{
+	/* The daemon answers requests in order, so a served request after SIGHUP
+	 * was handled after the reload (signals are dispatched by the event loop). */
+	assert_int_equal(kill(H.daemon, SIGHUP), 0);
+	usleep(200000);
+}
+
+static void test_reload(void **state)
+{
+	char path[512];
+
+	assert_int_not_equal(harness_as_user(&stranger, client_counter_allowed, NULL), 0);
+	/* A broken file: the whole new policy is refused, the old one stays. */
+	assert_int_equal(harness_write_policy("60-broken.json", "{\"rules\": [ {\"alow\": {}} ]}"),
+			 0);
+	reload_and_wait();
+	assert_int_equal(harness_as_user(&nobody, client_counter_allowed, NULL), 0);
+	assert_int_not_equal(harness_as_user(&stranger, client_counter_allowed, NULL), 0);
+	/* A good new rule takes effect on reload... */
+	assert_int_equal(
+		harness_write_policy(
+			"60-broken.json",
+			"{\"rules\": [{\"match\": {\"uids\": [\"4244\"]}, \"allow\": "
+			"{\"program_types\": [\"socket_filter\"], \"helper_classes\": [\"base\"], "
+			"\"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}}]}"),
+		0);
+	reload_and_wait();
+	assert_int_equal(harness_as_user(&stranger, client_counter_allowed, NULL), 0);
+	/* ...and removing it takes the right away again. */
+	snprintf(path, sizeof(path), "%s/60-broken.json", H.policy_dir);
+	assert_int_equal(unlink(path), 0);
+	reload_and_wait();
+	assert_int_not_equal(harness_as_user(&stranger, client_counter_allowed, NULL), 0);
+}
+
+static void test_check_config(void **state)
+{
+	char cmd[1024], out[1024] = "";
+	FILE *f;
+	int status;
+
+	assert_int_equal(harness_write_policy("70-bad.json", "{\"rules\": [ {\"match\": {\"uids\": "
+							     "[\"x\"]}} ]}"),
+			 0);
+	snprintf(cmd, sizeof(cmd), "%s/daemon/bpfbrokerd --check-config --policy-dir %s 2>&1",
+		 H.build_dir, H.policy_dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	if (!fgets(out, sizeof(out), f))
+		out[0] = '\0';
+	status = pclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/70-bad.json", H.policy_dir);
+	unlink(cmd);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 0);
+	/* The error names the file and the place in it. */
+	assert_non_null(strstr(out, "70-bad.json: rules[0].match.uids[0]"));
+}
+
+/* ---- nothing left behind ---- */
+
+static unsigned count_fds(pid_t pid)
+{
+	char path[64];
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static unsigned daemon_fds_at_start;
+static __u32 first_prog_id, first_map_id;
+
+static __u32 highest_id(int (*next)(__u32, __u32 *))
+{
+	__u32 id = 0, high = 0;
+
+	while (next(id, &id) == 0)
+		high = id;
+	return high;
+}
+
+/* After the first load: sd-event has made its timerfd for job timeouts by then. */
+static void test_daemon_fds_baseline(void **state)
+{
+	usleep(200000); /* the pool refills, so idle workers' sockets are counted */
+	daemon_fds_at_start = count_fds(H.daemon);
+	assert_int_not_equal(daemon_fds_at_start, 0);
+}
+
+static void test_daemon_fds_flat(void **state)
+{
+	/* Every connection the tests made is closed; idle workers are the same count. */
+	usleep(100000);
+	if (count_fds(H.daemon) != daemon_fds_at_start) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "ls -l /proc/%d/fd >&2", (int)H.daemon);
+		fprintf(stderr, "daemon had %u fds at start\n", daemon_fds_at_start);
+		(void)system(cmd);
+	}
+	assert_int_equal(count_fds(H.daemon), daemon_fds_at_start);
+}
+
+/* Runs after harness_stop(): no program or map the tests loaded may still exist. */
+static int check_no_kernel_objects_left(void)
+{
+	__u32 id = first_prog_id;
+
+	while (bpf_prog_get_next_id(id, &id) == 0) {
+		fprintf(stderr, "program id %u outlived the tests\n", id);
+		return -1;
+	}
+	id = first_map_id;
+	while (bpf_map_get_next_id(id, &id) == 0) {
+		fprintf(stderr, "map id %u outlived the tests\n", id);
+		return -1;
+	}
+	if (access(H.pin_root, F_OK) == 0) {
+		fprintf(stderr, "%s outlived the tests\n", H.pin_root);
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- setup ---- */
 
 static const char *find_group(gid_t *gid)
 {
-	static const char *candidates[] = { "audio", "users", "daemon", "bin", NULL };
+	static const char *candidates[] = {"audio", "users", "daemon", "bin", NULL};
 
 	for (const char **c = candidates; *c; c++) {
 		struct group *g = getgrnam(*c);
@@ -695,7 +886,8 @@ static int setup(void **state)
 	snprintf(policy, sizeof(policy),
 		 "{\"rules\": ["
 		 " {\"match\": {\"uids\": [\"65534\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": [\"base\"],"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
 		 "   \"pinning\": true,"
 		 "   \"maps\": [{\"name\": \"config*\", \"access\": \"ro\"},"
 		 "            {\"name\": \"secret\", \"access\": \"none\"},"
@@ -703,31 +895,46 @@ static int setup(void **state)
 		 "            {\"name\": \"*\", \"access\": \"rw\"}]},"
 		 "  \"limits\": {\"max_map_entries\": 1024}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"raw_tracepoint\", \"kprobe\", \"tracing\"],"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"raw_tracepoint\", "
+		 "\"kprobe\", \"tracing\"],"
 		 "   \"helper_classes\": [\"base\"], \"pinning\": true,"
 		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
-		 "  \"allow\": {\"program_types\": [\"raw_tracepoint\"], \"program_fds\": [\"raw_tracepoint\"],"
-		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]}},"
+		 "  \"allow\": {\"program_types\": [\"raw_tracepoint\"], \"program_fds\": "
+		 "[\"raw_tracepoint\"],"
+		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
+		 "\"rw\"}]}},"
+		 " {\"match\": {\"uids\": [\"100000-165535\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
+		 "   \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}},"
 		 " {\"match\": {\"groups\": [\"%s\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": [\"base\"],"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
 		 "   \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}}"
 		 "]}",
 		 UID_TRACER, UID_ATTACHER, group);
 	if (harness_write_policy("50-test.json", policy) < 0)
 		return -1;
-	return harness_start(NULL) < 0 ? -1 : 0;
+	first_prog_id = highest_id(bpf_prog_get_next_id);
+	first_map_id = highest_id(bpf_map_get_next_id);
+	if (harness_start(NULL) < 0)
+		return -1;
+	return 0;
 }
 
 static int teardown(void **state)
 {
-	return harness_stop() < 0 ? -1 : 0;
+	if (harness_stop() < 0)
+		return -1;
+	return check_no_kernel_objects_left();
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counter_modes),
+		cmocka_unit_test(test_daemon_fds_baseline),
 		cmocka_unit_test(test_objects_die_with_client),
 		cmocka_unit_test(test_denials),
 		cmocka_unit_test(test_no_rule_no_load),
@@ -738,6 +945,11 @@ int main(void)
 		cmocka_unit_test(test_verifier_log),
 		cmocka_unit_test(test_hostile_input),
 		cmocka_unit_test(test_bpfctl),
+		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_uid_range),
+		cmocka_unit_test(test_reload),
+		cmocka_unit_test(test_check_config),
+		cmocka_unit_test(test_daemon_fds_flat),
 	};
 
 	return cmocka_run_group_tests_name("broker", tests, setup, teardown);

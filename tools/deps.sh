@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install what building and testing bpfbroker needs (Debian 12), and mount
+# bpffs the way systemd does if nothing mounted it. Idempotent; needs root.
+set -euo pipefail
+
+packages=(meson ninja-build pkg-config gcc clang llvm libbpf-dev libelf-dev zlib1g-dev
+	libsystemd-dev libcap-dev libjson-c-dev libcmocka-dev bpftool systemd util-linux)
+
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	echo "deps: installing ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# mode=0700: without it bpffs is world-writable, and anyone holding a
+# read-only map fd could pin it there and reopen it read-write.
+if ! mountpoint -q /sys/fs/bpf; then
+	mount -t bpf -o mode=0700 bpf /sys/fs/bpf
+fi

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The whole test suite: unit and integration tests on the real kernel, once
+# with warnings as errors and once more under AddressSanitizer and
+# UndefinedBehaviorSanitizer. Run as root from the source tree. Ends with
+# "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+[ "$(id -u)" = 0 ] || { echo "test: run as root (integration tests start the daemon and switch uids)" >&2; exit 1; }
+tools/deps.sh || exit 1
+
+passed=0
+failed=0
+run_suite() { # build-dir meson-options...
+	local dir=$1
+	shift
+	if [ -d "$dir" ]; then
+		meson configure "$dir" "$@" >/dev/null || return 1
+	else
+		meson setup "$dir" "$@" >/dev/null || return 1
+	fi
+	ninja -C "$dir" || return 1
+	meson test -C "$dir" --print-errorlogs
+	local log="$dir/meson-logs/testlog.json"
+	[ -f "$log" ] || return 1
+	passed=$((passed + $(grep -c '"result": "OK"' "$log")))
+	failed=$((failed + $(grep -vc '"result": "OK"' "$log")))
+}
+
+rc=0
+run_suite build -Dwerror=true -Dwarning_level=2 || rc=1
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	run_suite build-sanitize -Dwerror=true -Dwarning_level=2 -Db_sanitize=address,undefined \
+	-Db_lundef=false || rc=1
+[ "$failed" = 0 ] || rc=1
+echo "$passed passed, $failed failed"
+exit $rc
