@@ -24,6 +24,14 @@ static int fd_named(char **names, int n, const char *want)
 	return -1;
 }
 
+/* sd_listen_fds_with_names() hands over a NULL-terminated array we own. */
+static void names_free(char **names)
+{
+	for (char **p = names; p && *p; p++)
+		free(*p);
+	free(names);
+}
+
 int main(void)
 {
 	char **names = NULL;
@@ -35,11 +43,13 @@ int main(void)
 
 	if (n <= 0) {
 		fprintf(stderr, "socket-counter: no fds passed (run me with bpfctl run)\n");
+		names_free(names);
 		return 1;
 	}
 	prog = fd_named(names, n, "prog/count_packets");
 	counts = fd_named(names, n, "map/counts");
 	config = fd_named(names, n, "map/config_step");
+	names_free(names);
 	if (prog < 0 || counts < 0 || config < 0) {
 		fprintf(stderr, "socket-counter: expected prog/count_packets, map/counts and "
 				"map/config_step\n");

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -183,6 +184,34 @@ fail:
 	return r;
 }
 
+/*
+ * json-c accepts NaN and Infinity even with JSON_TOKENER_STRICT; RFC 8259 has
+ * neither. The tokenizer already bounded the depth, so recursion is bounded.
+ */
+static bool json_is_finite(json_object *o, unsigned depth)
+{
+	if (depth > PROTO_MAX_JSON_DEPTH)
+		return false;
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_object:
+		json_object_object_foreach (o, key, v) {
+			(void)key;
+			if (!json_is_finite(v, depth + 1))
+				return false;
+		}
+		return true;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			if (!json_is_finite(json_object_array_get_idx(o, i), depth + 1))
+				return false;
+		return true;
+	default:
+		return true;
+	}
+}
+
 int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 {
 	struct json_tokener *tok;
@@ -202,7 +231,12 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 		set_error(error, "message contains a NUL byte");
 		return -EBADMSG;
 	}
-	tok = json_tokener_new_ex(PROTO_MAX_JSON_DEPTH);
+	/*
+	 * json-c counts the top-level value as one level and refuses a value at
+	 * the depth it was given, so PROTO_MAX_JSON_DEPTH nested containers need
+	 * one more.
+	 */
+	tok = json_tokener_new_ex(PROTO_MAX_JSON_DEPTH + 1);
 	if (!tok)
 		return -ENOMEM;
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -219,6 +253,11 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 		return -EBADMSG;
 	}
 	json_tokener_free(tok);
+	if (!json_is_finite(o, 0)) {
+		json_object_put(o);
+		set_error(error, "message is not valid JSON: NaN and Infinity are not numbers");
+		return -EBADMSG;
+	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		set_error(error, "message is not a JSON object");
@@ -273,7 +312,12 @@ int proto_get_int(json_object *o, const char *key, bool required, int64_t min, i
 	}
 	errno = 0;
 	x = json_object_get_int64(v);
-	/* json-c clamps out-of-range values to INT64_MIN/MAX and sets errno. */
+	/*
+	 * json-c clamps out-of-range values to INT64_MIN/MAX; a value above
+	 * INT64_MAX is kept as a uint64 and clamped without setting errno.
+	 */
+	if (x == INT64_MAX && json_object_get_uint64(v) != (uint64_t)INT64_MAX)
+		errno = ERANGE;
 	if (errno != 0 || x < min || x > max) {
 		set_error(error, "\"%s\" must be between %" PRId64 " and %" PRId64, key, min, max);
 		return -ERANGE;
@@ -583,11 +627,71 @@ static int decode_programs(json_object *params, struct proto_load_request *req, 
 	return 0;
 }
 
+bool proto_object_name_is_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > PROTO_MAX_OBJECT_NAME || name[0] == '-')
+		return false;
+	for (const char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+			return false;
+	return true;
+}
+
+static int decode_shares(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = {"map", "user", "group", "access", NULL};
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "shares", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	if (n > PROTO_MAX_SHARES) {
+		set_error(error, "\"shares\" has %zu entries, more than %d", n, PROTO_MAX_SHARES);
+		return -E2BIG;
+	}
+	req->shares = calloc(n, sizeof(*req->shares));
+	if (!req->shares)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(a, i);
+		struct proto_share *out = &req->shares[i];
+		bool has_user = json_object_object_get_ex(o, "user", NULL);
+		bool has_group = json_object_object_get_ex(o, "group", NULL);
+
+		req->n_shares = i + 1;
+		r = proto_check_keys(o, "share", keys, error);
+		if (r >= 0)
+			r = get_name(o, "map", &out->map, error);
+		if (r >= 0 && has_user == has_group) {
+			set_error(error, "a share names exactly one of \"user\" and \"group\"");
+			r = -EINVAL;
+		}
+		if (r >= 0)
+			r = get_name(o, has_user ? "user" : "group",
+					 has_user ? &out->user : &out->group, error);
+		if (r >= 0)
+			r = get_name(o, "access", &out->access, error);
+		if (r >= 0 && strcmp(out->access, "ro") != 0 && strcmp(out->access, "wo") != 0 &&
+		    strcmp(out->access, "rw") != 0) {
+			set_error(error, "\"access\" must be \"ro\", \"wo\" or \"rw\"");
+			r = -EINVAL;
+		}
+		if (r < 0)
+			return item_error(error, "shares", i, r);
+	}
+	return 0;
+}
+
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
 			      char **error)
 {
-	static const char *const keys[] = {"object_fd", "object_name", "check_only", "globals",
-					   "map_sizes", "programs",    NULL};
+	static const char *const keys[] = {"object_fd", "object_name", "check_only",
+					   "globals",	"map_sizes",   "programs",
+					   "name",	"shares",      NULL};
 	struct proto_load_request req = {};
 	int64_t fd_index = -1;
 	int r;
@@ -619,6 +723,22 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 		r = decode_map_sizes(params, &req, error);
 	if (r >= 0)
 		r = decode_programs(params, &req, error);
+	if (r >= 0 && json_object_object_get_ex(params, "name", NULL)) {
+		r = get_name(params, "name", &req.name, error);
+		if (r >= 0 && !proto_object_name_is_valid(req.name)) {
+			set_error(error,
+				  "\"name\" must be 1 to %d letters, digits, '_' or '-', not "
+				  "starting with '-'",
+				  PROTO_MAX_OBJECT_NAME);
+			r = -EINVAL;
+		}
+	}
+	if (r >= 0)
+		r = decode_shares(params, &req, error);
+	if (r >= 0 && req.n_shares && !req.name) {
+		set_error(error, "\"shares\" needs \"name\": only named objects are shared");
+		r = -EINVAL;
+	}
 	if (r < 0) {
 		proto_load_request_done(&req);
 		return r;
@@ -639,6 +759,25 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		json_object_object_add(o, "object_name", json_object_new_string(r->object_name));
 	if (r->check_only)
 		json_object_object_add(o, "check_only", json_object_new_boolean(true));
+	if (r->name)
+		json_object_object_add(o, "name", json_object_new_string(r->name));
+	if (r->n_shares) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_shares; i++) {
+			const struct proto_share *sh = &r->shares[i];
+			json_object *e = json_object_new_object();
+
+			json_object_object_add(e, "map", json_object_new_string(sh->map));
+			if (sh->user)
+				json_object_object_add(e, "user", json_object_new_string(sh->user));
+			if (sh->group)
+				json_object_object_add(e, "group",
+						       json_object_new_string(sh->group));
+			json_object_object_add(e, "access", json_object_new_string(sh->access));
+			json_object_array_add(a, e);
+		}
+		json_object_object_add(o, "shares", a);
+	}
 	if (r->n_globals) {
 		a = json_object_new_array();
 		for (size_t i = 0; i < r->n_globals; i++) {
@@ -703,6 +842,14 @@ void proto_load_request_done(struct proto_load_request *r)
 		free(r->programs[i].attach_type);
 	}
 	free(r->programs);
+	for (size_t i = 0; i < r->n_shares; i++) {
+		free(r->shares[i].map);
+		free(r->shares[i].user);
+		free(r->shares[i].group);
+		free(r->shares[i].access);
+	}
+	free(r->shares);
+	free(r->name);
 	free(r->object_name);
 	*r = (struct proto_load_request){};
 }

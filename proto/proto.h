@@ -40,6 +40,9 @@
 #define PROTO_E_TIMEOUT "timeout"
 #define PROTO_E_BUSY "busy"
 #define PROTO_E_INTERNAL "internal"
+#define PROTO_E_NOT_FOUND "not-found"
+#define PROTO_E_EXISTS "exists"
+#define PROTO_E_QUOTA "quota"
 
 struct proto_msg {
 	json_object *json;
@@ -111,8 +114,19 @@ struct proto_program_select {
 	char *attach_type; /* libbpf attach type name, or NULL to keep */
 };
 
+/* An owner's grant of one map of a named object to a user or a group. */
+struct proto_share {
+	char *map;
+	char *user; /* user name or decimal uid, or NULL */
+	char *group; /* group name or decimal gid, or NULL (exactly one of user, group) */
+	char *access; /* "ro", "wo" or "rw" */
+};
+
 struct proto_load_request {
 	size_t object_fd; /* index into the message's fds */
+	char *name; /* keep loaded under this name (see NAMED.md), or NULL */
+	struct proto_share *shares;
+	size_t n_shares;
 	char *object_name; /* optional, for libbpf's object name and logs */
 	bool check_only; /* decide, but don't load */
 	struct proto_global *globals;
@@ -127,6 +141,11 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 			      char **error);
 json_object *proto_load_request_encode(const struct proto_load_request *r);
 void proto_load_request_done(struct proto_load_request *r);
+
+/* Named objects: 1..PROTO_MAX_OBJECT_NAME of [A-Za-z0-9_-], not starting with '-'. */
+#define PROTO_MAX_OBJECT_NAME 64
+#define PROTO_MAX_SHARES 32
+bool proto_object_name_is_valid(const char *name);
 
 /* Hex helpers for globals ("0a0b..", even length, no prefix). */
 int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size);

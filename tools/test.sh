@@ -23,8 +23,10 @@ run_suite() { # build-dir meson-options...
 	meson test -C "$dir" --print-errorlogs
 	local log="$dir/meson-logs/testlog.json"
 	[ -f "$log" ] || return 1
-	passed=$((passed + $(grep -c '"result": "OK"' "$log")))
-	failed=$((failed + $(grep -vc '"result": "OK"' "$log")))
+	# grep -c exits 1 when it counts nothing; the counts are what matter.
+	passed=$((passed + $(grep -c '"result": "OK"' "$log" || true)))
+	failed=$((failed + $(grep -vc '"result": "OK"' "$log" || true)))
+	return 0
 }
 
 rc=0
