@@ -5,14 +5,31 @@
  *   bpfctl check OBJ.o            would the broker load this for me? (exit 0 yes, 1 no)
  *   bpfctl run OBJ.o [--] CMD...  load, then exec CMD with the fds (systemd's LISTEN_FDS)
  *   bpfctl policy                 my effective policy
+ *
+ * Named objects (proto/NAMED.md), which stay loaded after bpfctl exits:
+ *   bpfctl load OBJ.o --name NAME [--share MAP:user|group:WHO:MODE]...
+ *   bpfctl list | show REF | unload REF
+ *   bpfctl run --name REF [--] CMD...  exec CMD with the object's fds
+ *   bpfctl attach REF/PROG TYPE TARGET [--pin | -- CMD...]
+ *   bpfctl detach REF/PROG [LINK_ID]
+ *   bpfctl test-run REF/PROG [--data-in FILE] [--ctx-in FILE] [--repeat N]
+ *   bpfctl map dump|lookup|update|delete REF/MAP [KEY [VALUE]]
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <linux/bpf.h>
 
 #include "common/macro.h"
 #include "libbpfbroker.h"
@@ -22,13 +39,37 @@
 #define EXIT_ERROR 2
 #define SD_LISTEN_FDS_START 3
 
+/* Long options without a short form. */
+enum {
+	OPT_NAME = 0x100,
+	OPT_SHARE,
+	OPT_ALL,
+	OPT_USER,
+	OPT_SHARED,
+	OPT_ATTACH_TYPE,
+	OPT_PIN,
+	OPT_DATA_IN,
+	OPT_CTX_IN,
+	OPT_REPEAT,
+};
+
 struct cli {
 	const char *socket_path;
 	bool json;
+	struct bpfbroker *b; /* NULL once closed (before exec) */
 	struct bpfbroker_load_opts opts;
 	struct bpfbroker_global globals[PROTO_MAX_CONFIG_ITEMS];
 	struct bpfbroker_map_size sizes[PROTO_MAX_CONFIG_ITEMS];
 	struct bpfbroker_program_select programs[PROTO_MAX_CONFIG_ITEMS];
+	struct bpfbroker_share shares[PROTO_MAX_SHARES];
+	struct bpfbroker_list_opts list;
+	const char *attach_type, *data_in, *ctx_in;
+	bool pin;
+	uint32_t repeat;
+	/* What followed "--" (attach: the command to run holding the link). */
+	bool dashdash;
+	char **cmd;
+	int n_cmd;
 };
 
 static void usage(FILE *f)
@@ -44,6 +85,36 @@ static void usage(FILE *f)
 		"                            on (LISTEN_FDS, LISTEN_PID, "
 		"LISTEN_FDNAMES=map/NAME:prog/NAME)\n"
 		"  policy                    show my effective policy\n\n"
+		"Named objects (they stay loaded; REF is NAME or OWNER/NAME):\n"
+		"  load OBJ.o --name NAME [--share MAP:user:USER:MODE]... "
+		"[--share MAP:group:GROUP:MODE]...\n"
+		"                            load OBJ and keep it as NAME, granting maps to "
+		"others\n"
+		"                            (MODE ro, wo or rw)\n"
+		"  list [--all | --user USER] [--shared]  my objects (or everyone's, a user's, "
+		"or\n"
+		"                            those shared with me)\n"
+		"  show REF                  one object: programs, maps, links, shares\n"
+		"  unload REF                detach, unpin and unload an object\n"
+		"  run --name REF [--] CMD [ARG...]  exec CMD with the object's fds, as run "
+		"does\n"
+		"  attach REF/PROG cgroup PATH [--attach-type TYPE] [--pin] [-- CMD [ARG...]]\n"
+		"  attach REF/PROG raw_tracepoint NAME [--pin] [-- CMD [ARG...]]\n"
+		"  attach REF/PROG tracepoint CATEGORY:NAME --pin\n"
+		"                            attach a program; with --pin the link stays until\n"
+		"                            detach/unload, else CMD runs holding it as fd 3\n"
+		"                            (LISTEN_FDNAMES=link/PROG) and it ends with CMD\n"
+		"  detach REF/PROG [LINK_ID]  detach one link, or every pinned link of PROG\n"
+		"  test-run REF/PROG [--data-in FILE] [--ctx-in FILE] [--repeat N]\n"
+		"                            run PROG once (or N times) on the data given\n"
+		"                            (at most %u and %u bytes)\n"
+		"  map dump REF/MAP          every entry of a map\n"
+		"  map lookup REF/MAP KEY    one entry\n"
+		"  map update REF/MAP KEY VALUE  set an entry (per-CPU maps: VALUE for every "
+		"CPU)\n"
+		"  map delete REF/MAP KEY    delete an entry\n"
+		"                            KEY and VALUE are hex bytes (\"01 00 00 00\", "
+		"\"0x01000000\")\n\n"
 		"Options:\n"
 		"  --socket PATH             broker socket (default $%s or %s)\n"
 		"  -j, --json                JSON output\n"
@@ -55,9 +126,21 @@ static void usage(FILE *f)
 		"                            optionally setting their type and expected attach "
 		"type\n"
 		"  --object-name NAME        libbpf object name\n"
+		"  --name NAME               load: keep the object as NAME; run: use the named "
+		"object\n"
+		"  --share MAP:user:USER:MODE, --share MAP:group:GROUP:MODE\n"
+		"                            load: grant MAP to a user or group (repeatable)\n"
+		"  --all, --user USER        list: everyone's objects, or USER's (root or admin)\n"
+		"  --shared                  list: objects others share with me\n"
+		"  --attach-type TYPE        attach: cgroup attach type (libbpf name)\n"
+		"  --pin                     attach: pin the link under the object\n"
+		"  --data-in FILE, --ctx-in FILE, --repeat N  test-run input\n"
 		"  -h, --help                show this help\n"
-		"Exit status: 0 success, 1 denied by policy, 2 other errors.\n",
-		PROTO_SOCKET_ENV, PROTO_DEFAULT_SOCKET);
+		"Exit status: 0 success, 1 denied by policy (or, for map, refused by the kernel "
+		"or\n"
+		"no such key), 2 other errors.\n",
+		BPFBROKER_TEST_RUN_MAX_DATA, BPFBROKER_TEST_RUN_MAX_CTX, PROTO_SOCKET_ENV,
+		PROTO_DEFAULT_SOCKET);
 }
 
 static int die_errno(int err, const char *what)
@@ -80,7 +163,10 @@ static int report_error(struct cli *c, int k, struct bpfbroker_error *e, const c
 	if (e->verifier_log)
 		fprintf(stderr, "--- verifier log ---\n%s\n--- end of verifier log ---\n",
 			e->verifier_log);
-	k = strcmp(e->code, PROTO_E_DENIED) == 0 ? EXIT_DENIED : EXIT_ERROR;
+	/* Refusals (policy or quota) are 1, like a denied check; other failures 2. */
+	k = strcmp(e->code, PROTO_E_DENIED) == 0 || strcmp(e->code, PROTO_E_QUOTA) == 0
+		    ? EXIT_DENIED
+		    : EXIT_ERROR;
 	bpfbroker_error_free(e);
 	return k;
 }
@@ -135,6 +221,57 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 			p->attach_type = attach && *attach ? attach : NULL;
 		}
 		c->opts.n_programs++;
+		return 0;
+	}
+	case OPT_SHARE: {
+		/* MAP:user:USER:MODE or MAP:group:GROUP:MODE */
+		struct bpfbroker_share *sh = &c->shares[c->opts.n_shares];
+		char *kind, *who, *mode;
+
+		if (c->opts.n_shares >= PROTO_MAX_SHARES || !(kind = strchr(arg, ':')) ||
+		    !(mode = strrchr(arg, ':')) || mode == kind)
+			goto bad_share;
+		*kind++ = '\0';
+		*mode++ = '\0';
+		who = strchr(kind, ':');
+		if (!who || !*arg || !who[1])
+			goto bad_share;
+		*who++ = '\0';
+		*sh = (struct bpfbroker_share){.map = arg};
+		if (strcmp(kind, "user") == 0)
+			sh->user = who;
+		else if (strcmp(kind, "group") == 0)
+			sh->group = who;
+		else
+			goto bad_share;
+		sh->access = strcmp(mode, "ro") == 0   ? BPFBROKER_ACCESS_RO
+			     : strcmp(mode, "wo") == 0 ? BPFBROKER_ACCESS_WO
+			     : strcmp(mode, "rw") == 0 ? BPFBROKER_ACCESS_RW
+						       : BPFBROKER_ACCESS_NONE;
+		if (sh->access == BPFBROKER_ACCESS_NONE)
+			goto bad_share;
+		c->opts.n_shares++;
+		return 0;
+	bad_share:
+		if (c->opts.n_shares >= PROTO_MAX_SHARES)
+			fprintf(stderr, "bpfctl: at most %d --share options\n", PROTO_MAX_SHARES);
+		else
+			fprintf(stderr,
+				"bpfctl: --share takes MAP:user:USER:MODE or MAP:group:GROUP:MODE "
+				"with MODE ro, wo or rw\n");
+		return -EINVAL;
+	}
+	case OPT_REPEAT: {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || *end || end == arg || v == 0 || v > BPFBROKER_TEST_RUN_MAX_REPEAT) {
+			fprintf(stderr, "bpfctl: --repeat takes a number from 1 to %u\n",
+				BPFBROKER_TEST_RUN_MAX_REPEAT);
+			return -EINVAL;
+		}
+		c->repeat = (uint32_t)v;
 		return 0;
 	}
 	}
@@ -210,23 +347,35 @@ static int place_fds(int *fds, size_t n)
 	return 0;
 }
 
-static int cmd_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+/* Close the broker connection and exec argv with fds at 3, 4, ... (systemd's LISTEN_FDS). */
+static int exec_holding(struct cli *c, int *fds, size_t n, const char *names, char **argv)
 {
-	struct bpfbroker_result *r = NULL;
-	struct bpfbroker_error *e = NULL;
-	int fds[PROTO_MAX_REPLY_FDS];
-	size_t n = 0, names_len = 1;
-	_cleanup_free_ char *names = NULL;
 	char buf[32];
 	int k;
 
-	if (argc < 2) {
-		fprintf(stderr, "bpfctl: run takes an object file and a command\n");
-		return EXIT_ERROR;
-	}
-	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
+	bpfbroker_close(c->b);
+	c->b = NULL;
+	k = place_fds(fds, n);
 	if (k < 0)
-		return report_error(c, k, e, argv[0]);
+		return die_errno(k, "cannot pass fds");
+	snprintf(buf, sizeof(buf), "%zu", n);
+	setenv("LISTEN_FDS", buf, 1);
+	snprintf(buf, sizeof(buf), "%d", (int)getpid());
+	setenv("LISTEN_PID", buf, 1);
+	setenv("LISTEN_FDNAMES", names, 1);
+	fflush(stdout);
+	execvp(argv[0], argv);
+	fprintf(stderr, "bpfctl: cannot execute %s: %m\n", argv[0]);
+	return 127;
+}
+
+/* Exec argv with the map and program fds of r (not its BTF fd). */
+static int run_with_result(struct cli *c, struct bpfbroker_result *r, char **argv)
+{
+	int fds[PROTO_MAX_REPLY_FDS];
+	size_t n = 0, names_len = 1;
+	_cleanup_free_ char *names = NULL;
+
 	for (size_t i = 0; i < r->n_maps; i++)
 		if (r->maps[i].fd >= 0)
 			names_len += strlen(r->maps[i].name) + 5;
@@ -248,18 +397,34 @@ static int cmd_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 		}
 	if (c->json)
 		fprintf(stderr, "%s\n", r->json);
-	bpfbroker_close(b);
-	k = place_fds(fds, n);
+	return exec_holding(c, fds, n, names, argv);
+}
+
+static int cmd_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	int k;
+
+	if (c->opts.name) {
+		/* A named object: fresh fds for it, nothing is loaded. */
+		if (argc < 1) {
+			fprintf(stderr, "bpfctl: run --name takes a command\n");
+			return EXIT_ERROR;
+		}
+		k = bpfbroker_fds(b, c->opts.name, &r, &e);
+		if (k < 0)
+			return report_error(c, k, e, c->opts.name);
+		return run_with_result(c, r, argv);
+	}
+	if (argc < 2) {
+		fprintf(stderr, "bpfctl: run takes an object file and a command\n");
+		return EXIT_ERROR;
+	}
+	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
 	if (k < 0)
-		return die_errno(k, "cannot pass fds");
-	snprintf(buf, sizeof(buf), "%zu", n);
-	setenv("LISTEN_FDS", buf, 1);
-	snprintf(buf, sizeof(buf), "%d", (int)getpid());
-	setenv("LISTEN_PID", buf, 1);
-	setenv("LISTEN_FDNAMES", names, 1);
-	execvp(argv[1], argv + 1);
-	fprintf(stderr, "bpfctl: cannot execute %s: %m\n", argv[1]);
-	return 127;
+		return report_error(c, k, e, argv[0]);
+	return run_with_result(c, r, argv + 1);
 }
 
 static int cmd_policy(struct cli *c, struct bpfbroker *b, int argc, char **argv)
@@ -279,6 +444,891 @@ static int cmd_policy(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
+/* ---- named objects ---- */
+
+/* Split "REF/NAME" at the last '/' (REF may itself be OWNER/NAME). */
+static int split_ref(char *arg, const char *what, char **ret_ref, char **ret_name)
+{
+	char *slash = strrchr(arg, '/');
+
+	if (!slash || slash == arg || !slash[1]) {
+		fprintf(stderr,
+			"bpfctl: expected REF/%s (REF being NAME or OWNER/NAME), not \"%s\"\n",
+			what, arg);
+		return -EINVAL;
+	}
+	*slash = '\0';
+	*ret_ref = arg;
+	*ret_name = slash + 1;
+	return 0;
+}
+
+static void print_json_value(json_object *o)
+{
+	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_SPACED));
+}
+
+/* A field as text (numbers too), or dflt. */
+static const char *field(json_object *o, const char *key, const char *dflt)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+		return dflt;
+	return json_object_get_string(v);
+}
+
+static bool field_bool(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+}
+
+static json_object *field_array(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_array))
+		return NULL;
+	return v;
+}
+
+/* OWNER/NAME loaded DATE, then one line per program, map, link and share. */
+static void print_object(json_object *o)
+{
+	json_object *a, *v;
+	char date[64] = "?";
+	struct tm tm;
+	time_t t;
+
+	if (json_object_object_get_ex(o, "loaded_at", &v) &&
+	    json_object_is_type(v, json_type_int)) {
+		t = (time_t)json_object_get_int64(v);
+		if (localtime_r(&t, &tm))
+			strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S %z", &tm);
+	}
+	printf("%s/%s loaded %s\n", field(o, "owner_name", NULL) ?: field(o, "owner", "?"),
+	       field(o, "name", "?"), date);
+	a = field_array(o, "programs");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *p = json_object_array_get_idx(a, i);
+
+		printf("  program %-24s %-20s id %s%s\n", field(p, "name", "?"),
+		       field(p, "type", "?"), field(p, "id", "-"),
+		       field_bool(p, "test_run_only") ? "  test-run only" : "");
+	}
+	a = field_array(o, "maps");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *m = json_object_array_get_idx(a, i);
+
+		printf("  map     %-24s %-20s %s\n", field(m, "name", "?"), field(m, "type", "?"),
+		       field(m, "access", "none"));
+	}
+	a = field_array(o, "links");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *l = json_object_array_get_idx(a, i);
+
+		printf("  link    %-6s %-17s %-20s %s%s\n", field(l, "id", "?"),
+		       field(l, "program", "?"), field(l, "type", "?"), field(l, "target", "?"),
+		       field_bool(l, "pinned") ? " (pinned)" : "");
+	}
+	a = field_array(o, "shares");
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *sh = json_object_array_get_idx(a, i);
+		bool user = field(sh, "user", NULL) != NULL;
+
+		printf("  share   %-24s %s %s %s\n", field(sh, "map", "?"), user ? "user" : "group",
+		       user ? field(sh, "user", "?") : field(sh, "group", "?"),
+		       field(sh, "access", "?"));
+	}
+}
+
+static json_object *parse_reply_json(const char *text)
+{
+	json_object *o = json_tokener_parse(text);
+
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		fprintf(stderr, "bpfctl: the broker's reply is not a JSON object\n");
+		return NULL;
+	}
+	return o;
+}
+
+static int cmd_load(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	int k;
+
+	if (argc != 1 || !c->opts.name) {
+		fprintf(stderr, "bpfctl: load takes one object file and --name NAME\n");
+		return EXIT_ERROR;
+	}
+	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
+	if (k < 0)
+		return report_error(c, k, e, argv[0]);
+	if (c->json) {
+		printf("%s\n", r->json);
+	} else {
+		printf("loaded %s\n", r->name ?: c->opts.name);
+		for (size_t i = 0; i < r->n_programs; i++) {
+			const struct bpfbroker_program *p = &r->programs[i];
+
+			if (p->loaded)
+				printf("  program %-24s %-20s id %u\n", p->name, p->type, p->id);
+		}
+		for (size_t i = 0; i < r->n_maps; i++) {
+			const struct bpfbroker_map *m = &r->maps[i];
+
+			printf("  map     %-24s %-20s %s\n", m->name, m->type,
+			       bpfbroker_access_to_string(m->access));
+		}
+	}
+	bpfbroker_result_free(r);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_list(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_error *e = NULL;
+	_cleanup_free_ char *text = NULL;
+	json_object *o, *objects;
+	size_t n;
+	int k;
+
+	if (argc != 0) {
+		fprintf(stderr,
+			"bpfctl: list takes no arguments, only --all, --user and --shared\n");
+		return EXIT_ERROR;
+	}
+	if (c->list.all && c->list.user) {
+		fprintf(stderr, "bpfctl: list takes --all or --user, not both\n");
+		return EXIT_ERROR;
+	}
+	c->list.sz = sizeof(c->list);
+	k = bpfbroker_list(b, &c->list, &text, &e);
+	if (k < 0)
+		return report_error(c, k, e, "list");
+	if (c->json) {
+		printf("%s\n", text);
+		return EXIT_SUCCESS;
+	}
+	o = parse_reply_json(text);
+	if (!o)
+		return EXIT_ERROR;
+	objects = field_array(o, "objects");
+	n = objects ? json_object_array_length(objects) : 0;
+	if (n == 0)
+		printf("no named objects\n");
+	for (size_t i = 0; i < n; i++)
+		print_object(json_object_array_get_idx(objects, i));
+	json_object_put(o);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_show(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_error *e = NULL;
+	_cleanup_free_ char *text = NULL;
+	json_object *o, *object;
+	int k;
+
+	if (argc != 1) {
+		fprintf(stderr, "bpfctl: show takes one object (NAME or OWNER/NAME)\n");
+		return EXIT_ERROR;
+	}
+	k = bpfbroker_show(b, argv[0], &text, &e);
+	if (k < 0)
+		return report_error(c, k, e, argv[0]);
+	if (c->json) {
+		printf("%s\n", text);
+		return EXIT_SUCCESS;
+	}
+	o = parse_reply_json(text);
+	if (!o)
+		return EXIT_ERROR;
+	if (json_object_object_get_ex(o, "object", &object))
+		print_object(object);
+	json_object_put(o);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_unload(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_error *e = NULL;
+	int k;
+
+	if (argc != 1) {
+		fprintf(stderr, "bpfctl: unload takes one object (NAME or OWNER/NAME)\n");
+		return EXIT_ERROR;
+	}
+	k = bpfbroker_unload(b, argv[0], &e);
+	if (k < 0)
+		return report_error(c, k, e, argv[0]);
+	if (c->json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "unloaded", json_object_new_string(argv[0]));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+	} else {
+		printf("unloaded %s\n", argv[0]);
+	}
+	return EXIT_SUCCESS;
+}
+
+static int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_attach_opts o = {.sz = sizeof(o), .cgroup_fd = -1};
+	struct bpfbroker_error *e = NULL;
+	_cleanup_close_ int cgroup_fd = -1;
+	_cleanup_free_ char *names = NULL;
+	uint32_t id = 0;
+	int k, link_fd = -1;
+	char *ref, *prog;
+
+	if (argc != 3) {
+		fprintf(stderr, "bpfctl: attach takes REF/PROG, a target type and a target%s\n",
+			argc > 3 && !c->dashdash ? " (put the command to run after --)" : "");
+		return EXIT_ERROR;
+	}
+	if (split_ref(argv[0], "PROG", &ref, &prog) < 0)
+		return EXIT_ERROR;
+	o.object = ref;
+	o.program = prog;
+	o.target_type = argv[1];
+	o.pin = c->pin;
+	if (strcmp(argv[1], "cgroup") == 0) {
+		cgroup_fd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cgroup_fd < 0) {
+			fprintf(stderr, "bpfctl: cannot open cgroup %s: %m\n", argv[2]);
+			return EXIT_ERROR;
+		}
+		o.cgroup_fd = cgroup_fd;
+		o.attach_type = c->attach_type;
+	} else if (strcmp(argv[1], "raw_tracepoint") == 0 || strcmp(argv[1], "tracepoint") == 0) {
+		if (c->attach_type) {
+			fprintf(stderr, "bpfctl: --attach-type is only for cgroup targets\n");
+			return EXIT_ERROR;
+		}
+		if (strcmp(argv[1], "tracepoint") == 0 && !strchr(argv[2], ':')) {
+			fprintf(stderr, "bpfctl: a tracepoint is given as CATEGORY:NAME\n");
+			return EXIT_ERROR;
+		}
+		if (strcmp(argv[1], "tracepoint") == 0 && !c->pin) {
+			fprintf(stderr,
+				"bpfctl: tracepoint attachments must be pinned: use --pin\n");
+			return EXIT_ERROR;
+		}
+		o.name = argv[2];
+	} else {
+		fprintf(stderr,
+			"bpfctl: unknown target type \"%s\" (cgroup, raw_tracepoint or "
+			"tracepoint)\n",
+			argv[1]);
+		return EXIT_ERROR;
+	}
+	if (!c->pin && c->n_cmd == 0) {
+		fprintf(stderr, "bpfctl: the attachment would end when bpfctl exits: use --pin, or "
+				"give a command to run holding it after --\n");
+		return EXIT_ERROR;
+	}
+	if (c->pin && c->n_cmd > 0) {
+		fprintf(stderr, "bpfctl: with --pin the link stays after bpfctl exits; there is no "
+				"command to run holding it\n");
+		return EXIT_ERROR;
+	}
+	k = bpfbroker_attach(b, &o, &id, &link_fd, &e);
+	if (k < 0)
+		return report_error(c, k, e, prog);
+	cgroup_fd = safe_close(cgroup_fd);
+	if (c->pin) {
+		if (c->json)
+			printf("{\"link\":{\"id\":%u,\"pinned\":true}}\n", id);
+		else
+			printf("attached %s: link %u (pinned)\n", prog, id);
+		safe_close(link_fd);
+		return EXIT_SUCCESS;
+	}
+	/* Our stdout is the command's: report on stderr. */
+	if (c->json)
+		fprintf(stderr, "{\"link\":{\"id\":%u,\"pinned\":false}}\n", id);
+	else
+		fprintf(stderr, "attached %s: link %u (held by %s as fd 3)\n", prog, id, c->cmd[0]);
+	if (asprintf(&names, "link/%s", prog) < 0) {
+		safe_close(link_fd);
+		return die_errno(-ENOMEM, "attach");
+	}
+	k = exec_holding(c, &link_fd, 1, names, c->cmd);
+	safe_close(link_fd);
+	return k;
+}
+
+static int cmd_detach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_error *e = NULL;
+	_cleanup_free_ uint32_t *ids = NULL;
+	unsigned long link = 0;
+	char *ref, *prog, *end;
+	size_t n = 0;
+	int k;
+
+	if (argc < 1 || argc > 2) {
+		fprintf(stderr, "bpfctl: detach takes REF/PROG and optionally a link id\n");
+		return EXIT_ERROR;
+	}
+	if (argc == 2) {
+		errno = 0;
+		link = strtoul(argv[1], &end, 10);
+		if (errno || *end || end == argv[1] || link == 0 || link > UINT32_MAX) {
+			fprintf(stderr, "bpfctl: invalid link id \"%s\"\n", argv[1]);
+			return EXIT_ERROR;
+		}
+	}
+	if (split_ref(argv[0], "PROG", &ref, &prog) < 0)
+		return EXIT_ERROR;
+	k = bpfbroker_detach(b, ref, prog, (uint32_t)link, &ids, &n, &e);
+	if (k < 0)
+		return report_error(c, k, e, prog);
+	if (c->json) {
+		printf("{\"detached\":[");
+		for (size_t i = 0; i < n; i++)
+			printf("%s%u", i ? "," : "", ids[i]);
+		printf("]}\n");
+	} else if (n == 0) {
+		printf("nothing detached: %s has no pinned links\n", prog);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			printf("detached %s: link %u\n", prog, ids[i]);
+	}
+	return EXIT_SUCCESS;
+}
+
+/* Read all of path, at most max bytes. */
+static int read_bounded(const char *path, size_t max, uint8_t **ret, size_t *ret_size)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_free_ uint8_t *buf = NULL;
+	size_t size = 0;
+
+	if (fd < 0)
+		return negative_errno();
+	buf = malloc(max + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, buf + size, max + 1 - size);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return negative_errno();
+		if (n == 0)
+			break;
+		size += (size_t)n;
+		if (size > max)
+			return -EFBIG;
+	}
+	*ret = TAKE_PTR(buf);
+	*ret_size = size;
+	return 0;
+}
+
+static int read_input(const char *option, const char *path, size_t max, uint8_t **ret,
+		      size_t *ret_size)
+{
+	int k = read_bounded(path, max, ret, ret_size);
+
+	if (k == -EFBIG)
+		fprintf(stderr, "bpfctl: %s %s: larger than %zu bytes, the most a test run takes\n",
+			option, path, max);
+	else if (k < 0)
+		fprintf(stderr, "bpfctl: %s %s: %s\n", option, path, strerror(-k));
+	return k;
+}
+
+static int cmd_test_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_test_run_opts o = {.sz = sizeof(o), .repeat = c->repeat};
+	struct bpfbroker_test_run_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	_cleanup_free_ uint8_t *data = NULL, *ctx = NULL;
+	_cleanup_free_ char *hex = NULL;
+	char *ref, *prog;
+	int k;
+
+	if (argc != 1) {
+		fprintf(stderr, "bpfctl: test-run takes REF/PROG\n");
+		return EXIT_ERROR;
+	}
+	if (split_ref(argv[0], "PROG", &ref, &prog) < 0)
+		return EXIT_ERROR;
+	o.object = ref;
+	o.program = prog;
+	if (c->data_in && read_input("--data-in", c->data_in, BPFBROKER_TEST_RUN_MAX_DATA, &data,
+				     &o.data_in_size) < 0)
+		return EXIT_ERROR;
+	if (c->ctx_in &&
+	    read_input("--ctx-in", c->ctx_in, BPFBROKER_TEST_RUN_MAX_CTX, &ctx, &o.ctx_in_size) < 0)
+		return EXIT_ERROR;
+	o.data_in = data;
+	o.ctx_in = ctx;
+	k = bpfbroker_test_run(b, &o, &r, &e);
+	if (k < 0)
+		return report_error(c, k, e, prog);
+	hex = proto_hex_encode(r->data_out, r->data_out_size);
+	if (!hex) {
+		bpfbroker_test_run_result_free(r);
+		return die_errno(-ENOMEM, "test-run");
+	}
+	if (c->json)
+		printf("{\"retval\":%" PRId64 ",\"duration_ns\":%" PRIu64 ",\"data_out\":\"%s\"}\n",
+		       r->retval, r->duration_ns, hex);
+	else
+		printf("retval %" PRId64 "\nduration %" PRIu64 " ns\ndata_out %s\n", r->retval,
+		       r->duration_ns, *hex ? hex : "(empty)");
+	bpfbroker_test_run_result_free(r);
+	return EXIT_SUCCESS;
+}
+
+/* ---- map access ---- */
+
+struct map_ctx {
+	struct cli *c;
+	const char *name;
+	const struct bpfbroker_map *m;
+	int fd;
+	bool percpu;
+	unsigned n_cpus; /* value slots: 1, or the possible CPUs for per-CPU maps */
+	size_t slot; /* bytes per slot */
+	struct btf *btf; /* or NULL: hex only */
+	json_object *out; /* -j: the entries */
+};
+
+/* The object's BTF, read from the fd the broker sent. NULL if that fails. */
+static struct btf *btf_from_fd(int fd)
+{
+	struct bpf_btf_info info = {};
+	uint32_t len = sizeof(info);
+	_cleanup_free_ void *data = NULL;
+	uint32_t size;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || info.btf_size == 0 ||
+	    info.btf_size > 64u << 20)
+		return NULL;
+	size = info.btf_size;
+	data = malloc(size);
+	if (!data)
+		return NULL;
+	info = (struct bpf_btf_info){.btf = (uint64_t)(uintptr_t)data, .btf_size = size};
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || info.btf_size != size)
+		return NULL;
+	return btf__new(data, size);
+}
+
+static void vprintf_to(void *ctx, const char *fmt, va_list ap)
+{
+	vfprintf(ctx, fmt, ap);
+}
+
+/*
+ * Make btf_dump's compact output easier to read: drop the type casts in front
+ * of values ("(int)3" -> "3") and the trailing commas, and space the commas.
+ */
+static void tidy_btf(char *s)
+{
+	char *w = s, quote = 0;
+
+	for (char *r = s; *r; r++) {
+		if (quote) {
+			*w++ = *r;
+			if (*r == '\\' && r[1])
+				*w++ = *++r;
+			else if (*r == quote)
+				quote = 0;
+			continue;
+		}
+		if (*r == '\'' || *r == '"') {
+			quote = *w++ = *r;
+			continue;
+		}
+		if (*r == '(' && (w == s || strchr("=[{, ", w[-1]))) {
+			size_t n =
+				strspn(r + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789_ *[]");
+
+			if (r[1 + n] == ')' && r[2 + n]) {
+				r += 1 + n;
+				continue;
+			}
+		}
+		if (*r == ',' && (r[1] == '}' || r[1] == ']'))
+			continue;
+		*w++ = *r;
+		if (*r == ',' && r[1] != ' ')
+			*w++ = ' ';
+	}
+	*w = '\0';
+}
+
+/* Format data as type id, or NULL (then the caller shows hex). */
+static char *format_btf(struct btf *btf, uint32_t id, const void *data, size_t size)
+{
+	LIBBPF_OPTS(btf_dump_type_data_opts, opts, .compact = true, .emit_zeroes = true);
+	struct btf_dump *d;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int k;
+
+	if (!btf || !id)
+		return NULL;
+	f = open_memstream(&text, &len);
+	if (!f)
+		return NULL;
+	d = btf_dump__new(btf, vprintf_to, f, NULL);
+	k = d ? btf_dump__dump_type_data(d, id, data, size, &opts) : -EINVAL;
+	btf_dump__free(d);
+	if (fclose(f) != 0 || k < 0) {
+		free(text);
+		return NULL;
+	}
+	tidy_btf(text);
+	return text;
+}
+
+/* "00 01 02" */
+static char *format_hex(const uint8_t *buf, size_t size)
+{
+	char *s = malloc(size ? size * 3 : 1);
+
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < size; i++)
+		sprintf(s + 3 * i, i + 1 < size ? "%02x " : "%02x", buf[i]);
+	return s;
+}
+
+/* Hex bytes as typed by people: optional spaces, optional 0x in front of each group. */
+static int parse_hex(const char *what, const char *arg, uint8_t *out, size_t want)
+{
+	size_t n = 0, digits = 0;
+	bool start = true;
+	int hi = 0;
+
+	for (const char *p = arg; *p; p++) {
+		int v;
+
+		if (*p == ' ' || *p == '\t') {
+			start = true;
+			continue;
+		}
+		if (start && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+			p++;
+			start = false;
+			continue;
+		}
+		start = false;
+		v = *p >= '0' && *p <= '9'   ? *p - '0'
+		    : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+		    : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
+					     : -1;
+		if (v < 0) {
+			fprintf(stderr, "bpfctl: %s \"%s\": not hex bytes\n", what, arg);
+			return -EINVAL;
+		}
+		if (digits++ % 2 == 0) {
+			hi = v;
+			continue;
+		}
+		if (n < want)
+			out[n] = (uint8_t)(hi << 4 | v);
+		n++;
+	}
+	if (digits % 2) {
+		fprintf(stderr, "bpfctl: %s \"%s\": odd number of hex digits\n", what, arg);
+		return -EINVAL;
+	}
+	return (int)n;
+}
+
+static int parse_sized(const char *what, const char *arg, uint8_t *out, size_t want,
+		       const char *map)
+{
+	int n = parse_hex(what, arg, out, want);
+
+	if (n >= 0 && (size_t)n != want) {
+		fprintf(stderr, "bpfctl: %s is %d bytes, but map %s takes %zu-byte %ss\n", what, n,
+			map, want, what);
+		return -EINVAL;
+	}
+	return n;
+}
+
+static json_object *json_hex(const uint8_t *buf, size_t size)
+{
+	_cleanup_free_ char *hex = proto_hex_encode(buf, size);
+
+	return hex ? json_object_new_string(hex) : NULL;
+}
+
+/* One line (per CPU slot, for per-CPU maps) or one JSON object per entry. */
+static int print_entry(struct map_ctx *x, const uint8_t *key, const uint8_t *value)
+{
+	_cleanup_free_ char *khex = format_hex(key, x->m->key_size);
+	_cleanup_free_ char *kfmt = format_btf(x->btf, x->m->btf_key_type_id, key, x->m->key_size);
+	json_object *o = NULL, *vals = NULL, *fvals = NULL, *fmt = NULL;
+
+	if (!khex)
+		return -ENOMEM;
+	if (x->out) {
+		o = json_object_new_object();
+		if (!o)
+			return -ENOMEM;
+		json_object_array_add(x->out, o);
+		json_object_object_add(o, "key", json_hex(key, x->m->key_size));
+		if (x->percpu) {
+			vals = json_object_new_array();
+			json_object_object_add(o, "values", vals);
+		}
+		if (x->btf) {
+			fmt = json_object_new_object();
+			if (kfmt)
+				json_object_object_add(fmt, "key", json_object_new_string(kfmt));
+			if (x->percpu) {
+				fvals = json_object_new_array();
+				json_object_object_add(fmt, "values", fvals);
+			}
+		}
+	} else if (x->percpu) {
+		printf("key: %s\n", kfmt ?: khex);
+	}
+	for (unsigned cpu = 0; cpu < x->n_cpus; cpu++) {
+		const uint8_t *v = value + cpu * x->slot;
+		_cleanup_free_ char *vhex = format_hex(v, x->m->value_size);
+		_cleanup_free_ char *vfmt =
+			format_btf(x->btf, x->m->btf_value_type_id, v, x->m->value_size);
+
+		if (!vhex)
+			return -ENOMEM;
+		if (o && x->percpu) {
+			json_object_array_add(vals, json_hex(v, x->m->value_size));
+			if (fvals)
+				json_object_array_add(fvals, vfmt ? json_object_new_string(vfmt)
+								  : json_object_new_null());
+		} else if (o) {
+			json_object_object_add(o, "value", json_hex(v, x->m->value_size));
+			if (fmt && vfmt)
+				json_object_object_add(fmt, "value", json_object_new_string(vfmt));
+		} else if (x->percpu) {
+			printf("  cpu %u: value: %s\n", cpu, vfmt ?: vhex);
+		} else {
+			printf("key: %s  value: %s\n", kfmt ?: khex, vfmt ?: vhex);
+		}
+	}
+	if (fmt)
+		json_object_object_add(o, "formatted", fmt); /* after the hex */
+	return 0;
+}
+
+/* Report a failed map operation; the exit status. */
+static int map_failed(struct map_ctx *x, const char *op, int k)
+{
+	bool writes = strcmp(op, "update") == 0 || strcmp(op, "delete") == 0;
+
+	if (k == -EPERM || k == -EACCES) {
+		if (writes && x->m->access == BPFBROKER_ACCESS_RO)
+			fprintf(stderr,
+				"bpfctl: map %s is read-only for you (the broker granted ro): %s "
+				"refused\n",
+				x->name, op);
+		else if (!writes && x->m->access == BPFBROKER_ACCESS_WO)
+			fprintf(stderr,
+				"bpfctl: map %s is write-only for you (the broker granted wo): %s "
+				"refused\n",
+				x->name, op);
+		else
+			fprintf(stderr, "bpfctl: map %s: %s refused by the kernel: %s\n", x->name,
+				op, strerror(-k));
+		return EXIT_DENIED;
+	}
+	fprintf(stderr, "bpfctl: map %s: %s failed: %s\n", x->name, op, strerror(-k));
+	return EXIT_ERROR;
+}
+
+static int map_dump(struct map_ctx *x, uint8_t *key, uint8_t *next, uint8_t *value)
+{
+	uint64_t n = 0, limit = (uint64_t)x->m->max_entries * 2 + 16;
+	bool first = true;
+	int k;
+
+	for (;;) {
+		k = bpfbroker_map_next_key(x->fd, first ? NULL : key, next);
+		if (k == -ENOENT)
+			return EXIT_SUCCESS;
+		if (k < 0)
+			return map_failed(x, "dump", k);
+		first = false;
+		memcpy(key, next, x->m->key_size);
+		k = bpfbroker_map_lookup(x->fd, key, value);
+		if (k == -ENOENT)
+			continue; /* deleted meanwhile */
+		if (k < 0)
+			return map_failed(x, "dump", k);
+		k = print_entry(x, key, value);
+		if (k < 0)
+			return die_errno(k, "dump");
+		if (++n > limit) {
+			fprintf(stderr,
+				"bpfctl: map %s: more entries than it can hold; is it being "
+				"changed meanwhile? Stopping\n",
+				x->name);
+			return EXIT_ERROR;
+		}
+	}
+}
+
+static int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int n_args;
+	} ops[] = {{"dump", 2}, {"lookup", 3}, {"update", 4}, {"delete", 3}};
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	struct map_ctx x = {.c = c, .n_cpus = 1};
+	_cleanup_free_ uint8_t *key = NULL, *next = NULL, *value = NULL;
+	const char *op = NULL;
+	char *ref;
+	size_t vsize;
+	int k, n;
+
+	for (size_t i = 0; argc > 0 && i < ARRAY_SIZE(ops); i++)
+		if (strcmp(argv[0], ops[i].name) == 0) {
+			op = ops[i].name;
+			if (argc != ops[i].n_args)
+				op = NULL;
+		}
+	if (!op) {
+		fprintf(stderr, "bpfctl: map takes dump REF/MAP, lookup REF/MAP KEY, update "
+				"REF/MAP KEY VALUE or delete REF/MAP KEY\n");
+		return EXIT_ERROR;
+	}
+	if (split_ref(argv[1], "MAP", &ref, (char **)&x.name) < 0)
+		return EXIT_ERROR;
+	k = bpfbroker_fds(b, ref, &r, &e);
+	if (k < 0)
+		return report_error(c, k, e, ref);
+	x.m = bpfbroker_result_map(r, x.name);
+	if (!x.m || x.m->fd < 0) {
+		fprintf(stderr, "bpfctl: map %s: %s\n", x.name,
+			x.m ? "the broker grants you no access to it"
+			    : "not in this object, or the broker grants you no access to it");
+		bpfbroker_result_free(r);
+		return EXIT_DENIED;
+	}
+	x.fd = x.m->fd;
+	if (x.m->key_size == 0) {
+		fprintf(stderr, "bpfctl: map %s (%s) has no keys; bpfctl map cannot access it\n",
+			x.name, x.m->type);
+		bpfbroker_result_free(r);
+		return EXIT_ERROR;
+	}
+	x.percpu = strstr(x.m->type, "percpu") != NULL;
+	x.slot = x.m->value_size;
+	if (x.percpu) {
+		int cpus = libbpf_num_possible_cpus();
+
+		if (cpus <= 0) {
+			bpfbroker_result_free(r);
+			return die_errno(cpus ?: -EINVAL, "cannot count possible CPUs");
+		}
+		x.n_cpus = (unsigned)cpus;
+		x.slot = ((size_t)x.m->value_size + 7) / 8 * 8;
+	}
+	vsize = x.slot * x.n_cpus;
+	key = calloc(1, x.m->key_size);
+	next = calloc(1, x.m->key_size);
+	value = calloc(1, vsize ?: 1);
+	if (!key || !next || !value) {
+		bpfbroker_result_free(r);
+		return die_errno(-ENOMEM, "map");
+	}
+	if (r->btf_fd >= 0 && (x.m->btf_key_type_id || x.m->btf_value_type_id))
+		x.btf = btf_from_fd(r->btf_fd);
+	if (c->json && strcmp(op, "dump") == 0)
+		x.out = json_object_new_array();
+	else if (c->json)
+		x.out = json_object_new_array(); /* one entry, printed alone */
+	if (argc > 2 && parse_sized("key", argv[2], key, x.m->key_size, x.name) < 0) {
+		k = EXIT_ERROR;
+		goto out;
+	}
+	if (argc > 3) {
+		/* Per-CPU maps: one value for every CPU, or all the slots. */
+		n = parse_hex("value", argv[3], value, vsize);
+		if (n >= 0 && x.percpu && (size_t)n == x.m->value_size) {
+			for (unsigned cpu = 1; cpu < x.n_cpus; cpu++)
+				memcpy(value + cpu * x.slot, value, x.m->value_size);
+		} else if (n >= 0 && (size_t)n != vsize) {
+			fprintf(stderr,
+				"bpfctl: value is %d bytes, but map %s takes %u-byte values\n", n,
+				x.name, x.m->value_size);
+			n = -EINVAL;
+		}
+		if (n < 0) {
+			k = EXIT_ERROR;
+			goto out;
+		}
+	}
+	if (strcmp(op, "dump") == 0) {
+		k = map_dump(&x, key, next, value);
+	} else if (strcmp(op, "lookup") == 0) {
+		k = bpfbroker_map_lookup(x.fd, key, value);
+		if (k == -ENOENT) {
+			_cleanup_free_ char *hex = format_hex(key, x.m->key_size);
+
+			fprintf(stderr, "bpfctl: map %s: no entry for key %s\n", x.name, hex ?: "");
+			k = EXIT_DENIED;
+		} else if (k < 0) {
+			k = map_failed(&x, op, k);
+		} else {
+			k = print_entry(&x, key, value) < 0 ? die_errno(-ENOMEM, "lookup")
+							    : EXIT_SUCCESS;
+		}
+	} else if (strcmp(op, "update") == 0) {
+		k = bpfbroker_map_update(x.fd, key, value, BPF_ANY);
+		k = k < 0 ? map_failed(&x, op, k) : EXIT_SUCCESS;
+	} else {
+		k = bpfbroker_map_delete(x.fd, key);
+		if (k == -ENOENT) {
+			fprintf(stderr, "bpfctl: map %s: no entry for that key\n", x.name);
+			k = EXIT_DENIED;
+		} else {
+			k = k < 0 ? map_failed(&x, op, k) : EXIT_SUCCESS;
+		}
+	}
+	if (x.out && k == EXIT_SUCCESS) {
+		if (strcmp(op, "dump") == 0)
+			print_json_value(x.out);
+		else if (strcmp(op, "lookup") == 0)
+			print_json_value(json_object_array_get_idx(x.out, 0));
+		else
+			printf("{\"%s\":true}\n",
+			       strcmp(op, "update") == 0 ? "updated" : "deleted");
+	}
+out:
+	json_object_put(x.out);
+	btf__free(x.btf);
+	bpfbroker_result_free(r);
+	return k;
+}
+
 /* Parse options; stop_at_positional keeps everything after the first positional untouched. */
 static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 {
@@ -289,6 +1339,16 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		{"map-size", required_argument, NULL, 'M'},
 		{"program", required_argument, NULL, 'P'},
 		{"object-name", required_argument, NULL, 'N'},
+		{"name", required_argument, NULL, OPT_NAME},
+		{"share", required_argument, NULL, OPT_SHARE},
+		{"all", no_argument, NULL, OPT_ALL},
+		{"user", required_argument, NULL, OPT_USER},
+		{"shared", no_argument, NULL, OPT_SHARED},
+		{"attach-type", required_argument, NULL, OPT_ATTACH_TYPE},
+		{"pin", no_argument, NULL, OPT_PIN},
+		{"data-in", required_argument, NULL, OPT_DATA_IN},
+		{"ctx-in", required_argument, NULL, OPT_CTX_IN},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -307,9 +1367,35 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		case 'N':
 			c->opts.object_name = optarg;
 			break;
+		case OPT_NAME:
+			c->opts.name = optarg;
+			break;
+		case OPT_ALL:
+			c->list.all = true;
+			break;
+		case OPT_USER:
+			c->list.user = optarg;
+			break;
+		case OPT_SHARED:
+			c->list.shared = true;
+			break;
+		case OPT_ATTACH_TYPE:
+			c->attach_type = optarg;
+			break;
+		case OPT_PIN:
+			c->pin = true;
+			break;
+		case OPT_DATA_IN:
+			c->data_in = optarg;
+			break;
+		case OPT_CTX_IN:
+			c->ctx_in = optarg;
+			break;
 		case 'G':
 		case 'M':
 		case 'P':
+		case OPT_SHARE:
+		case OPT_REPEAT:
 			if (parse_option(c, opt, optarg) < 0)
 				return -EINVAL;
 			break;
@@ -324,18 +1410,28 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 	return optind;
 }
 
+static const struct command {
+	const char *name;
+	int (*run)(struct cli *c, struct bpfbroker *b, int argc, char **argv);
+} commands[] = {
+	{"check", cmd_check},	    {"run", cmd_run},	    {"policy", cmd_policy},
+	{"load", cmd_load},	    {"list", cmd_list},	    {"show", cmd_show},
+	{"unload", cmd_unload},	    {"attach", cmd_attach}, {"detach", cmd_detach},
+	{"test-run", cmd_test_run}, {"map", cmd_map},
+};
+
 int main(int argc, char **argv)
 {
 	static struct cli c;
-	struct bpfbroker *b = NULL;
-	const char *cmd;
+	const struct command *cmd = NULL;
 	char **args;
-	int n_args, k;
+	int n_args, n_head, k;
 
 	c.opts.sz = sizeof(c.opts);
 	c.opts.globals = c.globals;
 	c.opts.map_sizes = c.sizes;
 	c.opts.programs = c.programs;
+	c.opts.shares = c.shares;
 
 	k = parse_options(&c, argc, argv, true);
 	if (k < 0)
@@ -344,40 +1440,61 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_ERROR;
 	}
-	cmd = argv[k];
-	if (strcmp(cmd, "check") != 0 && strcmp(cmd, "run") != 0 && strcmp(cmd, "policy") != 0) {
-		fprintf(stderr, "bpfctl: unknown command \"%s\"\n", cmd);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(argv[k], commands[i].name) == 0)
+			cmd = &commands[i];
+	if (!cmd) {
+		fprintf(stderr, "bpfctl: unknown command \"%s\"\n", argv[k]);
 		usage(stderr);
 		return EXIT_ERROR;
 	}
-	/* Options may follow the command too; for run, only before OBJ (the rest is CMD's). */
 	args = argv + k;
 	n_args = argc - k;
-	k = parse_options(&c, n_args, args, strcmp(cmd, "run") == 0);
-	if (k < 0)
-		return EXIT_ERROR;
-	args += k;
-	n_args -= k;
-	if (strcmp(cmd, "run") == 0 && n_args >= 2 && strcmp(args[1], "--") == 0) {
-		args[1] = args[0];
-		args++;
-		n_args--;
+	if (cmd->run == cmd_run) {
+		/* Options may follow the command too; for run, only before OBJ (the rest is CMD's).
+		 */
+		k = parse_options(&c, n_args, args, true);
+		if (k < 0)
+			return EXIT_ERROR;
+		args += k;
+		n_args -= k;
+		if (!c.opts.name && n_args >= 2 && strcmp(args[1], "--") == 0) {
+			args[1] = args[0];
+			args++;
+			n_args--;
+		}
+	} else {
+		/*
+		 * Options anywhere up to "--". What follows it is attach's command,
+		 * and for the other commands more arguments.
+		 */
+		for (n_head = 1; n_head < n_args && strcmp(args[n_head], "--") != 0; n_head++)
+			;
+		if (n_head < n_args) {
+			c.dashdash = true;
+			c.cmd = args + n_head + 1;
+			c.n_cmd = n_args - n_head - 1;
+		}
+		k = parse_options(&c, n_head, args, false);
+		if (k < 0)
+			return EXIT_ERROR;
+		if (c.dashdash && cmd->run != cmd_attach) {
+			memmove(args + n_head, args + n_head + 1, (size_t)c.n_cmd * sizeof(char *));
+			n_head += c.n_cmd;
+			c.n_cmd = 0;
+		}
+		args += k;
+		n_args = n_head - k;
 	}
 
-	k = bpfbroker_connect(c.socket_path, &b);
+	k = bpfbroker_connect(c.socket_path, &c.b);
 	if (k < 0) {
 		fprintf(stderr, "bpfctl: cannot connect to the broker at %s: %s\n",
 			c.socket_path ?: getenv(PROTO_SOCKET_ENV) ?: PROTO_DEFAULT_SOCKET,
 			strerror(-k));
 		return EXIT_ERROR;
 	}
-	if (strcmp(cmd, "check") == 0)
-		k = cmd_check(&c, b, n_args, args);
-	else if (strcmp(cmd, "run") == 0)
-		k = cmd_run(&c, b, n_args, args);
-	else
-		k = cmd_policy(&c, b, n_args, args);
-	if (strcmp(cmd, "run") != 0)
-		bpfbroker_close(b);
+	k = cmd->run(&c, c.b, n_args, args);
+	bpfbroker_close(c.b);
 	return k;
 }

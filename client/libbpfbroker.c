@@ -11,6 +11,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "common/macro.h"
 #include "proto/proto.h"
 
@@ -220,13 +222,16 @@ void bpfbroker_error_free(struct bpfbroker_error *e)
 	free(p);
 }
 
-static int fd_at(struct result_priv *r, json_object *o)
+static int fd_index(struct result_priv *r, int64_t idx)
 {
-	int64_t idx = get_int(o, "fd", -1);
-
 	if (idx < 0 || (size_t)idx >= r->n_fds)
 		return -1;
 	return r->fds[idx];
+}
+
+static int fd_at(struct result_priv *r, json_object *o)
+{
+	return fd_index(r, get_int(o, "fd", -1));
 }
 
 static void *remember(struct result_priv *r, void *p)
@@ -253,6 +258,7 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 
 	if (!r)
 		return -ENOMEM;
+	r->pub.btf_fd = -1;
 	r->reply = TAKE_PTR(m->json);
 	r->fds = TAKE_PTR(m->fds);
 	r->n_fds = m->n_fds;
@@ -272,6 +278,8 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		return -ENOMEM;
 	}
 	r->pub.allowed = get_bool(result, "allowed");
+	r->pub.name = get_str(result, "name");
+	r->pub.btf_fd = fd_index(r, get_int(result, "btf_fd", -1));
 	r->pub.reasons = remember(r, string_array(result, "reasons"));
 	r->pub.json = json_object_to_json_string_ext(r->reply, JSON_C_TO_STRING_PLAIN);
 	for (size_t i = 0; i < np; i++) {
@@ -309,6 +317,8 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 							: BPFBROKER_ACCESS_NONE;
 		p->fd = fd_at(r, o);
 		p->verdict = get_str(o, "verdict") ?: "";
+		p->btf_key_type_id = (uint32_t)get_int(o, "btf_key_type_id", 0);
+		p->btf_value_type_id = (uint32_t)get_int(o, "btf_value_type_id", 0);
 	}
 	r->pub.n_maps = nm;
 	*ret = &r->pub;
@@ -393,16 +403,82 @@ const char *bpfbroker_access_to_string(enum bpfbroker_access a)
 	}
 }
 
-/* Translate the public options into the wire request (copies; the caller keeps its own). */
-static int opts_to_request(const struct bpfbroker_load_opts *opts, struct proto_load_request *req)
+/* What an opts struct without sz (0) has: the fields before name. */
+#define LOAD_OPTS_SIZE_V0 (offsetof(struct bpfbroker_load_opts, n_programs) + sizeof(size_t))
+
+/*
+ * Copy a caller's opts struct of size sz into one of ours (size ours), so that
+ * fields it doesn't have read as zero. sz 0 means min_sz (callers from before sz
+ * was checked); bytes we don't know must be zero.
+ */
+static int opts_copy(void *ours, size_t ours_size, const void *theirs, size_t sz, size_t min_sz)
 {
-	*req = (struct proto_load_request){.object_fd = 0};
-	if (!opts)
-		return 0;
-	if (opts->sz < offsetof(struct bpfbroker_load_opts, n_programs) + sizeof(size_t) &&
-	    opts->sz != 0)
+	if (sz == 0)
+		sz = min_sz;
+	if (sz < min_sz)
 		return -EINVAL;
+	for (size_t i = ours_size; i < sz; i++)
+		if (((const uint8_t *)theirs)[i])
+			return -EINVAL;
+	memset(ours, 0, ours_size);
+	memcpy(ours, theirs, sz < ours_size ? sz : ours_size);
+	return 0;
+}
+
+static char *access_dup(enum bpfbroker_access a)
+{
+	return a == BPFBROKER_ACCESS_NONE || (unsigned)a > BPFBROKER_ACCESS_RW
+		       ? NULL
+		       : strdup(bpfbroker_access_to_string(a));
+}
+
+static int shares_to_request(const struct bpfbroker_load_opts *opts, struct proto_load_request *req)
+{
+	if (!opts->n_shares)
+		return 0;
+	if (!opts->shares || !opts->name)
+		return -EINVAL;
+	req->shares = calloc(opts->n_shares, sizeof(*req->shares));
+	if (!req->shares)
+		return -ENOMEM;
+	for (size_t i = 0; i < opts->n_shares; i++) {
+		const struct bpfbroker_share *s = &opts->shares[i];
+		struct proto_share *out = &req->shares[i];
+
+		req->n_shares = i + 1;
+		if (!s->map || !s->user == !s->group || s->access == BPFBROKER_ACCESS_NONE ||
+		    (unsigned)s->access > BPFBROKER_ACCESS_RW)
+			return -EINVAL;
+		out->map = strdup(s->map);
+		out->access = access_dup(s->access);
+		if (!out->map || !out->access)
+			return -ENOMEM;
+		if (s->user && !(out->user = strdup(s->user)))
+			return -ENOMEM;
+		if (s->group && !(out->group = strdup(s->group)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Translate the public options into the wire request (copies; the caller keeps its own). */
+static int opts_to_request(const struct bpfbroker_load_opts *theirs, struct proto_load_request *req)
+{
+	struct bpfbroker_load_opts copy, *opts = &copy;
+	int k;
+
+	*req = (struct proto_load_request){.object_fd = 0};
+	if (!theirs)
+		return 0;
+	k = opts_copy(&copy, sizeof(copy), theirs, theirs->sz, LOAD_OPTS_SIZE_V0);
+	if (k < 0)
+		return k;
 	req->check_only = opts->check_only;
+	if (opts->name && !(req->name = strdup(opts->name)))
+		return -ENOMEM;
+	k = shares_to_request(opts, req);
+	if (k < 0)
+		return k;
 	if (opts->object_name && !(req->object_name = strdup(opts->object_name)))
 		return -ENOMEM;
 	if (opts->n_globals) {
@@ -509,9 +585,12 @@ int bpfbroker_load_file(struct bpfbroker *b, const char *path,
 			n++;
 		}
 		name[n] = '\0';
-		if (opts)
-			memcpy(&named, opts,
-			       opts->sz && opts->sz < sizeof(named) ? opts->sz : sizeof(named));
+		if (opts) {
+			int k = opts_copy(&named, sizeof(named), opts, opts->sz, LOAD_OPTS_SIZE_V0);
+
+			if (k < 0)
+				return k;
+		}
 		named.sz = sizeof(named);
 		named.object_name = n ? name : NULL;
 		opts = &named;
@@ -543,30 +622,53 @@ int bpfbroker_load_mem(struct bpfbroker *b, const void *buf, size_t size,
 	return bpfbroker_load_fd(b, fd, opts, ret, err);
 }
 
-int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_error **err)
+/*
+ * Send method with params (taken, may be NULL) and fds, and wait for the reply.
+ * On success *ret holds the reply and *ret_result points to its "result" object.
+ */
+static int request(struct bpfbroker *b, const char *method, json_object *params, const int *fds,
+		   size_t n_fds, struct proto_msg *ret, json_object **ret_result,
+		   struct bpfbroker_error **err)
 {
 	struct proto_msg m = {};
 	int64_t id = b->next_id++;
-	json_object *msg = proto_request_new(id, "policy", NULL), *result;
-	char *text;
+	json_object *msg = proto_request_new(id, method, params), *result;
 	int k;
 
 	if (!msg)
 		return -ENOMEM;
-	k = call(b, msg, id, NULL, 0, &m);
+	k = call(b, msg, id, fds, n_fds, &m);
 	json_object_put(msg);
 	if (k < 0)
 		return k;
 	k = error_from_reply(m.json, err);
 	if (k < 0) {
-		m.json = NULL;
+		m.json = NULL; /* taken by the error */
 		proto_msg_done(&m);
 		return k;
 	}
-	if (!json_object_object_get_ex(m.json, "result", &result)) {
+	if (!json_object_object_get_ex(m.json, "result", &result) ||
+	    !json_object_is_type(result, json_type_object)) {
 		proto_msg_done(&m);
 		return -EPROTO;
 	}
+	*ret = m;
+	*ret_result = result;
+	return 0;
+}
+
+/* request(), for methods whose answer is the result as JSON text. */
+static int request_json(struct bpfbroker *b, const char *method, json_object *params,
+			char **ret_json, struct bpfbroker_error **err)
+{
+	struct proto_msg m = {};
+	json_object *result;
+	char *text;
+	int k;
+
+	k = request(b, method, params, NULL, 0, &m, &result, err);
+	if (k < 0)
+		return k;
 	text = strdup(json_object_to_json_string_ext(result, JSON_C_TO_STRING_PRETTY |
 								     JSON_C_TO_STRING_SPACED));
 	proto_msg_done(&m);
@@ -574,4 +676,353 @@ int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_erro
 		return -ENOMEM;
 	*ret_json = text;
 	return 0;
+}
+
+int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_error **err)
+{
+	return request_json(b, "policy", NULL, ret_json, err);
+}
+
+/* Add key: value to o; value is taken, and NULL (allocation failed) gives -ENOMEM. */
+static int add(json_object *o, const char *key, json_object *value)
+{
+	if (!value)
+		return -ENOMEM;
+	if (json_object_object_add(o, key, value) < 0) {
+		json_object_put(value);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int add_str(json_object *o, const char *key, const char *value)
+{
+	return add(o, key, json_object_new_string(value));
+}
+
+/* {"object": REF} */
+static json_object *object_params(const char *object)
+{
+	json_object *p = json_object_new_object();
+
+	if (p && add_str(p, "object", object) < 0) {
+		json_object_put(p);
+		return NULL;
+	}
+	return p;
+}
+
+int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs, char **ret_json,
+		   struct bpfbroker_error **err)
+{
+	struct bpfbroker_list_opts opts = {};
+	json_object *p;
+	int k = 0;
+
+	if (theirs) {
+		k = opts_copy(&opts, sizeof(opts), theirs, theirs->sz, sizeof(size_t));
+		if (k < 0)
+			return k;
+	}
+	p = json_object_new_object();
+	if (!p)
+		return -ENOMEM;
+	if (opts.all)
+		k = add(p, "all", json_object_new_boolean(true));
+	if (k >= 0 && opts.user)
+		k = add_str(p, "user", opts.user);
+	if (k >= 0 && opts.shared)
+		k = add(p, "shared", json_object_new_boolean(true));
+	if (k < 0) {
+		json_object_put(p);
+		return k;
+	}
+	return request_json(b, "list", p, ret_json, err);
+}
+
+int bpfbroker_show(struct bpfbroker *b, const char *object, char **ret_json,
+		   struct bpfbroker_error **err)
+{
+	json_object *p;
+
+	if (!object)
+		return -EINVAL;
+	p = object_params(object);
+	if (!p)
+		return -ENOMEM;
+	return request_json(b, "show", p, ret_json, err);
+}
+
+int bpfbroker_unload(struct bpfbroker *b, const char *object, struct bpfbroker_error **err)
+{
+	struct proto_msg m = {};
+	json_object *p, *result;
+	int k;
+
+	if (!object)
+		return -EINVAL;
+	p = object_params(object);
+	if (!p)
+		return -ENOMEM;
+	k = request(b, "unload", p, NULL, 0, &m, &result, err);
+	if (k < 0)
+		return k;
+	proto_msg_done(&m);
+	return 0;
+}
+
+int bpfbroker_fds(struct bpfbroker *b, const char *object, struct bpfbroker_result **ret,
+		  struct bpfbroker_error **err)
+{
+	struct proto_msg m = {};
+	json_object *p, *result;
+	int k;
+
+	if (!object)
+		return -EINVAL;
+	p = object_params(object);
+	if (!p)
+		return -ENOMEM;
+	k = request(b, "fds", p, NULL, 0, &m, &result, err);
+	if (k < 0)
+		return k;
+	k = result_build(&m, ret);
+	proto_msg_done(&m);
+	return k;
+}
+
+/* {"object": object, "program": program} */
+static json_object *program_params(const char *object, const char *program)
+{
+	json_object *p = object_params(object);
+
+	if (p && add_str(p, "program", program) < 0) {
+		json_object_put(p);
+		return NULL;
+	}
+	return p;
+}
+
+static json_object *attach_target(const struct bpfbroker_attach_opts *o, bool cgroup)
+{
+	json_object *t = json_object_new_object();
+	int k;
+
+	if (!t)
+		return NULL;
+	k = add_str(t, "type", o->target_type);
+	if (k >= 0 && cgroup)
+		k = add(t, "fd", json_object_new_int(0));
+	if (k >= 0 && o->attach_type)
+		k = add_str(t, "attach_type", o->attach_type);
+	if (k >= 0 && o->name)
+		k = add_str(t, "name", o->name);
+	if (k < 0) {
+		json_object_put(t);
+		return NULL;
+	}
+	return t;
+}
+
+int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *theirs,
+		     uint32_t *ret_link_id, int *ret_link_fd, struct bpfbroker_error **err)
+{
+	struct bpfbroker_attach_opts o;
+	struct proto_msg m = {};
+	json_object *p, *result, *link;
+	bool cgroup;
+	int64_t id, idx;
+	int k, fd = -1;
+
+	if (!theirs)
+		return -EINVAL;
+	k = opts_copy(&o, sizeof(o), theirs, theirs->sz, sizeof(size_t));
+	if (k < 0)
+		return k;
+	if (!o.object || !o.program || !o.target_type)
+		return -EINVAL;
+	cgroup = strcmp(o.target_type, "cgroup") == 0;
+	if (cgroup && o.cgroup_fd < 0)
+		return -EBADF;
+	p = program_params(o.object, o.program);
+	if (!p)
+		return -ENOMEM;
+	k = add(p, "pin", json_object_new_boolean(o.pin));
+	if (k >= 0)
+		k = add(p, "target", attach_target(&o, cgroup));
+	if (k < 0) {
+		json_object_put(p);
+		return k;
+	}
+	k = request(b, "attach", p, cgroup ? &o.cgroup_fd : NULL, cgroup ? 1 : 0, &m, &result, err);
+	if (k < 0)
+		return k;
+	if (!json_object_object_get_ex(result, "link", &link) ||
+	    (id = get_int(link, "id", -1)) < 0 || id > UINT32_MAX) {
+		proto_msg_done(&m);
+		return -EPROTO;
+	}
+	/* The link fd's index: "fd" in "link", or next to it. */
+	idx = get_int(link, "fd", get_int(result, "fd", -1));
+	if (!get_bool(link, "pinned")) {
+		if (idx < 0 || (size_t)idx >= m.n_fds) {
+			proto_msg_done(&m);
+			return -EPROTO;
+		}
+		if (ret_link_fd)
+			fd = proto_msg_take_fd(&m, (size_t)idx);
+	}
+	proto_msg_done(&m);
+	if (ret_link_id)
+		*ret_link_id = (uint32_t)id;
+	if (ret_link_fd)
+		*ret_link_fd = fd;
+	return 0;
+}
+
+int bpfbroker_detach(struct bpfbroker *b, const char *object, const char *program, uint32_t link_id,
+		     uint32_t **ret_ids, size_t *ret_n, struct bpfbroker_error **err)
+{
+	struct proto_msg m = {};
+	json_object *p, *result, *a;
+	uint32_t *ids;
+	size_t n;
+	int k;
+
+	if (!object || !program)
+		return -EINVAL;
+	p = program_params(object, program);
+	if (!p)
+		return -ENOMEM;
+	if (link_id && add(p, "link", json_object_new_int64(link_id)) < 0) {
+		json_object_put(p);
+		return -ENOMEM;
+	}
+	k = request(b, "detach", p, NULL, 0, &m, &result, err);
+	if (k < 0)
+		return k;
+	if (!json_object_object_get_ex(result, "detached", &a) ||
+	    !json_object_is_type(a, json_type_array)) {
+		proto_msg_done(&m);
+		return -EPROTO;
+	}
+	n = json_object_array_length(a);
+	ids = calloc(n + 1, sizeof(*ids));
+	if (!ids) {
+		proto_msg_done(&m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(a, i);
+		int64_t x = json_object_get_int64(v);
+
+		if (!json_object_is_type(v, json_type_int) || x <= 0 || x > UINT32_MAX) {
+			free(ids);
+			proto_msg_done(&m);
+			return -EPROTO;
+		}
+		ids[i] = (uint32_t)x;
+	}
+	proto_msg_done(&m);
+	if (ret_n)
+		*ret_n = n;
+	if (ret_ids)
+		*ret_ids = ids;
+	else
+		free(ids);
+	return 0;
+}
+
+static int add_hex(json_object *o, const char *key, const void *buf, size_t size)
+{
+	_cleanup_free_ char *hex = proto_hex_encode(buf, size);
+
+	return hex ? add_str(o, key, hex) : -ENOMEM;
+}
+
+int bpfbroker_test_run(struct bpfbroker *b, const struct bpfbroker_test_run_opts *theirs,
+		       struct bpfbroker_test_run_result **ret, struct bpfbroker_error **err)
+{
+	struct bpfbroker_test_run_opts o;
+	struct bpfbroker_test_run_result *r;
+	struct proto_msg m = {};
+	json_object *p, *result;
+	const char *hex;
+	uint8_t *out = NULL;
+	size_t out_size = 0;
+	int k;
+
+	if (!theirs)
+		return -EINVAL;
+	k = opts_copy(&o, sizeof(o), theirs, theirs->sz, sizeof(size_t));
+	if (k < 0)
+		return k;
+	if (!o.object || !o.program || (o.data_in_size && !o.data_in) ||
+	    (o.ctx_in_size && !o.ctx_in) || o.repeat > BPFBROKER_TEST_RUN_MAX_REPEAT)
+		return -EINVAL;
+	if (o.data_in_size > BPFBROKER_TEST_RUN_MAX_DATA ||
+	    o.ctx_in_size > BPFBROKER_TEST_RUN_MAX_CTX)
+		return -E2BIG;
+	p = program_params(o.object, o.program);
+	if (!p)
+		return -ENOMEM;
+	k = add_hex(p, "data_in", o.data_in, o.data_in_size);
+	if (k >= 0 && o.ctx_in_size)
+		k = add_hex(p, "ctx_in", o.ctx_in, o.ctx_in_size);
+	if (k >= 0 && o.repeat)
+		k = add(p, "repeat", json_object_new_int64(o.repeat));
+	if (k < 0) {
+		json_object_put(p);
+		return k;
+	}
+	k = request(b, "test_run", p, NULL, 0, &m, &result, err);
+	if (k < 0)
+		return k;
+	hex = get_str(result, "data_out") ?: "";
+	if (*hex && proto_hex_decode(hex, &out, &out_size) < 0) {
+		proto_msg_done(&m);
+		return -EPROTO;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		free(out);
+		proto_msg_done(&m);
+		return -ENOMEM;
+	}
+	r->retval = get_int(result, "retval", 0);
+	r->duration_ns = (uint64_t)get_int(result, "duration_ns", 0);
+	r->data_out = out;
+	r->data_out_size = out_size;
+	proto_msg_done(&m);
+	*ret = r;
+	return 0;
+}
+
+void bpfbroker_test_run_result_free(struct bpfbroker_test_run_result *r)
+{
+	if (!r)
+		return;
+	free(r->data_out);
+	free(r);
+}
+
+/* Map access straight on the fd; a later version may proxy through the broker. */
+int bpfbroker_map_lookup(int map_fd, const void *key, void *value)
+{
+	return bpf_map_lookup_elem(map_fd, key, value) < 0 ? negative_errno() : 0;
+}
+
+int bpfbroker_map_update(int map_fd, const void *key, const void *value, uint64_t flags)
+{
+	return bpf_map_update_elem(map_fd, key, value, flags) < 0 ? negative_errno() : 0;
+}
+
+int bpfbroker_map_delete(int map_fd, const void *key)
+{
+	return bpf_map_delete_elem(map_fd, key) < 0 ? negative_errno() : 0;
+}
+
+int bpfbroker_map_next_key(int map_fd, const void *key, void *next_key)
+{
+	return bpf_map_get_next_key(map_fd, key, next_key) < 0 ? negative_errno() : 0;
 }

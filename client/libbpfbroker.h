@@ -3,6 +3,12 @@
  * libbpfbroker: load BPF objects through bpfbrokerd and get back fds with the
  * access the broker's policy grants you.
  *
+ * Objects loaded with a name (bpfbroker_load_opts.name) stay loaded after the
+ * connection closes. Their owner can list, show, unload, attach, detach and
+ * test-run them, get fresh fds for them later (bpfbroker_fds), and share maps
+ * with other users and groups (see proto/NAMED.md). An object is referred to
+ * as "NAME" (your own) or "OWNER/NAME" (OWNER a user name or uid).
+ *
  *	struct bpfbroker *b;
  *	struct bpfbroker_result *res;
  *	struct bpfbroker_error *err;
@@ -10,7 +16,11 @@
  *	if (bpfbroker_connect(NULL, &b) < 0) ...
  *	if (bpfbroker_load_file(b, "prog.bpf.o", NULL, &res, &err) < 0)
  *		fprintf(stderr, "%s\n", bpfbroker_error_message(err));
- *	int fd = bpfbroker_result_map_fd(res, "counts");
+ *	int fd = bpfbroker_result_take_map_fd(res, "counts");
+ *
+ *	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "counter"};
+ *	bpfbroker_load_file(b, "prog.bpf.o", &o, &res, &err);  // stays loaded
+ *	bpfbroker_fds(b, "alice/counter", &res, &err);         // later, or by others
  *
  * All functions return 0 (or a documented non-negative value) or a negative
  * errno; output parameters are written only on success, except *err, which
@@ -59,6 +69,8 @@ struct bpfbroker_map {
 	enum bpfbroker_access access; /* what fd carries; NONE: fd is -1 */
 	int fd;
 	const char *verdict;
+	/* Type ids in bpfbroker_result.btf_fd's BTF (bpfbroker_fds only); 0: none. */
+	uint32_t btf_key_type_id, btf_value_type_id;
 };
 
 struct bpfbroker_result {
@@ -69,6 +81,13 @@ struct bpfbroker_result {
 	struct bpfbroker_map *maps;
 	const char *const *reasons; /* NULL-terminated denial reasons (check) */
 	const char *json; /* the broker's reply, as JSON text */
+	const char *name; /* named objects: the object's name; else NULL */
+	/*
+	 * The object's BTF (bpfbroker_fds only, when the broker sends it), for
+	 * reading type information with BPF_OBJ_GET_INFO_BY_FD; -1 if none.
+	 * Owned by the result and closed by bpfbroker_result_free().
+	 */
+	int btf_fd;
 };
 
 struct bpfbroker_error {
@@ -96,8 +115,17 @@ struct bpfbroker_program_select {
 	const char *attach_type; /* or NULL */
 };
 
+/* Grant one map of a named object to a user or a group (exactly one of them). */
+struct bpfbroker_share {
+	const char *map;
+	const char *user; /* user name or decimal uid, or NULL */
+	const char *group; /* group name or decimal gid, or NULL */
+	enum bpfbroker_access access; /* at most the owner's own access; not NONE */
+};
+
 struct bpfbroker_load_opts {
-	size_t sz; /* sizeof(struct bpfbroker_load_opts), for compatibility */
+	/* sizeof(struct bpfbroker_load_opts), for compatibility: fields beyond sz count as 0 */
+	size_t sz;
 	const char *object_name;
 	bool check_only; /* ask for the verdict, load nothing */
 	const struct bpfbroker_global *globals;
@@ -106,6 +134,50 @@ struct bpfbroker_load_opts {
 	size_t n_map_sizes;
 	const struct bpfbroker_program_select *programs; /* if given, only these load */
 	size_t n_programs;
+	/* Keep the object loaded under this name (1-64 of [A-Za-z0-9_-], not starting with '-'). */
+	const char *name;
+	const struct bpfbroker_share *shares; /* needs name */
+	size_t n_shares;
+};
+
+struct bpfbroker_list_opts {
+	size_t sz; /* sizeof(struct bpfbroker_list_opts) */
+	bool all; /* every user's objects (root or the broker's admin group) */
+	const char *user; /* this user's objects (name or uid; root or admin group) */
+	bool shared; /* objects of others that are shared with me */
+};
+
+struct bpfbroker_attach_opts {
+	size_t sz; /* sizeof(struct bpfbroker_attach_opts) */
+	const char *object; /* NAME: only the owner may attach */
+	const char *program;
+	const char *target_type; /* "cgroup", "raw_tracepoint" or "tracepoint" */
+	int cgroup_fd; /* cgroup: the cgroup v2 directory, opened O_RDONLY|O_DIRECTORY */
+	const char *attach_type; /* cgroup: libbpf name, or NULL for the program's own */
+	const char *name; /* raw_tracepoint: "NAME"; tracepoint: "CATEGORY:NAME" */
+	bool pin; /* keep the link until detach/unload (required for tracepoint) */
+};
+
+#define BPFBROKER_TEST_RUN_MAX_DATA (16u * 1024)
+#define BPFBROKER_TEST_RUN_MAX_CTX (4u * 1024)
+#define BPFBROKER_TEST_RUN_MAX_REPEAT 1000000u
+
+struct bpfbroker_test_run_opts {
+	size_t sz; /* sizeof(struct bpfbroker_test_run_opts) */
+	const char *object;
+	const char *program;
+	const void *data_in; /* up to BPFBROKER_TEST_RUN_MAX_DATA bytes */
+	size_t data_in_size;
+	const void *ctx_in; /* up to BPFBROKER_TEST_RUN_MAX_CTX bytes, or NULL */
+	size_t ctx_in_size;
+	uint32_t repeat; /* 0: the broker's default (1) */
+};
+
+struct bpfbroker_test_run_result {
+	int64_t retval;
+	uint64_t duration_ns; /* average per run */
+	void *data_out; /* or NULL */
+	size_t data_out_size;
 };
 
 /* Connect to path, or $BPFBROKER_SOCKET, or /run/bpfbroker/bpfbroker.sock. */
@@ -124,6 +196,56 @@ int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_o
 
 /* The caller's effective policy as JSON text (free() it). */
 int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_error **err);
+
+/*
+ * Named objects (proto/NAMED.md). "object" is "NAME" or "OWNER/NAME".
+ * JSON texts are the reply's "result" object; free() them.
+ */
+
+/* {"objects": [...]}: my objects, or per opts (NULL: my own). */
+int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *opts, char **ret_json,
+		   struct bpfbroker_error **err);
+/* {"object": {...}}; "not-found" if there is none or I may not see it. */
+int bpfbroker_show(struct bpfbroker *b, const char *object, char **ret_json,
+		   struct bpfbroker_error **err);
+/* Detach every link, unpin everything. */
+int bpfbroker_unload(struct bpfbroker *b, const char *object, struct bpfbroker_error **err);
+/*
+ * Fresh fds for a named object, with the access the policy grants now (for
+ * others: only the maps shared with them, no program fds). Like a load
+ * result, plus name and (if sent) btf_fd and the maps' BTF type ids.
+ */
+int bpfbroker_fds(struct bpfbroker *b, const char *object, struct bpfbroker_result **ret,
+		  struct bpfbroker_error **err);
+/*
+ * Attach a program of my named object. *ret_link_fd gets the link fd (close
+ * it to detach) when not pinned, else -1. ret_link_id and ret_link_fd may be NULL
+ * (an unpinned link whose fd is not taken ends at once).
+ */
+int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *opts,
+		     uint32_t *ret_link_id, int *ret_link_fd, struct bpfbroker_error **err);
+/*
+ * Detach and unpin link link_id of the program, or with link_id 0 every pinned
+ * link of it. *ret_ids (free() it) gets the ids detached; both may be NULL.
+ */
+int bpfbroker_detach(struct bpfbroker *b, const char *object, const char *program, uint32_t link_id,
+		     uint32_t **ret_ids, size_t *ret_n, struct bpfbroker_error **err);
+/* BPF_PROG_TEST_RUN on a program of my named object (test_run-only types too). */
+int bpfbroker_test_run(struct bpfbroker *b, const struct bpfbroker_test_run_opts *opts,
+		       struct bpfbroker_test_run_result **ret, struct bpfbroker_error **err);
+void bpfbroker_test_run_result_free(struct bpfbroker_test_run_result *r);
+
+/*
+ * Map access on an fd the broker gave you; the kernel enforces the fd's mode
+ * (-EPERM for an update through a read-only fd). Values of per-CPU maps hold
+ * one round_up(value_size, 8) slot per possible CPU. key NULL in
+ * bpfbroker_map_next_key: the first key. -ENOENT: no such (or no next) key.
+ */
+int bpfbroker_map_lookup(int map_fd, const void *key, void *value);
+int bpfbroker_map_update(int map_fd, const void *key, const void *value,
+			 uint64_t flags /* BPF_ANY, BPF_NOEXIST, BPF_EXIST */);
+int bpfbroker_map_delete(int map_fd, const void *key);
+int bpfbroker_map_next_key(int map_fd, const void *key, void *next_key);
 
 /* Closes every fd the result still owns. */
 void bpfbroker_result_free(struct bpfbroker_result *r);

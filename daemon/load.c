@@ -12,11 +12,16 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 
 #include "caps.h"
 #include "common/macro.h"
 #include "inspect.h"
 #include "proto/proto.h"
+#include "handout.h"
+#include "identity.h"
+#include "reply.h"
+#include "store.h"
 
 #ifndef BPF_FS_MAGIC
 #define BPF_FS_MAGIC 0xcafe4a11
@@ -135,72 +140,14 @@ static const char *libbpf_last_line(char *buf, size_t size)
 	return buf;
 }
 
-/* ---- reply building ---- */
-
-struct reply {
-	json_object *body;
-	int fds[PROTO_MAX_REPLY_FDS];
-	size_t n_fds;
-};
-
-static void reply_done(struct reply *r)
-{
-	json_object_put(r->body);
-	close_many(r->fds, r->n_fds);
-}
-
-_printf_(4, 5) static int reply_error(struct reply *r, const char *code, int err, const char *fmt,
-				      ...)
-{
-	_cleanup_free_ char *msg = NULL;
-	json_object *body, *e;
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-
-	body = proto_error_new(0, code, err, msg);
-	if (!body)
-		return -ENOMEM;
-	/* The worker doesn't know the request id; the event loop stamps it. */
-	json_object_object_del(body, "id");
-	json_object_object_del(body, PROTO_VERSION_KEY);
-	json_object_put(r->body);
-	close_many(r->fds, r->n_fds);
-	r->n_fds = 0;
-	r->body = body;
-	(void)json_object_object_get_ex(body, "error", &e);
-	return 0;
-}
-
-static json_object *reply_error_obj(struct reply *r)
-{
-	json_object *e = NULL;
-
-	if (r->body)
-		json_object_object_get_ex(r->body, "error", &e);
-	return e;
-}
-
-static int reply_add_fd(struct reply *r, int fd)
-{
-	if (r->n_fds >= ARRAY_SIZE(r->fds)) {
-		safe_close(fd);
-		return -ETOOMANYREFS;
-	}
-	r->fds[r->n_fds] = fd;
-	return (int)r->n_fds++;
-}
-
 /* ---- the job ---- */
 
 struct job {
 	const struct policy *policy;
 	const struct load_config *cfg;
 	struct policy_identity id;
-	gid_t *groups;
+	struct identity ident;
+	int lock; /* the user's store lock while a load counts against quotas */
 	struct proto_load_request req;
 	struct policy_grant *grant;
 	uint8_t *object;
@@ -224,36 +171,21 @@ static void job_done(struct job *j)
 	policy_grant_free(j->grant);
 	proto_load_request_done(&j->req);
 	free(j->object);
-	free(j->groups);
+	identity_done(&j->ident);
+	safe_close(j->lock);
 	free(j->verifier_log);
 }
 
 static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply *r)
 {
-	json_object *identity, *params, *groups;
+	json_object *params;
 	_cleanup_free_ char *error = NULL;
-	int64_t uid = -1, gid = -1;
-	size_t n;
 	int k;
 
-	if (!json_object_object_get_ex(job, "identity", &identity) ||
-	    !json_object_object_get_ex(job, "params", &params) ||
-	    proto_get_int(identity, "uid", true, 0, UINT32_MAX - 1, &uid, &error) < 0 ||
-	    proto_get_int(identity, "gid", true, 0, UINT32_MAX - 1, &gid, &error) < 0 ||
-	    !json_object_object_get_ex(identity, "groups", &groups) ||
-	    !json_object_is_type(groups, json_type_array))
+	if (identity_from_job(job, &j->ident) < 0 ||
+	    !json_object_object_get_ex(job, "params", &params))
 		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
-	j->id.uid = (uid_t)uid;
-	j->id.gid = (gid_t)gid;
-	n = json_object_array_length(groups);
-	j->groups = calloc(n + 1, sizeof(gid_t));
-	if (!j->groups)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		j->groups[i] = (gid_t)json_object_get_int64(json_object_array_get_idx(groups, i));
-	j->id.groups = j->groups;
-	j->id.n_groups = n;
-
+	j->id = j->ident.id;
 	k = proto_load_request_decode(params, n_fds, &j->req, &error);
 	if (k < 0)
 		return reply_error(r, PROTO_E_INVALID, -k, "%s", error ? error : "invalid request");
@@ -315,7 +247,8 @@ static int job_open(struct job *j, struct reply *r)
 	int k;
 
 	/* Pins never resolve outside the caller's own directory, which only the broker writes. */
-	snprintf(j->pin_dir, sizeof(j->pin_dir), "%s/%u", j->cfg->pin_root, (unsigned)j->id.uid);
+	snprintf(j->pin_dir, sizeof(j->pin_dir), "%s/%u/-pinned", j->cfg->store.pin_root,
+		 (unsigned)j->id.uid);
 	j->verifier_log = calloc(1, PROTO_MAX_VERIFIER_LOG);
 	if (!j->verifier_log)
 		return -ENOMEM;
@@ -547,6 +480,8 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 		json_object_object_add(o, "verdict", verdict_item_json(&j->verdict.programs[i]));
 		json_object_object_add(o, "fd_granted",
 				       json_object_new_boolean(j->verdict.prog_fd[i]));
+		json_object_object_add(o, "test_run_only",
+				       json_object_new_boolean(j->verdict.test_run_only[i]));
 		if (!j->verdict.programs[i].allowed)
 			json_object_array_add(
 				reasons, json_object_new_string(j->verdict.programs[i].reason));
@@ -621,15 +556,21 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 	}
 	if (!any)
 		return 1;
-	if (statfs(j->cfg->pin_root, &sfs) < 0 || (unsigned long)sfs.f_type != BPF_FS_MAGIC)
+	if (statfs(j->cfg->store.pin_root, &sfs) < 0 || (unsigned long)sfs.f_type != BPF_FS_MAGIC)
 		return reply_error(r, PROTO_E_LOAD, ENOENT,
 				   "the object pins maps by name, but the broker has no bpffs "
 				   "directory at %s (mount bpffs: mount -t bpf -o mode=0700 bpf "
 				   "/sys/fs/bpf)",
-				   j->cfg->pin_root);
+				   j->cfg->store.pin_root);
 	/* Owned by root, mode 0700: the user reaches its pins only through the broker. */
-	if (mkdir(j->pin_dir, 0700) < 0 && errno != EEXIST)
-		return reply_error(r, PROTO_E_INTERNAL, errno, "cannot create %s: %m", j->pin_dir);
+	{
+		char dir[PATH_MAX];
+		int k = store_pinned_dir(&j->cfg->store, j->id.uid, dir, sizeof(dir));
+
+		if (k < 0)
+			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot create %s: %s",
+					   j->pin_dir, strerror(-k));
+	}
 	return 1;
 }
 
@@ -735,39 +676,6 @@ static int job_load(struct job *j, struct reply *r)
 	return job_post_load_check(j, r);
 }
 
-/* An fd for the map with exactly the granted access, checked after opening. */
-static int open_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
-{
-	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
-	struct bpf_map_info info = {};
-	uint32_t len = sizeof(info);
-	int fd, k, want;
-
-	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
-		return negative_errno();
-	LIBBPF_OPTS(bpf_get_fd_by_id_opts, opts,
-		    .open_flags = access == MAP_ACCESS_RO   ? BPF_F_RDONLY
-				  : access == MAP_ACCESS_WO ? BPF_F_WRONLY
-							    : 0);
-	/* BPF_MAP_GET_FD_BY_ID is the kernel's only way to open a map with fewer rights. */
-	k = caps_set_effective(sys_admin, 1);
-	if (k < 0)
-		return k;
-	fd = bpf_map_get_fd_by_id_opts(info.id, &opts);
-	k = fd < 0 ? negative_errno() : 0;
-	caps_clear_effective();
-	if (fd < 0)
-		return k;
-	/* The file's access mode is what the kernel checks on every map operation. */
-	want = access == MAP_ACCESS_RO ? O_RDONLY : access == MAP_ACCESS_WO ? O_WRONLY : O_RDWR;
-	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != want) {
-		safe_close(fd);
-		return -EACCES;
-	}
-	*ret_id = info.id;
-	return fd;
-}
-
 static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object *maps)
 {
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
@@ -816,7 +724,7 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 				json_object_object_add(o, "id", json_object_new_int64(info.id));
 			continue;
 		}
-		fd = open_map_fd(bpf_map__fd(map), j->verdict.map_access[i], &id);
+		fd = handout_map_fd(bpf_map__fd(map), j->verdict.map_access[i], &id);
 		idx = fd < 0 ? fd : reply_add_fd(r, fd);
 		if (idx < 0)
 			return reply_error(
@@ -826,6 +734,276 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 		json_object_object_add(o, "id", json_object_new_int64(id));
 		json_object_object_add(o, "fd", json_object_new_int(idx));
 	}
+	return 1;
+}
+
+/* ---- named objects and quotas (see store.h) ---- */
+
+static int quota_error(struct reply *r, const char *limit, uint64_t have, uint64_t adds,
+		       uint64_t max)
+{
+	return reply_error(r, PROTO_E_QUOTA, EDQUOT,
+			   "this load would exceed your quota %s: you have %llu, the load adds "
+			   "%llu, your limit is %llu",
+			   limit, (unsigned long long)have, (unsigned long long)adds,
+			   (unsigned long long)max);
+}
+
+static int job_map_index(const struct job *j, const char *name)
+{
+	for (size_t i = 0; i < j->desc.n_maps; i++)
+		if (strcmp(j->desc.maps[i].name, name) == 0)
+			return (int)i;
+	return -ENOENT;
+}
+
+/* An owner's shares: each names a real map, a real principal, and no more than the owner has. */
+static int job_check_shares(struct job *j, struct reply *r)
+{
+	for (size_t i = 0; i < j->req.n_shares; i++) {
+		const struct proto_share *sh = &j->req.shares[i];
+		enum map_access want;
+		uint32_t who;
+		int m = job_map_index(j, sh->map);
+		int k = sh->user ? identity_parse_user(sh->user, &who)
+				 : identity_parse_group(sh->group, &who);
+
+		if (m < 0)
+			return reply_error(r, PROTO_E_INVALID, ENOENT,
+					   "shares[%zu]: the object has no map \"%s\"", i, sh->map);
+		if (k < 0)
+			return reply_error(r, PROTO_E_INVALID, ENOENT,
+					   "shares[%zu]: there is no %s \"%s\"", i,
+					   sh->user ? "user" : "group", sh->user ?: sh->group);
+		if (map_access_from_string(sh->access, &want) < 0)
+			return reply_error(r, PROTO_E_INVALID, EINVAL, "shares[%zu]: bad access",
+					   i);
+		if ((want & j->verdict.map_access[m]) != want)
+			return reply_error(r, PROTO_E_DENIED, EPERM,
+					   "shares[%zu]: you may not share map \"%s\" as %s: your "
+					   "own access to it is %s",
+					   i, sh->map, sh->access,
+					   map_access_to_string(j->verdict.map_access[m]));
+	}
+	return 1;
+}
+
+static int job_check_quotas(struct job *j, struct reply *r)
+{
+	const struct policy_limits *l = &j->grant->limits;
+	uint64_t count = 0, progs = 0, memory = 0;
+	int k;
+
+	j->lock = store_lock_user(&j->cfg->store, j->id.uid);
+	if (j->lock < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -j->lock, "cannot lock your state: %s",
+				   strerror(-j->lock));
+	if (j->req.name) {
+		struct store_usage u = {};
+		json_object *meta = NULL;
+
+		store_sweep_user(&j->cfg->store, j->id.uid);
+		k = store_meta_read(&j->cfg->store, j->id.uid, j->req.name, &meta);
+		json_object_put(meta);
+		if (k == 0)
+			return reply_error(r, PROTO_E_EXISTS, EEXIST,
+					   "you already have an object named \"%s\"; unload it "
+					   "first or choose another name",
+					   j->req.name);
+		if (k != -ENOENT)
+			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
+					   strerror(-k));
+		k = store_usage(&j->cfg->store, j->id.uid, &u);
+		if (k < 0)
+			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
+					   strerror(-k));
+		for (size_t i = 0; i < j->desc.n_programs; i++)
+			progs += j->desc.programs[i].load;
+		for (size_t i = 0; i < j->desc.n_maps; i++)
+			memory += policy_map_memory_estimate(&j->desc.maps[i]);
+		if (u.named_objects + 1 > l->max_named_objects)
+			return quota_error(r, "max_named_objects", u.named_objects, 1,
+					   l->max_named_objects);
+		if (u.programs + progs > l->max_loaded_programs)
+			return quota_error(r, "max_loaded_programs", u.programs, progs,
+					   l->max_loaded_programs);
+		if (u.map_memory_bytes + memory > l->max_map_memory_bytes)
+			return quota_error(r, "max_map_memory_bytes", u.map_memory_bytes, memory,
+					   l->max_map_memory_bytes);
+		k = job_check_shares(j, r);
+		if (k <= 0)
+			return k;
+	}
+	/* Counted before the kernel is asked: the verifier's time is what this bounds. */
+	k = store_rate_take(&j->cfg->store, j->id.uid, l->max_loads_per_minute, &count);
+	if (k == -EDQUOT)
+		return reply_error(r, PROTO_E_QUOTA, EDQUOT,
+				   "you reached your quota max_loads_per_minute: %llu loads in the "
+				   "last minute, your limit is %llu",
+				   (unsigned long long)count,
+				   (unsigned long long)l->max_loads_per_minute);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your loads: %s",
+				   strerror(-k));
+	/* Unnamed loads touch nothing else of the user's: don't serialise them. */
+	if (!j->req.name)
+		j->lock = safe_close(j->lock);
+	return 1;
+}
+
+static int pin_into(const char *dir, char kind, size_t i, int fd)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%c%zu", dir, kind, i);
+	return bpf_obj_pin(fd, path) < 0 ? negative_errno() : 0;
+}
+
+static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
+{
+	static const cap_value_t bpf_cap[] = {CAP_BPF};
+	json_object *meta = json_object_new_object(), *progs = json_object_new_array();
+	json_object *maps = json_object_new_array(), *shares = json_object_new_array();
+	uint64_t memory = 0;
+	size_t n = 0;
+	int k = caps_set_effective(bpf_cap, 1);
+
+	if (!meta || !progs || !maps || !shares || k < 0) {
+		json_object_put(meta);
+		json_object_put(progs);
+		json_object_put(maps);
+		json_object_put(shares);
+		*ret_err = k < 0 ? k : -ENOMEM;
+		caps_clear_effective();
+		return NULL;
+	}
+	json_object_object_add(meta, "name", json_object_new_string(j->req.name));
+	json_object_object_add(meta, "owner", json_object_new_int64(j->id.uid));
+	json_object_object_add(meta, "loaded_at", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(meta, "programs", progs);
+	json_object_object_add(meta, "maps", maps);
+	json_object_object_add(meta, "shares", shares);
+	for (size_t i = 0; i < j->desc.n_programs && k >= 0; i++) {
+		const struct object_program *p = &j->desc.programs[i];
+		struct bpf_program *prog = bpf_object__find_program_by_name(j->obj, p->name);
+		json_object *o;
+		uint32_t id = 0;
+		char tag[17] = "", pin[24];
+
+		if (!p->load || !prog || bpf_program__fd(prog) < 0)
+			continue;
+		k = handout_prog_info(bpf_program__fd(prog), &id, tag);
+		if (k >= 0)
+			k = pin_into(dir, 'p', n, bpf_program__fd(prog));
+		snprintf(pin, sizeof(pin), "p%zu", n++);
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(p->name));
+		json_object_object_add(
+			o, "type",
+			json_object_new_string(policy_prog_type_to_string(p->prog_type)
+						       ?: "unspec"));
+		json_object_object_add(o, "prog_type", json_object_new_int(p->prog_type));
+		json_object_object_add(o, "expected_attach_type",
+				       json_object_new_int(p->attach_type));
+		if (libbpf_bpf_attach_type_str(p->attach_type))
+			json_object_object_add(
+				o, "attach_type",
+				json_object_new_string(libbpf_bpf_attach_type_str(p->attach_type)));
+		json_object_object_add(o, "id", json_object_new_int64(id));
+		json_object_object_add(o, "tag", json_object_new_string(tag));
+		json_object_object_add(o, "insns", json_object_new_int64(p->insn_cnt));
+		json_object_object_add(o, "test_run_only",
+				       json_object_new_boolean(j->verdict.test_run_only[i]));
+		json_object_object_add(o, "pin", json_object_new_string(pin));
+		json_object_array_add(progs, o);
+	}
+	n = 0;
+	for (size_t i = 0; i < j->desc.n_maps && k >= 0; i++) {
+		const struct object_map *m = &j->desc.maps[i];
+		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, m->name);
+		struct bpf_map_info info = {};
+		uint32_t len = sizeof(info);
+		json_object *o;
+		char pin[24];
+
+		if (!map || bpf_map__fd(map) < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(bpf_map__fd(map), &info, &len) < 0)
+			k = negative_errno();
+		if (k >= 0)
+			k = pin_into(dir, 'm', n, bpf_map__fd(map));
+		snprintf(pin, sizeof(pin), "m%zu", n++);
+		memory += policy_map_memory_estimate(m);
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(m->name));
+		json_object_object_add(
+			o, "type",
+			json_object_new_string(libbpf_bpf_map_type_str(m->map_type) ?: "unknown"));
+		json_object_object_add(o, "id", json_object_new_int64(info.id));
+		json_object_object_add(o, "key_size", json_object_new_int64(info.key_size));
+		json_object_object_add(o, "value_size", json_object_new_int64(info.value_size));
+		json_object_object_add(o, "max_entries", json_object_new_int64(info.max_entries));
+		json_object_object_add(o, "btf_key_type_id",
+				       json_object_new_int64(info.btf_key_type_id));
+		json_object_object_add(o, "btf_value_type_id",
+				       json_object_new_int64(info.btf_value_type_id));
+		json_object_object_add(o, "pin", json_object_new_string(pin));
+		json_object_array_add(maps, o);
+		if (info.btf_id)
+			json_object_object_add(meta, "btf_id", json_object_new_int64(info.btf_id));
+	}
+	caps_clear_effective();
+	json_object_object_add(meta, "map_memory_bytes", json_object_new_int64((int64_t)memory));
+	for (size_t i = 0; i < j->req.n_shares; i++) {
+		const struct proto_share *sh = &j->req.shares[i];
+		json_object *o = json_object_new_object();
+		uint32_t who = 0;
+
+		if (sh->user)
+			identity_parse_user(sh->user, &who);
+		else
+			identity_parse_group(sh->group, &who);
+		json_object_object_add(o, "map", json_object_new_string(sh->map));
+		json_object_object_add(o, sh->user ? "uid" : "gid", json_object_new_int64(who));
+		json_object_object_add(o, "access", json_object_new_string(sh->access));
+		json_object_array_add(shares, o);
+	}
+	if (k < 0) {
+		json_object_put(meta);
+		*ret_err = k;
+		return NULL;
+	}
+	return meta;
+}
+
+/* Pin everything, then commit by writing the metadata (see store.h for why in this order). */
+static int job_commit_named(struct job *j, struct reply *r, json_object *result)
+{
+	const struct store_config *c = &j->cfg->store;
+	char dir[PATH_MAX];
+	json_object *meta;
+	int k;
+
+	k = store_object_dir(c, j->id.uid, j->req.name, dir, sizeof(dir));
+	if (k >= 0)
+		k = store_object_dir_create(c, j->id.uid, j->req.name);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k,
+				   "cannot create the directory for \"%s\": %s", j->req.name,
+				   strerror(-k));
+	meta = job_meta_new(j, dir, &k);
+	if (meta) {
+		store_fault(c, "load-pinned");
+		k = store_meta_write(c, j->id.uid, j->req.name, meta);
+		json_object_put(meta);
+	}
+	if (k < 0) {
+		store_object_remove_pins(c, j->id.uid, j->req.name);
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot keep \"%s\" loaded: %s",
+				   j->req.name, strerror(-k));
+	}
+	store_fault(c, "load-committed");
+	json_object_object_add(result, "name", json_object_new_string(j->req.name));
 	return 1;
 }
 
@@ -890,11 +1068,28 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		return 0;
 	}
 
-	k = job_prepare_pins(j, r);
+	/* A test_run-only program is only of use as a named object the caller can test-run. */
+	for (size_t i = 0; i < j->desc.n_programs && !j->req.name; i++) {
+		if (!j->desc.programs[i].load || !j->verdict.test_run_only[i])
+			continue;
+		json_object_put(progs);
+		json_object_put(maps);
+		json_object_put(result);
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "program \"%s\" has type %s, which your policy allows for test "
+				   "runs only: load it with a name, then test-run it",
+				   j->desc.programs[i].name,
+				   policy_prog_type_to_string(j->desc.programs[i].prog_type));
+	}
+	k = job_check_quotas(j, r);
+	if (k > 0)
+		k = job_prepare_pins(j, r);
 	if (k > 0)
 		k = job_load(j, r);
 	if (k > 0)
 		k = job_hand_out(j, r, progs, maps);
+	if (k > 0 && j->req.name)
+		k = job_commit_named(j, r, result);
 	json_object_put(progs);
 	json_object_put(maps);
 	if (k <= 0) {
@@ -913,7 +1108,7 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *jobmsg,
 		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
 {
-	struct job j = {.policy = policy, .cfg = cfg};
+	struct job j = {.policy = policy, .cfg = cfg, .lock = -EBADF};
 	struct reply r = {};
 	int k;
 
@@ -921,20 +1116,5 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
 	job_done(&j);
 	close_many(fds, n_fds);
-	if (k < 0 &&
-	    reply_error(&r, PROTO_E_INTERNAL, -k, "the broker failed: %s", strerror(-k)) < 0)
-		return -ENOMEM;
-	if (!r.body) {
-		reply_done(&r);
-		return -ENOMEM;
-	}
-	*ret_fds = malloc(sizeof(int) * (r.n_fds + 1));
-	if (!*ret_fds) {
-		reply_done(&r);
-		return -ENOMEM;
-	}
-	memcpy(*ret_fds, r.fds, sizeof(int) * r.n_fds);
-	*ret_n_fds = r.n_fds;
-	*ret_body = r.body;
-	return 0;
+	return reply_finish(&r, k, ret_body, ret_fds, ret_n_fds);
 }

@@ -11,9 +11,12 @@
 #include <stddef.h>
 
 #include "policy/policy.h"
+#include "store.h"
 
 struct load_config {
-	const char *pin_root; /* bpffs directory the broker owns; users get <pin_root>/<uid> */
+	struct store_config store; /* pins and metadata (see store.h) */
+	gid_t admin_gid; /* members may list and unload everyone's objects */
+	bool have_admin_gid;
 };
 
 /*

@@ -7,18 +7,34 @@
 
 int log_max_level = LOG_INFO;
 
-void log_at(int level, const char *fmt, ...)
+static void log_va(int level, const char *fmt, va_list ap)
 {
 	int saved = errno;
-	va_list ap;
 
 	if (level > log_max_level)
 		return;
 	/* "<N>" prefixes are understood by journald for stderr of services. */
 	fprintf(stderr, "<%d>", level);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	fputc('\n', stderr);
 	errno = saved;
+}
+
+void log_at(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_va(level, fmt, ap);
+	va_end(ap);
+}
+
+int log_error_errno(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_va(LOG_ERR, fmt, ap);
+	va_end(ap);
+	return err;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <unistd.h>
@@ -19,7 +20,9 @@
 #include "log.h"
 #include "policy/policy.h"
 #include "proto/proto.h"
+#include "identity.h"
 #include "server.h"
+#include "store.h"
 #include "worker.h"
 
 #ifndef BPF_FS_MAGIC
@@ -28,11 +31,15 @@
 
 #define DEFAULT_POLICY_DIR "/etc/bpfbroker/policy.d"
 #define DEFAULT_PIN_ROOT "/sys/fs/bpf/bpfbroker"
+#define DEFAULT_STATE_DIR "/run/bpfbroker/state"
 
 struct options {
 	const char *socket_path;
 	const char *policy_dir;
 	const char *pin_root;
+	const char *state_dir;
+	const char *admin_group;
+	const char *fault_inject;
 	unsigned workers;
 	unsigned timeout_sec;
 	unsigned max_connections;
@@ -50,6 +57,8 @@ static void help(void)
 	       "                             passes a socket\n"
 	       "  --policy-dir DIR           policy drop-in directory (default %s)\n"
 	       "  --pin-root DIR             bpffs directory for per-user pins (default %s)\n"
+	       "  --state-dir DIR            metadata of named objects (default %s)\n"
+	       "  --admin-group GROUP        members may list and unload everyone's objects\n"
 	       "  --workers N                loads handled at once (default: number of CPUs)\n"
 	       "  --timeout SEC              limit for one load, the worker is killed after "
 	       "(default 60)\n"
@@ -58,7 +67,7 @@ static void help(void)
 	       "  --check-config             parse the policy, report problems, and exit\n"
 	       "  -v, --verbose              log debug messages\n"
 	       "  -h, --help                 show this help\n",
-	       PROTO_DEFAULT_SOCKET, DEFAULT_POLICY_DIR, DEFAULT_PIN_ROOT);
+	       PROTO_DEFAULT_SOCKET, DEFAULT_POLICY_DIR, DEFAULT_PIN_ROOT, DEFAULT_STATE_DIR);
 }
 
 static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *ret)
@@ -84,7 +93,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_TIMEOUT,
 		OPT_MAXCONN,
 		OPT_MAXCONN_UID,
-		OPT_CHECK
+		OPT_CHECK,
+		OPT_STATE_DIR,
+		OPT_ADMIN_GROUP,
+		OPT_FAULT,
 	};
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, OPT_SOCKET},
@@ -95,6 +107,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"max-connections", required_argument, NULL, OPT_MAXCONN},
 		{"max-connections-per-uid", required_argument, NULL, OPT_MAXCONN_UID},
 		{"check-config", no_argument, NULL, OPT_CHECK},
+		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
+		{"admin-group", required_argument, NULL, OPT_ADMIN_GROUP},
+		/* Testing only: crash at a named point of a load or unload (store_fault()). */
+		{"fault-inject", required_argument, NULL, OPT_FAULT},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
@@ -106,6 +122,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.socket_path = PROTO_DEFAULT_SOCKET,
 		.policy_dir = DEFAULT_POLICY_DIR,
 		.pin_root = DEFAULT_PIN_ROOT,
+		.state_dir = DEFAULT_STATE_DIR,
 		.workers = ncpu > 0 ? (unsigned)ncpu : 1,
 		.timeout_sec = 60,
 		.max_connections = 1024,
@@ -138,6 +155,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_CHECK:
 			o->check_config = true;
+			break;
+		case OPT_STATE_DIR:
+			o->state_dir = optarg;
+			break;
+		case OPT_ADMIN_GROUP:
+			o->admin_group = optarg;
+			break;
+		case OPT_FAULT:
+			o->fault_inject = optarg;
 			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;
@@ -178,6 +204,7 @@ static int policy_load(const char *dir, struct policy **ret)
 
 struct daemon {
 	struct options opt;
+	gid_t admin_gid;
 	struct policy *policy;
 	struct worker_pool *pool;
 	struct server *server;
@@ -227,6 +254,63 @@ static void pin_root_prepare(const char *pin_root)
 	}
 	if (mkdir(pin_root, 0700) < 0 && errno != EEXIST)
 		log_warning("cannot create %s: %m; pinning by name will fail", pin_root);
+}
+
+/* Where named objects' metadata lives: root's, closed to users. */
+static int state_dir_prepare(const char *state_dir)
+{
+	_cleanup_free_ char *parent = strdup(state_dir);
+	char *slash = parent ? strrchr(parent, '/') : NULL;
+
+	if (!parent)
+		return -ENOMEM;
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (mkdir(parent, 0755) < 0 && errno != EEXIST) {
+			int e = -errno;
+
+			log_error("cannot create %s: %m", parent);
+			return e;
+		}
+	}
+	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST) {
+		int e = -errno;
+
+		log_error("cannot create %s: %m", state_dir);
+		return e;
+	}
+	if (chmod(state_dir, 0700) < 0) {
+		int e = -errno;
+
+		log_error("cannot restrict %s: %m", state_dir);
+		return e;
+	}
+	return 0;
+}
+
+/*
+ * Finish or undo what a crash interrupted (store.h). It runs in a child: the
+ * store raises and drops capabilities as it goes, and the event loop's own
+ * sets must stay as they are.
+ */
+static int store_recover_in_child(const struct store_config *sc)
+{
+	pid_t pid = fork();
+	int status = 0;
+
+	if (pid < 0)
+		return log_error_errno(-errno, "cannot fork for recovery: %m");
+	if (pid == 0) {
+		int k = store_recover(sc);
+
+		_exit(k < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return log_error_errno(-errno, "waiting for recovery: %m");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		log_warning("recovery of named objects did not finish; see the messages above");
+	return 0;
 }
 
 static int listen_sockets(struct daemon *d)
@@ -289,6 +373,21 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	pin_root_prepare(d.opt.pin_root);
+	k = state_dir_prepare(d.opt.state_dir);
+	if (k < 0)
+		goto out;
+	{
+		struct store_config sc = {.pin_root = d.opt.pin_root, .state_dir = d.opt.state_dir};
+
+		store_recover_in_child(&sc);
+	}
+	if (d.opt.admin_group) {
+		k = identity_parse_group(d.opt.admin_group, &d.admin_gid);
+		if (k < 0) {
+			log_error("--admin-group: no group \"%s\"", d.opt.admin_group);
+			goto out;
+		}
+	}
 
 	k = sd_event_default(&event);
 	if (k < 0)
@@ -302,7 +401,17 @@ int main(int argc, char **argv)
 			.max_workers = d.opt.workers,
 			.job_timeout_usec = (uint64_t)d.opt.timeout_sec * 1000000,
 			.policy = &current_policy,
-			.load = {.pin_root = d.opt.pin_root},
+			.load =
+				{
+					.store =
+						{
+							.pin_root = d.opt.pin_root,
+							.state_dir = d.opt.state_dir,
+							.fault = d.opt.fault_inject,
+						},
+					.admin_gid = d.admin_gid,
+					.have_admin_gid = d.opt.admin_group != NULL,
+				},
 		};
 		struct server_config sc = {
 			.max_connections = d.opt.max_connections,

@@ -153,6 +153,26 @@ static void on_job_done(void *userdata, struct proto_msg *reply, int error)
 	conn_set_busy(c, false);
 }
 
+/*
+ * Methods a worker handles (proto/NAMED.md), with the fds each takes. The
+ * event loop only checks the envelope and the fd count; the worker decodes.
+ */
+static const struct worker_method {
+	const char *name;
+	size_t max_fds;
+} worker_methods[] = {
+	{"load", 1}, {"list", 0},   {"show", 0},   {"unload", 0},
+	{"fds", 0},  {"attach", 1}, {"detach", 0}, {"test_run", 0},
+};
+
+static const struct worker_method *worker_method_find(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(worker_methods); i++)
+		if (strcmp(worker_methods[i].name, name) == 0)
+			return &worker_methods[i];
+	return NULL;
+}
+
 static int handle_policy(struct conn *c, int64_t id)
 {
 	struct policy_identity ident = conn_identity(c);
@@ -184,7 +204,8 @@ static int handle_hello(struct conn *c, int64_t id)
 	json_object_array_add(versions, json_object_new_int(PROTO_VERSION));
 	json_object_array_add(methods, json_object_new_string("hello"));
 	json_object_array_add(methods, json_object_new_string("policy"));
-	json_object_array_add(methods, json_object_new_string("load"));
+	for (size_t i = 0; i < ARRAY_SIZE(worker_methods); i++)
+		json_object_array_add(methods, json_object_new_string(worker_methods[i].name));
 	json_object_object_add(result, "versions", versions);
 	json_object_object_add(result, "methods", methods);
 	json_object_object_add(result, "identity", identity_json(c));
@@ -194,6 +215,55 @@ static int handle_hello(struct conn *c, int64_t id)
 	k = conn_send(c, reply, NULL, 0);
 	json_object_put(reply);
 	return k;
+}
+
+static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto_msg *msg)
+{
+	int *fds = NULL;
+	size_t n = msg->n_fds;
+	int k;
+
+	if (n > 0) {
+		fds = calloc(n, sizeof(int));
+		if (!fds) {
+			json_object_put(job);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < n; i++)
+			fds[i] = proto_msg_take_fd(msg, i);
+	}
+	k = worker_pool_submit(c->server->pool, job, fds, n, on_job_done, c, &c->job);
+	if (k < 0)
+		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
+	c->job_id = id;
+	conn_set_busy(c, true);
+	return 0;
+}
+
+/* A named-object method: {"identity", "method", "params"} to a worker. */
+static int handle_worker_method(struct conn *c, int64_t id, const struct worker_method *m,
+				json_object *params, struct proto_msg *msg)
+{
+	json_object *job;
+
+	if (msg->n_fds > m->max_fds) {
+		char buf[96];
+
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes at most %zu",
+			 msg->n_fds, m->name, m->max_fds);
+		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
+	}
+	if (params && !json_object_is_type(params, json_type_object))
+		return conn_send_error(c, id, PROTO_E_INVALID, EINVAL,
+				       "\"params\" must be an object");
+	job = json_object_new_object();
+	if (!job)
+		return -ENOMEM;
+	json_object_object_add(job, "identity", identity_json(c));
+	json_object_object_add(job, "method", json_object_new_string(m->name));
+	json_object_object_add(job, "params",
+			       params ? json_object_get(params) : json_object_new_object());
+	return submit_job(c, id, job, msg);
 }
 
 static int handle_load(struct conn *c, int64_t id, json_object *params, struct proto_msg *msg)
@@ -253,6 +323,8 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 				       -k, error);
 	if (strcmp(method, "load") == 0)
 		return handle_load(c, id, params, msg);
+	if (worker_method_find(method))
+		return handle_worker_method(c, id, worker_method_find(method), params, msg);
 	if (msg->n_fds > 0) {
 		char buf[96];
 

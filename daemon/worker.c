@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "common/macro.h"
 #include "log.h"
+#include "named.h"
 
 #define WORKER_FD 3
 #define WORKER_SNDBUF (4 * 1024 * 1024)
@@ -96,9 +97,20 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 	if (k <= 0)
 		_exit(k == 0 ? EXIT_SUCCESS : EXIT_FAILURE); /* retired by the pool, or broken */
 
-	k = load_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds, &body, &fds,
-			&n_fds);
-	msg.n_fds = 0; /* load_handle took (and closed) them */
+	{
+		json_object *m = NULL;
+		const char *method = json_object_object_get_ex(msg.json, "method", &m)
+					     ? json_object_get_string(m)
+					     : "load";
+
+		if (named_is_method(method))
+			k = named_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds,
+					 &body, &fds, &n_fds);
+		else
+			k = load_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds,
+					&body, &fds, &n_fds);
+	}
+	msg.n_fds = 0; /* the handler took (and closed) them */
 	if (k < 0)
 		_exit(EXIT_FAILURE);
 	k = proto_send(WORKER_FD, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);

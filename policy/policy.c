@@ -56,10 +56,14 @@ struct policy_rule {
 	size_t n_gids;
 	uint64_t program_types;
 	uint64_t program_fd_types;
+	uint64_t test_run_types;
 	helper_class_mask_t helper_classes;
 	bool pinning;
 	struct policy_map_pattern *maps;
 	size_t n_maps;
+	struct policy_attach attach;
+	struct policy_share_rule *shared;
+	size_t n_shared;
 	struct policy_limits limits; /* defaults filled in for omitted limits */
 };
 
@@ -327,6 +331,44 @@ static int get_array(struct parse_ctx *c, const char *parent, json_object *obj, 
 	return 0;
 }
 
+/*
+ * An optional object-valued key of obj: 0 when absent, 1 with *ret when
+ * present, negative after a parse error (wrong type, unknown keys).
+ */
+static int get_section(struct parse_ctx *c, const char *parent, json_object *obj, const char *key,
+		       const char *const *keys, size_t n_keys, char path[static JPATH_MAX],
+		       json_object **ret)
+{
+	int r;
+
+	path_key(path, parent, key);
+	if (!json_object_object_get_ex(obj, key, ret))
+		return 0;
+	r = expect_type(c, path, *ret, json_type_object);
+	if (r < 0)
+		return r;
+	r = check_keys(c, path, *ret, keys, n_keys);
+	return r < 0 ? r : 1;
+}
+
+/* An optional boolean key of obj, left as it is when absent. */
+static int get_bool(struct parse_ctx *c, const char *parent, json_object *obj, const char *key,
+		    bool *ret)
+{
+	char path[JPATH_MAX];
+	json_object *v;
+	int r;
+
+	path_key(path, parent, key);
+	if (!json_object_object_get_ex(obj, key, &v))
+		return 0;
+	r = expect_type(c, path, v, json_type_boolean);
+	if (r < 0)
+		return r;
+	*ret = json_object_get_boolean(v);
+	return 0;
+}
+
 static void offset_to_line(const char *s, size_t offset, size_t *line, size_t *column)
 {
 	size_t l = 1, col = 1;
@@ -537,6 +579,29 @@ static int check_json_text(struct parse_ctx *c, const char *s)
 
 /* ---- Rules ---- */
 
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void attach_done(struct policy_attach *a)
+{
+	strv_free(a->tracepoints, a->n_tracepoints);
+	strv_free(a->raw_tracepoints, a->n_raw_tracepoints);
+	*a = (struct policy_attach){};
+}
+
+static void shared_free(struct policy_share_rule *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].object);
+		free(v[i].map);
+	}
+	free(v);
+}
+
 static void rule_done(struct policy_rule *r)
 {
 	free(r->source);
@@ -545,6 +610,8 @@ static void rule_done(struct policy_rule *r)
 	for (size_t i = 0; i < r->n_maps; i++)
 		free(r->maps[i].glob);
 	free(r->maps);
+	attach_done(&r->attach);
+	shared_free(r->shared, r->n_shared);
 	*r = (struct policy_rule){};
 }
 
@@ -554,6 +621,10 @@ static const struct policy_limits default_limits = {
 	.max_programs = POLICY_DEFAULT_MAX_PROGRAMS,
 	.max_maps = POLICY_DEFAULT_MAX_MAPS,
 	.max_map_entries = POLICY_DEFAULT_MAX_MAP_ENTRIES,
+	.max_named_objects = POLICY_DEFAULT_MAX_NAMED_OBJECTS,
+	.max_loaded_programs = POLICY_DEFAULT_MAX_LOADED_PROGRAMS,
+	.max_map_memory_bytes = POLICY_DEFAULT_MAX_MAP_MEMORY_BYTES,
+	.max_loads_per_minute = POLICY_DEFAULT_MAX_LOADS_PER_MINUTE,
 };
 
 /* Decimal digits only, 0..POLICY_MAX_ID. */
@@ -887,23 +958,206 @@ static int parse_map_pattern(struct parse_ctx *c, const char *path, json_object 
 	return 0;
 }
 
+static bool name_chars_ok(const char *s, bool pattern, size_t max_colons)
+{
+	size_t colons = 0;
+
+	if (!s || !*s || strlen(s) > 128)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || *p == '_')
+			continue;
+		if (pattern && (*p == '*' || *p == '?'))
+			continue;
+		if (*p == ':' && ++colons <= max_colons && p != s && p[1])
+			continue;
+		return false;
+	}
+	return colons == max_colons;
+}
+
+bool policy_tracepoint_name_is_valid(const char *s, bool pattern)
+{
+	return name_chars_ok(s, pattern, 1);
+}
+
+bool policy_raw_tracepoint_name_is_valid(const char *s, bool pattern)
+{
+	return name_chars_ok(s, pattern, 0);
+}
+
+/* An array of name patterns, each checked with valid(). */
+static int parse_name_patterns(struct parse_ctx *c, const char *path, json_object *arr,
+			       bool (*valid)(const char *, bool), const char *what, char ***ret,
+			       size_t *ret_n)
+{
+	size_t n = json_object_array_length(arr);
+	char epath[JPATH_MAX], pbuf[PRINTABLE_BUF];
+	char **v;
+	int r;
+
+	if (n == 0)
+		return 0;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*ret = v;
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+
+		path_index(epath, path, i);
+		r = expect_type(c, epath, e, json_type_string);
+		if (r < 0)
+			return r;
+		if (!valid(json_object_get_string(e), true))
+			return parse_fail(c, epath, "\"%s\" is not a valid %s pattern",
+					  printable(pbuf, json_object_get_string(e)), what);
+		v[i] = strdup(json_object_get_string(e));
+		if (!v[i])
+			return -ENOMEM;
+		(*ret_n)++;
+	}
+	return 0;
+}
+
+static int parse_attach(struct parse_ctx *c, const char *parent, json_object *allow,
+			struct policy_attach *out)
+{
+	static const char *const keys[] = {"cgroups", "tracepoints", "raw_tracepoints"};
+	char path[JPATH_MAX], kpath[JPATH_MAX];
+	json_object *a, *v;
+	int r;
+
+	r = get_section(c, parent, allow, "attach", keys, ARRAY_SIZE(keys), path, &a);
+	if (r <= 0)
+		return r;
+	r = get_bool(c, path, a, "cgroups", &out->cgroups);
+	if (r < 0)
+		return r;
+	r = get_array(c, path, a, "tracepoints", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_name_patterns(c, kpath, v, policy_tracepoint_name_is_valid,
+					"tracepoint (CATEGORY:NAME)", &out->tracepoints,
+					&out->n_tracepoints);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "raw_tracepoints", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_name_patterns(c, kpath, v, policy_raw_tracepoint_name_is_valid,
+					"raw tracepoint", &out->raw_tracepoints,
+					&out->n_raw_tracepoints);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int get_pattern(struct parse_ctx *c, const char *path, json_object *o, const char *key,
+		       char **ret)
+{
+	char kpath[JPATH_MAX];
+	json_object *v;
+	int r;
+
+	path_key(kpath, path, key);
+	if (!json_object_object_get_ex(o, key, &v))
+		return parse_fail(c, path, "missing key \"%s\"", key);
+	r = expect_type(c, kpath, v, json_type_string);
+	if (r < 0)
+		return r;
+	if (!*json_object_get_string(v))
+		return parse_fail(c, kpath, "empty pattern");
+	*ret = strdup(json_object_get_string(v));
+	return *ret ? 0 : -ENOMEM;
+}
+
+/*
+ * "shared": [{"owner": USER-or-UID, "object": GLOB, "map": GLOB, "access": MODE}].
+ * An owner that doesn't exist never matches (warning), as in "match".
+ */
+static int parse_shared(struct parse_ctx *c, const char *path, json_object *arr,
+			struct policy_rule *out)
+{
+	static const char *const keys[] = {"owner", "object", "map", "access"};
+	size_t n = json_object_array_length(arr);
+	char epath[JPATH_MAX], kpath[JPATH_MAX], pbuf[PRINTABLE_BUF];
+	int r;
+
+	if (n == 0)
+		return 0;
+	out->shared = calloc(n, sizeof(*out->shared));
+	if (!out->shared)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i), *v;
+		struct policy_share_rule *sr = &out->shared[out->n_shared];
+		const char *owner;
+		uint32_t uid;
+
+		path_index(epath, path, i);
+		r = expect_type(c, epath, e, json_type_object);
+		if (r < 0)
+			return r;
+		r = check_keys(c, epath, e, keys, ARRAY_SIZE(keys));
+		if (r < 0)
+			return r;
+		path_key(kpath, epath, "owner");
+		if (!json_object_object_get_ex(e, "owner", &v))
+			return parse_fail(c, epath, "missing key \"owner\"");
+		r = expect_type(c, kpath, v, json_type_string);
+		if (r < 0)
+			return r;
+		owner = json_object_get_string(v);
+		if (parse_id(owner, strlen(owner), &uid) < 0) {
+			r = parse_name_entry(c, kpath, kpath, v, false, &uid);
+			if (r < 0)
+				return r;
+			if (r == 0)
+				continue; /* never matches */
+		}
+		path_key(kpath, epath, "access");
+		if (!json_object_object_get_ex(e, "access", &v))
+			return parse_fail(c, epath, "missing key \"access\"");
+		r = expect_type(c, kpath, v, json_type_string);
+		if (r < 0)
+			return r;
+		if (map_access_from_string(json_object_get_string(v), &sr->access) < 0)
+			return parse_fail(c, kpath,
+					  "unknown access \"%s\" (expected rw, ro, wo or none)",
+					  printable(pbuf, json_object_get_string(v)));
+		sr->owner = uid;
+		r = get_pattern(c, epath, e, "object", &sr->object);
+		if (r >= 0)
+			r = get_pattern(c, epath, e, "map", &sr->map);
+		if (r < 0) {
+			free(sr->object);
+			free(sr->map);
+			*sr = (struct policy_share_rule){};
+			return r;
+		}
+		out->n_shared++;
+	}
+	return 0;
+}
+
 static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rule,
 		       struct policy_rule *out)
 {
-	static const char *const keys[] = {"program_types", "program_fds", "helper_classes", "maps",
-					   "pinning"};
+	static const char *const keys[] = {"program_types",  "program_fds", "test_run_types",
+					   "helper_classes", "maps",	    "pinning",
+					   "attach",	     "shared"};
 	char path[JPATH_MAX], kpath[JPATH_MAX], epath[JPATH_MAX];
 	json_object *a, *v;
 	int r;
 
-	path_key(path, parent, "allow");
-	if (!json_object_object_get_ex(rule, "allow", &a))
-		return 0;
-	r = expect_type(c, path, a, json_type_object);
-	if (r < 0)
-		return r;
-	r = check_keys(c, path, a, keys, ARRAY_SIZE(keys));
-	if (r < 0)
+	r = get_section(c, parent, rule, "allow", keys, ARRAY_SIZE(keys), path, &a);
+	if (r <= 0)
 		return r;
 
 	/* program_types before program_fds, whatever the order in the file. */
@@ -920,6 +1174,25 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 		return r;
 	if (v) {
 		r = parse_prog_type_list(c, kpath, v, out->program_types, &out->program_fd_types);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "test_run_types", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_prog_type_list(c, kpath, v, UINT64_MAX, &out->test_run_types);
+		if (r < 0)
+			return r;
+	}
+	r = parse_attach(c, path, a, &out->attach);
+	if (r < 0)
+		return r;
+	r = get_array(c, path, a, "shared", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_shared(c, kpath, v, out);
 		if (r < 0)
 			return r;
 	}
@@ -949,14 +1222,7 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 			out->n_maps++;
 		}
 	}
-	path_key(kpath, path, "pinning");
-	if (json_object_object_get_ex(a, "pinning", &v)) {
-		r = expect_type(c, kpath, v, json_type_boolean);
-		if (r < 0)
-			return r;
-		out->pinning = json_object_get_boolean(v);
-	}
-	return 0;
+	return get_bool(c, path, a, "pinning", &out->pinning);
 }
 
 static const struct limit_field {
@@ -972,6 +1238,14 @@ static const struct limit_field {
 	{"max_maps", offsetof(struct policy_limits, max_maps), POLICY_HARD_MAX_MAPS},
 	{"max_map_entries", offsetof(struct policy_limits, max_map_entries),
 	 POLICY_HARD_MAX_MAP_ENTRIES},
+	{"max_named_objects", offsetof(struct policy_limits, max_named_objects),
+	 POLICY_HARD_MAX_NAMED_OBJECTS},
+	{"max_loaded_programs", offsetof(struct policy_limits, max_loaded_programs),
+	 POLICY_HARD_MAX_LOADED_PROGRAMS},
+	{"max_map_memory_bytes", offsetof(struct policy_limits, max_map_memory_bytes),
+	 POLICY_HARD_MAX_MAP_MEMORY_BYTES},
+	{"max_loads_per_minute", offsetof(struct policy_limits, max_loads_per_minute),
+	 POLICY_HARD_MAX_LOADS_PER_MINUTE},
 };
 
 static uint64_t *limit_ptr(struct policy_limits *l, const struct limit_field *f)
@@ -993,16 +1267,10 @@ static int parse_limits(struct parse_ctx *c, const char *parent, json_object *ru
 	int r;
 
 	out->limits = default_limits;
-	path_key(path, parent, "limits");
-	if (!json_object_object_get_ex(rule, "limits", &l))
-		return 0;
-	r = expect_type(c, path, l, json_type_object);
-	if (r < 0)
-		return r;
 	for (size_t i = 0; i < ARRAY_SIZE(limit_fields); i++)
 		keys[i] = limit_fields[i].key;
-	r = check_keys(c, path, l, keys, ARRAY_SIZE(keys));
-	if (r < 0)
+	r = get_section(c, parent, rule, "limits", keys, ARRAY_SIZE(keys), path, &l);
+	if (r <= 0)
 		return r;
 
 	for (size_t i = 0; i < ARRAY_SIZE(limit_fields); i++) {
@@ -1366,6 +1634,8 @@ struct policy_grant *policy_grant_free(struct policy_grant *g)
 	for (size_t i = 0; i < g->n_sources; i++)
 		free(g->sources[i]);
 	free(g->sources);
+	attach_done(&g->attach);
+	shared_free(g->shared, g->n_shared);
 	free(g);
 	return NULL;
 }
@@ -1375,9 +1645,55 @@ static void policy_grant_freep(struct policy_grant **g)
 	policy_grant_free(*g);
 }
 
+static int strv_append(char ***v, size_t *n, char *const *add, size_t n_add)
+{
+	char **nv;
+
+	if (n_add == 0)
+		return 0;
+	nv = reallocarray(*v, *n + n_add, sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	for (size_t i = 0; i < n_add; i++) {
+		nv[*n] = strdup(add[i]);
+		if (!nv[*n])
+			return -ENOMEM;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int shared_append(struct policy_grant *g, const struct policy_rule *r)
+{
+	struct policy_share_rule *nv;
+
+	if (r->n_shared == 0)
+		return 0;
+	nv = reallocarray(g->shared, g->n_shared + r->n_shared, sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	g->shared = nv;
+	for (size_t i = 0; i < r->n_shared; i++) {
+		struct policy_share_rule *d = &nv[g->n_shared];
+
+		*d = r->shared[i];
+		d->object = strdup(r->shared[i].object);
+		d->map = strdup(r->shared[i].map);
+		if (!d->object || !d->map) {
+			free(d->object);
+			free(d->map);
+			return -ENOMEM;
+		}
+		g->n_shared++;
+	}
+	return 0;
+}
+
 static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 {
 	struct policy_grant_maps *m = &g->map_rules[g->n_map_rules];
+	int k;
 
 	if (!g->matched) {
 		g->matched = true;
@@ -1393,8 +1709,21 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 	}
 	g->program_types |= r->program_types;
 	g->program_fd_types |= r->program_fd_types;
+	g->test_run_types |= r->test_run_types;
 	g->helper_classes |= r->helper_classes;
 	g->pinning = g->pinning || r->pinning;
+	g->attach.cgroups = g->attach.cgroups || r->attach.cgroups;
+	k = strv_append(&g->attach.tracepoints, &g->attach.n_tracepoints, r->attach.tracepoints,
+			r->attach.n_tracepoints);
+	if (k < 0)
+		return k;
+	k = strv_append(&g->attach.raw_tracepoints, &g->attach.n_raw_tracepoints,
+			r->attach.raw_tracepoints, r->attach.n_raw_tracepoints);
+	if (k < 0)
+		return k;
+	k = shared_append(g, r);
+	if (k < 0)
+		return k;
 
 	g->sources[g->n_sources] = strdup(r->source);
 	if (!g->sources[g->n_sources])
@@ -1488,6 +1817,59 @@ bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type)
 	return (g->program_fd_types | POLICY_ALWAYS_FD_TYPES) & (1ull << prog_type);
 }
 
+bool policy_grant_test_run(const struct policy_grant *g, int prog_type)
+{
+	if (policy_grant_prog_type(g, prog_type))
+		return true;
+	if (!g || !g->matched || prog_type < 0 || prog_type >= PROG_TYPE_BITS)
+		return false;
+	return g->test_run_types & (1ull << prog_type);
+}
+
+bool policy_grant_attach_cgroup(const struct policy_grant *g)
+{
+	return g && g->matched && g->attach.cgroups;
+}
+
+static bool any_fnmatch(char *const *patterns, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(patterns[i], s, 0) == 0)
+			return true;
+	return false;
+}
+
+bool policy_grant_attach_tracepoint(const struct policy_grant *g, const char *category_name)
+{
+	if (!g || !g->matched || !policy_tracepoint_name_is_valid(category_name, false))
+		return false;
+	return any_fnmatch(g->attach.tracepoints, g->attach.n_tracepoints, category_name);
+}
+
+bool policy_grant_attach_raw_tracepoint(const struct policy_grant *g, const char *name)
+{
+	if (!g || !g->matched || !policy_raw_tracepoint_name_is_valid(name, false))
+		return false;
+	return any_fnmatch(g->attach.raw_tracepoints, g->attach.n_raw_tracepoints, name);
+}
+
+enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t owner,
+					   const char *object, const char *map)
+{
+	unsigned int access = MAP_ACCESS_NONE;
+
+	if (!g || !g->matched || !object || !map)
+		return MAP_ACCESS_NONE;
+	for (size_t i = 0; i < g->n_shared; i++) {
+		const struct policy_share_rule *sr = &g->shared[i];
+
+		if (sr->owner == owner && fnmatch(sr->object, object, 0) == 0 &&
+		    fnmatch(sr->map, map, 0) == 0)
+			access |= sr->access;
+	}
+	return (enum map_access)access;
+}
+
 static int json_add(json_object *obj, const char *key, json_object *val)
 {
 	if (!val)
@@ -1578,6 +1960,51 @@ static json_object *map_rules_to_json(const struct policy_grant *g)
 	return TAKE_PTR(arr);
 }
 
+static json_object *strv_to_json(char *const *v, size_t n)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (json_append(arr, json_object_new_string(v[i])) < 0)
+			return NULL;
+	return TAKE_PTR(arr);
+}
+
+static json_object *attach_to_json(const struct policy_attach *a)
+{
+	_cleanup_json_ json_object *o = json_object_new_object();
+
+	if (!o || json_add(o, "cgroups", json_object_new_boolean(a->cgroups)) < 0 ||
+	    json_add(o, "tracepoints", strv_to_json(a->tracepoints, a->n_tracepoints)) < 0 ||
+	    json_add(o, "raw_tracepoints", strv_to_json(a->raw_tracepoints, a->n_raw_tracepoints)) <
+		    0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static json_object *shared_to_json(const struct policy_grant *g)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (size_t i = 0; i < g->n_shared; i++) {
+		const struct policy_share_rule *sr = &g->shared[i];
+		_cleanup_json_ json_object *o = json_object_new_object();
+
+		if (!o || json_add(o, "owner", json_object_new_int64(sr->owner)) < 0 ||
+		    json_add(o, "object", json_object_new_string(sr->object)) < 0 ||
+		    json_add(o, "map", json_object_new_string(sr->map)) < 0 ||
+		    json_add(o, "access",
+			     json_object_new_string(map_access_to_string(sr->access))) < 0 ||
+		    json_append(arr, TAKE_PTR(o)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
 json_object *policy_grant_to_json(const struct policy_grant *g)
 {
 	_cleanup_json_ json_object *o = NULL, *sources = NULL, *limits = NULL;
@@ -1604,7 +2031,11 @@ json_object *policy_grant_to_json(const struct policy_grant *g)
 	    json_add(o, "program_fds",
 		     prog_types_to_json(g->program_types &
 					(g->program_fd_types | POLICY_ALWAYS_FD_TYPES))) < 0 ||
+	    json_add(o, "test_run_types",
+		     prog_types_to_json(g->test_run_types & ~g->program_types)) < 0 ||
 	    json_add(o, "helper_classes", helper_classes_to_json(g->helper_classes)) < 0 ||
+	    json_add(o, "attach", attach_to_json(&g->attach)) < 0 ||
+	    json_add(o, "shared", shared_to_json(g)) < 0 ||
 	    json_add(o, "pinning", json_object_new_boolean(g->pinning)) < 0 ||
 	    json_add(o, "maps", map_rules_to_json(g)) < 0 ||
 	    json_add(o, "limits", TAKE_PTR(limits)) < 0)
@@ -1647,6 +2078,7 @@ void policy_verdict_done(struct policy_verdict *v)
 	free(v->maps);
 	free(v->map_access);
 	free(v->prog_fd);
+	free(v->test_run_only);
 	*v = (struct policy_verdict){};
 }
 
@@ -1712,7 +2144,8 @@ static int decide_program(const struct policy_grant *g, const struct object_prog
 {
 	const char *name = name_or_unnamed(prog->name);
 
-	if (!policy_grant_prog_type(g, prog->prog_type)) {
+	/* A test_run-only type loads like any other; the caller just never gets to attach it. */
+	if (!policy_grant_test_run(g, prog->prog_type)) {
 		const char *type = policy_prog_type_to_string(prog->prog_type);
 
 		if (type)
@@ -1787,7 +2220,8 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 	if (v.n_programs > 0) {
 		v.programs = calloc(v.n_programs, sizeof(*v.programs));
 		v.prog_fd = calloc(v.n_programs, sizeof(*v.prog_fd));
-		if (!v.programs || !v.prog_fd)
+		v.test_run_only = calloc(v.n_programs, sizeof(*v.test_run_only));
+		if (!v.programs || !v.prog_fd || !v.test_run_only)
 			return -ENOMEM;
 	}
 	if (v.n_maps > 0) {
@@ -1835,6 +2269,7 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 			if (r < 0)
 				return r;
 			v.prog_fd[i] = policy_grant_prog_fd(g, d->programs[i].prog_type);
+			v.test_run_only[i] = !policy_grant_prog_type(g, d->programs[i].prog_type);
 		}
 		for (size_t i = 0; i < d->n_maps; i++) {
 			r = decide_map(g, &d->maps[i], &v.maps[i]);
@@ -1853,4 +2288,33 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 	*ret = v;
 	v = (struct policy_verdict){};
 	return 0;
+}
+
+/*
+ * Array-like maps allocate max_entries values rounded up to 8 bytes; hashed
+ * and trie maps allocate elements of key + value plus a header (about 64
+ * bytes on 64-bit kernels) lazily, up to max_entries. Ring buffers and
+ * stack/queue maps hold max_entries bytes or values. Everything else is
+ * counted like a hash map, which errs on the generous side.
+ */
+uint64_t policy_map_memory_estimate(const struct object_map *m)
+{
+	uint64_t key = ((uint64_t)m->key_size + 7) & ~7ull;
+	uint64_t value = ((uint64_t)m->value_size + 7) & ~7ull;
+	uint64_t n = m->max_entries;
+
+	switch (m->map_type) {
+	case BPF_MAP_TYPE_ARRAY:
+	case BPF_MAP_TYPE_PERCPU_ARRAY: /* per CPU, but the number of CPUs is the kernel's */
+	case BPF_MAP_TYPE_PROG_ARRAY:
+	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
+	case BPF_MAP_TYPE_CGROUP_ARRAY:
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
+		return 4096 + n * (value ? value : 8);
+	case BPF_MAP_TYPE_RINGBUF:
+	case BPF_MAP_TYPE_USER_RINGBUF:
+		return 4096 + n;
+	default:
+		return 4096 + n * (key + value + 64);
+	}
 }

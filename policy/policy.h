@@ -40,6 +40,15 @@ int map_access_from_string(const char *s, enum map_access *ret); /* 0 or -EINVAL
 #define POLICY_DEFAULT_MAX_PROGRAMS 8
 #define POLICY_DEFAULT_MAX_MAPS 16
 #define POLICY_DEFAULT_MAX_MAP_ENTRIES 65536
+/* Per-user quotas over all of a user's named objects (across connections and restarts). */
+#define POLICY_DEFAULT_MAX_NAMED_OBJECTS 16
+#define POLICY_DEFAULT_MAX_LOADED_PROGRAMS 64
+#define POLICY_DEFAULT_MAX_MAP_MEMORY_BYTES (64ull * 1024 * 1024)
+#define POLICY_DEFAULT_MAX_LOADS_PER_MINUTE 120
+#define POLICY_HARD_MAX_NAMED_OBJECTS 4096
+#define POLICY_HARD_MAX_LOADED_PROGRAMS 65536
+#define POLICY_HARD_MAX_MAP_MEMORY_BYTES (64ull * 1024 * 1024 * 1024)
+#define POLICY_HARD_MAX_LOADS_PER_MINUTE 100000
 /* Hard ceilings no policy can raise (they bound the daemon's own work and reply size). */
 #define POLICY_HARD_MAX_OBJECT_BYTES (64u * 1024 * 1024)
 #define POLICY_HARD_MAX_PROGRAMS 128
@@ -56,6 +65,31 @@ struct policy_limits {
 	uint64_t max_programs; /* programs that load */
 	uint64_t max_maps;
 	uint64_t max_map_entries; /* per map, after --map-size */
+	/* Quotas per user, over the named objects the broker keeps for them. */
+	uint64_t max_named_objects;
+	uint64_t max_loaded_programs; /* programs in named objects */
+	uint64_t max_map_memory_bytes; /* estimated, see policy_map_memory_estimate() */
+	uint64_t max_loads_per_minute; /* named loads, counted per user */
+};
+
+/*
+ * "shared": the rule's principals may use maps of another user's named
+ * objects: owner's objects whose name matches object, maps matching map, at
+ * most access. (Owners share too, at load time; see the daemon.)
+ */
+struct policy_share_rule {
+	uid_t owner;
+	char *object; /* fnmatch(3) pattern */
+	char *map; /* fnmatch(3) pattern */
+	enum map_access access;
+};
+
+struct policy_attach {
+	bool cgroups; /* cgroups the caller owns */
+	char **tracepoints; /* "CATEGORY:NAME" patterns */
+	size_t n_tracepoints;
+	char **raw_tracepoints; /* NAME patterns */
+	size_t n_raw_tracepoints;
 };
 
 struct policy_map_pattern {
@@ -68,7 +102,11 @@ struct policy_grant {
 	bool matched; /* false: no rule matched, nothing allowed */
 	uint64_t program_types; /* bit (1 << enum bpf_prog_type) */
 	uint64_t program_fd_types; /* types whose prog fds are handed out (attach rights) */
+	uint64_t test_run_types; /* may load for BPF_PROG_TEST_RUN only: no fd, no attach */
 	helper_class_mask_t helper_classes; /* HELPER_CLASS_BIT() */
+	struct policy_attach attach; /* union of the matching rules' targets */
+	struct policy_share_rule *shared;
+	size_t n_shared;
 	bool pinning; /* may use LIBBPF_PIN_BY_NAME maps */
 	struct policy_limits limits;
 	/* Per matching rule, its map patterns in order; used by policy_grant_map_access(). */
@@ -125,6 +163,22 @@ struct policy_grant *policy_grant_free(struct policy_grant *g);
 enum map_access policy_grant_map_access(const struct policy_grant *g, const char *map_name);
 bool policy_grant_prog_type(const struct policy_grant *g, int prog_type);
 bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type);
+/* May programs of this type be test-run (granted for use, or for test runs only)? */
+bool policy_grant_test_run(const struct policy_grant *g, int prog_type);
+bool policy_grant_attach_cgroup(const struct policy_grant *g);
+bool policy_grant_attach_tracepoint(const struct policy_grant *g, const char *category_name);
+bool policy_grant_attach_raw_tracepoint(const struct policy_grant *g, const char *name);
+/* Access the policy grants g's principal to map of owner's named object (union of rules). */
+enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t owner,
+					   const char *object, const char *map);
+/*
+ * Tracepoint and raw tracepoint names as the broker accepts them in requests
+ * and policies: [A-Za-z0-9_] (and one ':' between category and name for
+ * tracepoints); patterns may also use '*' and '?'. Keeps names safe to use in
+ * tracefs paths.
+ */
+bool policy_tracepoint_name_is_valid(const char *s, bool pattern);
+bool policy_raw_tracepoint_name_is_valid(const char *s, bool pattern);
 /* The effective policy as JSON, for `bpfctl policy` (program types by libbpf name). */
 json_object *policy_grant_to_json(const struct policy_grant *g);
 
@@ -175,6 +229,7 @@ struct policy_verdict {
 	struct verdict_item *maps; /* parallel to desc->maps */
 	enum map_access *map_access; /* parallel to desc->maps: the mode fds are opened with */
 	bool *prog_fd; /* parallel to desc->programs: whether the fd is handed out */
+	bool *test_run_only; /* parallel to desc->programs: loads only for test runs */
 	size_t n_programs, n_maps;
 };
 
@@ -189,5 +244,11 @@ struct policy_verdict {
 int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 		  struct policy_verdict *ret);
 void policy_verdict_done(struct policy_verdict *v);
+/*
+ * Kernel memory a map will take, estimated from its shape (value and key
+ * sizes rounded up as the kernel does, plus per-element overhead for hashed
+ * types), for the max_map_memory_bytes quota. Deliberately generous.
+ */
+uint64_t policy_map_memory_estimate(const struct object_map *m);
 /* The first denial reason in v, or NULL if allowed. */
 const char *policy_verdict_first_reason(const struct policy_verdict *v);

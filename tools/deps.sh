@@ -21,3 +21,7 @@ fi
 if ! mountpoint -q /sys/fs/bpf; then
 	mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 fi
+# tracefs: tracepoint ids for brokered tracepoint attach (root-only, mode 0700 by default).
+if [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing; then
+	mount -t tracefs tracefs /sys/kernel/tracing || echo "deps: cannot mount tracefs; tracepoint attach will fail" >&2
+fi

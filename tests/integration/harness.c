@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness.h"
 
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -80,6 +81,7 @@ int harness_init(void)
 		snprintf(H.policy_dir, sizeof(H.policy_dir), "%s/policy.d", H.dir);
 		snprintf(H.pin_root, sizeof(H.pin_root), "/sys/fs/bpf/bpfbroker-test-%d",
 			 (int)getpid());
+		snprintf(H.state_dir, sizeof(H.state_dir), "%s/state", H.dir);
 		if (mkdir(H.policy_dir, 0755) < 0)
 			return -errno;
 	}
@@ -98,7 +100,8 @@ int harness_start(const char *extra_arg)
 	if (H.daemon == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execl(exe, exe, "--socket", H.socket, "--policy-dir", H.policy_dir, "--pin-root",
-		      H.pin_root, "--workers", "2", extra_arg, (char *)NULL);
+		      H.pin_root, "--state-dir", H.state_dir, "--workers", "2", extra_arg,
+		      (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++) {
@@ -119,6 +122,33 @@ int harness_start(const char *extra_arg)
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	return remove(path) < 0 ? -1 : 0;
+}
+
+int harness_kill(int sig)
+{
+	int status = 0;
+
+	if (H.daemon <= 0)
+		return -ESRCH;
+	kill(H.daemon, sig);
+	if (waitpid(H.daemon, &status, 0) < 0)
+		return -errno;
+	H.daemon = -1;
+	return status;
+}
+
+int harness_wait_death(void)
+{
+	for (int i = 0; i < 500; i++) {
+		int status;
+
+		if (waitpid(H.daemon, &status, WNOHANG) == H.daemon) {
+			H.daemon = -1;
+			return status;
+		}
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
 }
 
 int harness_stop(void)
@@ -155,7 +185,7 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 			perror("dropping privileges");
 			_exit(120);
 		}
-		if (geteuid() != u->uid || getegid() != u->gid || setuid(0) == 0) {
+		if (geteuid() != u->uid || getegid() != u->gid || (u->uid != 0 && setuid(0) == 0)) {
 			fprintf(stderr, "privilege drop did not hold\n");
 			_exit(121);
 		}
@@ -164,4 +194,99 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int exec_argv(void *arg)
+{
+	char **argv = arg;
+
+	execv(argv[0], argv);
+	return 127;
+}
+
+int harness_bpfctl(const struct user *u, char *out, size_t size, const char *const *args)
+{
+	char exe[512], *argv[32];
+	int p[2], k, n = 0, saved = dup(STDOUT_FILENO);
+	ssize_t got;
+	size_t len = 0;
+
+	snprintf(exe, sizeof(exe), "%s/client/bpfctl", H.build_dir);
+	argv[n++] = exe;
+	argv[n++] = "--socket";
+	argv[n++] = H.socket;
+	for (; *args && n < 31; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	fflush(stdout);
+	dup2(p[1], STDOUT_FILENO);
+	k = harness_as_user(u, exec_argv, argv);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(p[1]);
+	while (len + 1 < size && (got = read(p[0], out + len, size - 1 - len)) > 0)
+		len += (size_t)got;
+	out[len] = '\0';
+	close(p[0]);
+	return k;
+}
+
+static __u32 first_prog_id, first_map_id, first_link_id;
+
+static __u32 highest_id(int (*next)(__u32, __u32 *))
+{
+	__u32 id = 0, high = 0;
+
+	while (next(id, &id) == 0)
+		high = id;
+	return high;
+}
+
+void harness_mark_kernel_objects(void)
+{
+	first_prog_id = highest_id(bpf_prog_get_next_id);
+	first_map_id = highest_id(bpf_map_get_next_id);
+	first_link_id = highest_id(bpf_link_get_next_id);
+}
+
+int harness_check_no_kernel_objects_left(void)
+{
+	__u32 id = first_prog_id;
+
+	while (bpf_prog_get_next_id(id, &id) == 0) {
+		fprintf(stderr, "program id %u outlived the tests\n", id);
+		return -1;
+	}
+	id = first_map_id;
+	while (bpf_map_get_next_id(id, &id) == 0) {
+		fprintf(stderr, "map id %u outlived the tests\n", id);
+		return -1;
+	}
+	id = first_link_id;
+	while (bpf_link_get_next_id(id, &id) == 0) {
+		fprintf(stderr, "link id %u outlived the tests\n", id);
+		return -1;
+	}
+	if (access(H.pin_root, F_OK) == 0) {
+		fprintf(stderr, "%s outlived the tests\n", H.pin_root);
+		return -1;
+	}
+	return 0;
+}
+
+const char *harness_find_group(gid_t *gid)
+{
+	static const char *candidates[] = {"audio", "users", "daemon", "bin", NULL};
+
+	for (const char **c = candidates; *c; c++) {
+		struct group *g = getgrnam(*c);
+
+		if (g) {
+			*gid = g->gr_gid;
+			return *c;
+		}
+	}
+	return NULL;
 }

@@ -14,6 +14,7 @@ struct harness {
 	char socket[100];
 	char policy_dir[300];
 	char pin_root[300]; /* on bpffs, removed at the end */
+	char state_dir[300]; /* the daemon's metadata of named objects */
 	char bpf_dir[256]; /* built test objects */
 	char build_dir[256];
 	pid_t daemon;
@@ -27,6 +28,10 @@ int harness_init(void);
 int harness_write_policy(const char *name, const char *json);
 /* Start the daemon on H.socket; waits until it accepts connections. */
 int harness_start(const char *extra_arg);
+/* Stop the daemon with sig and reap it, keeping its pins and state (restart tests). */
+int harness_kill(int sig);
+/* Reap a daemon that is expected to die by itself (fault injection); -ETIMEDOUT if it lives. */
+int harness_wait_death(void);
 /* SIGTERM the daemon, wait, and remove everything the tests created. */
 int harness_stop(void);
 /* Path of a built test object. */
@@ -41,6 +46,14 @@ struct user {
 
 /* Run fn(arg) in a child as user; returns the child's exit status (0 = pass), or 128+signal. */
 int harness_as_user(const struct user *u, int (*fn)(void *), void *arg);
+
+/* Run bpfctl --socket H.socket ARGS as u; stdout into out; returns its exit status. */
+int harness_bpfctl(const struct user *u, char *out, size_t size, const char *const *args);
+/* Remember the newest kernel object ids, and later check none newer survive. */
+void harness_mark_kernel_objects(void);
+int harness_check_no_kernel_objects_left(void);
+/* An existing group to test group rules with (its name; its gid in *gid). */
+const char *harness_find_group(gid_t *gid);
 
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \

@@ -365,7 +365,7 @@ static void test_pins_are_per_user(void **state)
 	/* Same user, same name: the pin is reused. Another user: a map of its own. */
 	assert_int_equal(a1, a2);
 	assert_int_not_equal(a1, b1);
-	snprintf(path, sizeof(path), "%s/%u/shared_pin", H.pin_root, UID_NOBODY);
+	snprintf(path, sizeof(path), "%s/%u/-pinned/shared_pin", H.pin_root, UID_NOBODY);
 	assert_int_equal(stat(path, &st), 0);
 	snprintf(path, sizeof(path), "%s/%u", H.pin_root, UID_NOBODY);
 	assert_int_equal(stat(path, &st), 0);
@@ -612,44 +612,6 @@ static void test_hostile_input(void **state)
 
 /* ---- bpfctl ---- */
 
-static int exec_bpfctl(void *arg)
-{
-	char **argv = arg;
-
-	execv(argv[0], argv);
-	return 127;
-}
-
-/* Run bpfctl as u with args; capture stdout into out; return its exit status. */
-static int bpfctl(const struct user *u, char *out, size_t size, const char *const *args)
-{
-	char exe[512], *argv[16];
-	int p[2], k, n = 0, saved = dup(STDOUT_FILENO);
-	ssize_t got;
-	size_t len = 0;
-
-	snprintf(exe, sizeof(exe), "%s/client/bpfctl", H.build_dir);
-	argv[n++] = exe;
-	argv[n++] = "--socket";
-	argv[n++] = H.socket;
-	for (; *args && n < 15; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return -1;
-	fflush(stdout);
-	dup2(p[1], STDOUT_FILENO);
-	k = harness_as_user(u, exec_bpfctl, argv);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	close(p[1]);
-	while (len + 1 < size && (got = read(p[0], out + len, size - 1 - len)) > 0)
-		len += (size_t)got;
-	out[len] = '\0';
-	close(p[0]);
-	return k;
-}
-
 static void test_bpfctl(void **state)
 {
 	char out[16384];
@@ -666,17 +628,17 @@ static void test_bpfctl(void **state)
 			     NULL};
 	char expect[256];
 
-	assert_int_equal(bpfctl(&nobody, out, sizeof(out), check_ok), 0);
+	assert_int_equal(harness_bpfctl(&nobody, out, sizeof(out), check_ok), 0);
 	assert_non_null(strstr(out, "allowed"));
 	assert_non_null(strstr(out, "map config_map (array, 1 entries): access ro"));
-	assert_int_equal(bpfctl(&nobody, out, sizeof(out), check_no), 1);
+	assert_int_equal(harness_bpfctl(&nobody, out, sizeof(out), check_no), 1);
 	assert_non_null(strstr(out, "calls bpf_probe_read_kernel (class read_kernel_memory)"));
-	assert_int_equal(bpfctl(&stranger, out, sizeof(out), check_ok), 1);
-	assert_int_equal(bpfctl(&nobody, out, sizeof(out), policy), 0);
+	assert_int_equal(harness_bpfctl(&stranger, out, sizeof(out), check_ok), 1);
+	assert_int_equal(harness_bpfctl(&nobody, out, sizeof(out), policy), 0);
 	assert_non_null(strstr(out, "\"uid\": 65534"));
 	assert_non_null(strstr(out, "socket_filter"));
 
-	assert_int_equal(bpfctl(&nobody, out, sizeof(out), run), 0);
+	assert_int_equal(harness_bpfctl(&nobody, out, sizeof(out), run), 0);
 	/* LISTEN_PID is the shell's own pid: bpfctl exec'd it in place. */
 	{
 		int a = 0, b = 0;
@@ -700,7 +662,7 @@ static void test_example(void **state)
 
 	snprintf(obj, sizeof(obj), "%s/examples/count_packets.bpf.o", H.build_dir);
 	snprintf(exe, sizeof(exe), "%s/examples/socket-counter", H.build_dir);
-	assert_int_equal(bpfctl(&nobody, out, sizeof(out), run), 0);
+	assert_int_equal(harness_bpfctl(&nobody, out, sizeof(out), run), 0);
 	assert_non_null(strstr(out, "counted 3 packets"));
 	assert_non_null(strstr(out, "updating config_step was refused"));
 }
@@ -803,16 +765,6 @@ static unsigned count_fds(pid_t pid)
 }
 
 static unsigned daemon_fds_at_start;
-static __u32 first_prog_id, first_map_id;
-
-static __u32 highest_id(int (*next)(__u32, __u32 *))
-{
-	__u32 id = 0, high = 0;
-
-	while (next(id, &id) == 0)
-		high = id;
-	return high;
-}
 
 /* After the first load: sd-event has made its timerfd for job timeouts by then. */
 static void test_daemon_fds_baseline(void **state)
@@ -836,48 +788,12 @@ static void test_daemon_fds_flat(void **state)
 	assert_int_equal(count_fds(H.daemon), daemon_fds_at_start);
 }
 
-/* Runs after harness_stop(): no program or map the tests loaded may still exist. */
-static int check_no_kernel_objects_left(void)
-{
-	__u32 id = first_prog_id;
-
-	while (bpf_prog_get_next_id(id, &id) == 0) {
-		fprintf(stderr, "program id %u outlived the tests\n", id);
-		return -1;
-	}
-	id = first_map_id;
-	while (bpf_map_get_next_id(id, &id) == 0) {
-		fprintf(stderr, "map id %u outlived the tests\n", id);
-		return -1;
-	}
-	if (access(H.pin_root, F_OK) == 0) {
-		fprintf(stderr, "%s outlived the tests\n", H.pin_root);
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- setup ---- */
-
-static const char *find_group(gid_t *gid)
-{
-	static const char *candidates[] = {"audio", "users", "daemon", "bin", NULL};
-
-	for (const char **c = candidates; *c; c++) {
-		struct group *g = getgrnam(*c);
-
-		if (g) {
-			*gid = g->gr_gid;
-			return *c;
-		}
-	}
-	return NULL;
-}
 
 static int setup(void **state)
 {
 	char policy[4096];
-	const char *group = find_group(&group_gid);
+	const char *group = harness_find_group(&group_gid);
 
 	if (!group)
 		return -1;
@@ -916,8 +832,7 @@ static int setup(void **state)
 		 UID_TRACER, UID_ATTACHER, group);
 	if (harness_write_policy("50-test.json", policy) < 0)
 		return -1;
-	first_prog_id = highest_id(bpf_prog_get_next_id);
-	first_map_id = highest_id(bpf_map_get_next_id);
+	harness_mark_kernel_objects();
 	if (harness_start(NULL) < 0)
 		return -1;
 	return 0;
@@ -927,7 +842,7 @@ static int teardown(void **state)
 {
 	if (harness_stop() < 0)
 		return -1;
-	return check_no_kernel_objects_left();
+	return harness_check_no_kernel_objects_left();
 }
 
 int main(void)

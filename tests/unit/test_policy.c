@@ -476,15 +476,17 @@ static void test_parse_errors(void **state)
 			   "groups)");
 	assert_parse_error(ALLOW("\"program_type\":[]"),
 			   "e.json: rules[0].allow: unknown key \"program_type\" (expected "
-			   "program_types, program_fds, helper_classes, maps or pinning)");
+			   "program_types, program_fds, test_run_types, helper_classes, maps, "
+			   "pinning, attach or shared)");
 	assert_parse_error(
 		ALLOW("\"maps\":[{\"name\":\"a\",\"acess\":\"rw\"}]"),
 		"e.json: rules[0].allow.maps[0]: unknown key \"acess\" (expected name or "
 		"access)");
 	assert_parse_error(RULE("\"limits\":{\"max_program\":3}"),
 			   "e.json: rules[0].limits: unknown key \"max_program\" (expected "
-			   "max_object_bytes, max_insns_per_program, max_programs, max_maps or "
-			   "max_map_entries)");
+			   "max_object_bytes, max_insns_per_program, max_programs, max_maps, "
+			   "max_map_entries, max_named_objects, max_loaded_programs, "
+			   "max_map_memory_bytes or max_loads_per_minute)");
 
 	/* Bad values. */
 	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\",\"access\":\"rw\"},"
@@ -1128,6 +1130,134 @@ static void test_decide_no_rule(void **state)
 	policy_free(p);
 }
 
+/* ---- Lifecycle grants: test runs, attach targets, sharing, quotas ---- */
+
+static const char lifecycle_json[] =
+	"{\"rules\":["
+	"{\"match\":{\"uids\":[\"1000\"]},"
+	" \"allow\":{\"program_types\":[\"cgroup_skb\"],\"test_run_types\":[\"raw_tracepoint\"],"
+	"  \"helper_classes\":[\"base\"],"
+	"  \"attach\":{\"cgroups\":true,\"tracepoints\":[\"sched:sched_*\"],"
+	"   \"raw_tracepoints\":[\"sys_enter\"]},"
+	"  "
+	"\"shared\":[{\"owner\":\"0\",\"object\":\"count*\",\"map\":\"counts\",\"access\":\"ro\"}]}"
+	","
+	" \"limits\":{\"max_named_objects\":2,\"max_loads_per_minute\":5}},"
+	"{\"match\":{\"uids\":[\"1000\"]},"
+	" \"allow\":{\"shared\":[{\"owner\":\"root\",\"object\":\"counter\",\"map\":\"c*\","
+	"  \"access\":\"wo\"}]},"
+	" \"limits\":{\"max_named_objects\":1,\"max_map_memory_bytes\":4096}}"
+	"]}";
+
+static void test_lifecycle_grants(void **state)
+{
+	struct policy *p = load(lifecycle_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	struct policy_grant *other = resolve(p, 1001, 1001, NULL, 0);
+	struct object_program progs[] = {
+		prog("egress", BPF_PROG_TYPE_CGROUP_SKB, true, 10),
+		prog("trace", BPF_PROG_TYPE_RAW_TRACEPOINT, true, 10),
+	};
+	struct object_desc d = {.programs = progs, .n_programs = ARRAY_SIZE(progs)};
+	struct policy_verdict v = {};
+	_cleanup_free_ char *reason = NULL;
+	json_object *j;
+
+	/* test_run types load, but only for test runs: never an fd. */
+	assert_true(policy_grant_test_run(g, BPF_PROG_TYPE_RAW_TRACEPOINT));
+	assert_true(policy_grant_test_run(g, BPF_PROG_TYPE_CGROUP_SKB));
+	assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_RAW_TRACEPOINT));
+	assert_false(policy_grant_test_run(g, BPF_PROG_TYPE_XDP));
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_true(v.allowed);
+	assert_false(v.test_run_only[0]);
+	assert_true(v.test_run_only[1]);
+	assert_false(v.prog_fd[1]);
+	policy_verdict_done(&v);
+	reason = decide_reason(other, &d);
+	assert_non_null(reason);
+
+	/* Attach targets: only what is listed; names outside the safe alphabet never match. */
+	assert_true(policy_grant_attach_cgroup(g));
+	assert_false(policy_grant_attach_cgroup(other));
+	assert_true(policy_grant_attach_tracepoint(g, "sched:sched_switch"));
+	assert_false(policy_grant_attach_tracepoint(g, "syscalls:sys_enter_openat"));
+	assert_false(policy_grant_attach_tracepoint(g, "sched:sched_*"));
+	assert_false(policy_grant_attach_tracepoint(g, "sched:../../x"));
+	assert_false(policy_grant_attach_tracepoint(g, "sched_switch"));
+	assert_true(policy_grant_attach_raw_tracepoint(g, "sys_enter"));
+	assert_false(policy_grant_attach_raw_tracepoint(g, "sys_exit"));
+	assert_false(policy_grant_attach_raw_tracepoint(other, "sys_enter"));
+
+	/* Shared access: per owner, object and map; rules combine as a union. */
+	assert_int_equal(policy_grant_shared_access(g, 0, "counter", "counts"), MAP_ACCESS_RW);
+	assert_int_equal(policy_grant_shared_access(g, 0, "counting", "counts"), MAP_ACCESS_RO);
+	assert_int_equal(policy_grant_shared_access(g, 0, "counter", "config"), MAP_ACCESS_WO);
+	assert_int_equal(policy_grant_shared_access(g, 0, "other", "counts"), MAP_ACCESS_NONE);
+	assert_int_equal(policy_grant_shared_access(g, 1, "counter", "counts"), MAP_ACCESS_NONE);
+	assert_int_equal(policy_grant_shared_access(other, 0, "counter", "counts"),
+			 MAP_ACCESS_NONE);
+
+	/* Quotas: per limit the largest of the matching rules, a rule that omits it
+	 * counting as the default (so the second rule's silence lifts loads to 120). */
+	assert_int_equal(g->limits.max_named_objects, 2);
+	assert_int_equal(g->limits.max_loads_per_minute, POLICY_DEFAULT_MAX_LOADS_PER_MINUTE);
+	assert_int_equal(g->limits.max_map_memory_bytes, POLICY_DEFAULT_MAX_MAP_MEMORY_BYTES);
+	assert_int_equal(g->limits.max_loaded_programs, POLICY_DEFAULT_MAX_LOADED_PROGRAMS);
+
+	j = policy_grant_to_json(g);
+	assert_non_null(j);
+	assert_non_null(strstr(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			       "\"test_run_types\":[\"raw_tracepoint\"]"));
+	assert_non_null(strstr(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			       "\"max_named_objects\":2"));
+	assert_non_null(strstr(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			       "\"tracepoints\":[\"sched:sched_*\"]"));
+	json_object_put(j);
+	policy_grant_free(other);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+static void test_lifecycle_parse_errors(void **state)
+{
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+			   "{\"tracepoints\":[\"../x\"]}}}]}",
+			   "e.json: rules[0].allow.attach.tracepoints[0]: \"../x\" is not a valid "
+			   "tracepoint (CATEGORY:NAME) pattern");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+			   "{\"raw_tracepoints\":[\"a:b\"]}}}]}",
+			   "e.json: rules[0].allow.attach.raw_tracepoints[0]: \"a:b\" is not a "
+			   "valid raw tracepoint pattern");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+			   "{\"cgroup\":true}}}]}",
+			   "e.json: rules[0].allow.attach: unknown key \"cgroup\" (expected "
+			   "cgroups, tracepoints or raw_tracepoints)");
+	assert_parse_error(
+		"{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
+		"[{\"owner\":\"0\",\"object\":\"x\",\"map\":\"y\",\"access\":\"rx\"}]}}]}",
+		"e.json: rules[0].allow.shared[0].access: unknown access \"rx\" "
+		"(expected rw, ro, wo or none)");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
+			   "[{\"owner\":\"0\",\"map\":\"y\",\"access\":\"ro\"}]}}]}",
+			   "e.json: rules[0].allow.shared[0]: missing key \"object\"");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"limits\":"
+			   "{\"max_named_objects\":5000}}]}",
+			   "e.json: rules[0].limits.max_named_objects: 5000 is over the hard "
+			   "ceiling of 4096");
+}
+
+static void test_map_memory_estimate(void **state)
+{
+	struct object_map array = {
+		.map_type = BPF_MAP_TYPE_ARRAY, .key_size = 4, .value_size = 5, .max_entries = 100};
+	struct object_map hash = {
+		.map_type = BPF_MAP_TYPE_HASH, .key_size = 4, .value_size = 8, .max_entries = 100};
+
+	assert_int_equal(policy_map_memory_estimate(&array), 4096 + 100 * 8);
+	assert_int_equal(policy_map_memory_estimate(&hash), 4096 + 100 * (8 + 8 + 64));
+}
+
 static void test_object_desc_done(void **state)
 {
 	struct object_desc d = {};
@@ -1173,6 +1303,9 @@ int main(void)
 		cmocka_unit_test(test_decide_kfunc_and_pinning_granted),
 		cmocka_unit_test(test_decide_no_rule),
 		cmocka_unit_test(test_object_desc_done),
+		cmocka_unit_test(test_lifecycle_grants),
+		cmocka_unit_test(test_lifecycle_parse_errors),
+		cmocka_unit_test(test_map_memory_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+#include "handout.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+
+#include "caps.h"
+#include "common/macro.h"
+
+/* An fd for the map with exactly the granted access, checked after opening. */
+int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
+{
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+	int fd, k, want;
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
+		return negative_errno();
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, opts,
+		    .open_flags = access == MAP_ACCESS_RO   ? BPF_F_RDONLY
+				  : access == MAP_ACCESS_WO ? BPF_F_WRONLY
+							    : 0);
+	/* BPF_MAP_GET_FD_BY_ID is the kernel's only way to open a map with fewer rights. */
+	k = caps_set_effective(sys_admin, 1);
+	if (k < 0)
+		return k;
+	fd = bpf_map_get_fd_by_id_opts(info.id, &opts);
+	k = fd < 0 ? negative_errno() : 0;
+	caps_clear_effective();
+	if (fd < 0)
+		return k;
+	/* The file's access mode is what the kernel checks on every map operation. */
+	want = access == MAP_ACCESS_RO ? O_RDONLY : access == MAP_ACCESS_WO ? O_WRONLY : O_RDWR;
+	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != want) {
+		safe_close(fd);
+		return -EACCES;
+	}
+	*ret_id = info.id;
+	return fd;
+}
+
+int handout_prog_info(int prog_fd, uint32_t *ret_id, char ret_tag[17])
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
+		return negative_errno();
+	for (int b = 0; b < BPF_TAG_SIZE; b++)
+		snprintf(ret_tag + 2 * b, 3, "%02x", info.tag[b]);
+	*ret_id = info.id;
+	return 0;
+}

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+#include "identity.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proto/proto.h"
+
+void identity_done(struct identity *i)
+{
+	free(i->groups);
+	*i = (struct identity){};
+}
+
+int identity_from_job(json_object *job, struct identity *ret)
+{
+	json_object *identity, *groups;
+	int64_t uid = -1, gid = -1;
+	struct identity i = {};
+	size_t n;
+
+	if (!json_object_object_get_ex(job, "identity", &identity) ||
+	    proto_get_int(identity, "uid", true, 0, UINT32_MAX - 1, &uid, NULL) < 0 ||
+	    proto_get_int(identity, "gid", true, 0, UINT32_MAX - 1, &gid, NULL) < 0 ||
+	    !json_object_object_get_ex(identity, "groups", &groups) ||
+	    !json_object_is_type(groups, json_type_array))
+		return -EINVAL;
+	n = json_object_array_length(groups);
+	i.groups = calloc(n + 1, sizeof(gid_t));
+	if (!i.groups)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		i.groups[k] = (gid_t)json_object_get_int64(json_object_array_get_idx(groups, k));
+	i.id = (struct policy_identity){
+		.uid = (uid_t)uid, .gid = (gid_t)gid, .groups = i.groups, .n_groups = n};
+	*ret = i;
+	return 0;
+}
+
+int identity_of_uid(uid_t uid, struct identity *ret)
+{
+	struct passwd *pw = getpwuid(uid);
+	struct identity i = {};
+	int n = 64;
+
+	if (!pw) {
+		/* A uid without a user (a container's mapped id): no groups. */
+		i.groups = calloc(1, sizeof(gid_t));
+		if (!i.groups)
+			return -ENOMEM;
+		i.id = (struct policy_identity){.uid = uid, .gid = (gid_t)-1, .groups = i.groups};
+		*ret = i;
+		return 0;
+	}
+	for (;;) {
+		gid_t *g = calloc((size_t)n + 1, sizeof(gid_t));
+		int want = n;
+
+		if (!g)
+			return -ENOMEM;
+		if (getgrouplist(pw->pw_name, pw->pw_gid, g, &want) >= 0) {
+			i.groups = g;
+			i.id = (struct policy_identity){.uid = uid,
+							.gid = pw->pw_gid,
+							.groups = g,
+							.n_groups = (size_t)want};
+			*ret = i;
+			return 0;
+		}
+		free(g);
+		if (want <= n || want > 65536)
+			return -E2BIG;
+		n = want;
+	}
+}
+
+bool identity_in_group(const struct policy_identity *id, gid_t gid)
+{
+	if (id->gid == gid)
+		return true;
+	for (size_t i = 0; i < id->n_groups; i++)
+		if (id->groups[i] == gid)
+			return true;
+	return false;
+}
+
+static int parse_number(const char *s, uint32_t *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v >= UINT32_MAX)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+int identity_parse_user(const char *s, uid_t *ret)
+{
+	uint32_t v;
+	struct passwd *pw;
+
+	if (parse_number(s, &v) == 0) {
+		*ret = v;
+		return 0;
+	}
+	pw = getpwnam(s);
+	if (!pw)
+		return -ENOENT;
+	*ret = pw->pw_uid;
+	return 0;
+}
+
+int identity_parse_group(const char *s, gid_t *ret)
+{
+	uint32_t v;
+	struct group *gr;
+
+	if (parse_number(s, &v) == 0) {
+		*ret = v;
+		return 0;
+	}
+	gr = getgrnam(s);
+	if (!gr)
+		return -ENOENT;
+	*ret = gr->gr_gid;
+	return 0;
+}

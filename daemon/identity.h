@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Identities inside a worker: the client's, as the event loop captured it at
+ * accept (SO_PEERCRED, SO_PEERGROUPS) and passed in the job, and other users'
+ * (an object's owner), looked up from the user database.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "policy/policy.h"
+
+struct identity {
+	struct policy_identity id; /* id.groups points into groups */
+	gid_t *groups;
+};
+
+void identity_done(struct identity *i);
+/* From the job's "identity" object. -EINVAL if malformed. */
+int identity_from_job(json_object *job, struct identity *ret);
+/* A user by uid: primary and supplementary groups from the user database. */
+int identity_of_uid(uid_t uid, struct identity *ret);
+bool identity_in_group(const struct policy_identity *id, gid_t gid);
+/* A user or group given as a name or a decimal number. -ENOENT if there is none. */
+int identity_parse_user(const char *s, uid_t *ret);
+int identity_parse_group(const char *s, gid_t *ret);

@@ -1,0 +1,1435 @@
+/* SPDX-License-Identifier: MIT */
+#include "named.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/perf_event.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "common/macro.h"
+#include "handout.h"
+#include "identity.h"
+#include "log.h"
+#include "proto/proto.h"
+#include "reply.h"
+#include "store.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* The kernel's internal "not supported" (524), which BPF_PROG_TEST_RUN leaks to users. */
+#ifndef ENOTSUPP
+#define ENOTSUPP 524
+#endif
+
+#define TEST_RUN_MAX_DATA (16u * 1024)
+#define TEST_RUN_MAX_CTX (4u * 1024)
+/* Room for programs that grow the packet (bpf_xdp_adjust_tail and the like). */
+#define TEST_RUN_DATA_OUT_SLACK 4096u
+#define TEST_RUN_MAX_REPEAT 1000000
+
+static void json_putp(json_object **o)
+{
+	json_object_put(*o);
+}
+#define _cleanup_json_ _cleanup_(json_putp)
+
+/* One request: who asks, under which policy, with what. */
+struct call {
+	const struct policy *policy;
+	const struct load_config *cfg;
+	struct identity ident;
+	struct policy_grant *grant; /* the caller's */
+	json_object *params;
+	int *fds;
+	size_t n_fds;
+	int lock;
+};
+
+/* A named object as the request sees it. */
+struct object {
+	uid_t owner;
+	char name[PROTO_MAX_OBJECT_NAME + 1];
+	json_object *meta;
+	char dir[PATH_MAX];
+	bool is_owner;
+	/* The owner's current grant, for what they share (NULL for the owner's own calls). */
+	struct policy_grant *owner_grant;
+};
+
+static void object_done(struct object *o)
+{
+	json_object_put(o->meta);
+	policy_grant_free(o->owner_grant);
+}
+
+static void call_done(struct call *c)
+{
+	identity_done(&c->ident);
+	policy_grant_free(c->grant);
+	safe_close(c->lock);
+}
+
+static bool call_is_admin(const struct call *c)
+{
+	return c->ident.id.uid == 0 ||
+	       (c->cfg->have_admin_gid && identity_in_group(&c->ident.id, c->cfg->admin_gid));
+}
+
+static const char *meta_string(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int64_t meta_int(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	return json_object_get_int64(v);
+}
+
+static json_object *meta_array(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_array))
+		return NULL;
+	return v;
+}
+
+static json_object *meta_find(json_object *meta, const char *key, const char *name)
+{
+	json_object *a = meta_array(meta, key);
+
+	for (size_t i = 0; a && i < json_object_array_length(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+		const char *n = meta_string(e, "name");
+
+		if (n && strcmp(n, name) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static int param_string(struct call *c, struct reply *r, const char *key, bool required,
+			const char **ret)
+{
+	_cleanup_free_ char *error = NULL;
+	int k = proto_get_string(c->params, key, required, ret, &error);
+
+	if (k < 0)
+		return reply_error(r, PROTO_E_INVALID, -k, "%s", error ? error : "invalid request");
+	return 1;
+}
+
+static int param_check_keys(struct call *c, struct reply *r, const char *what,
+			    const char *const *keys)
+{
+	_cleanup_free_ char *error = NULL;
+	int k = proto_check_keys(c->params, what, keys, &error);
+
+	if (k < 0)
+		return reply_error(r, PROTO_E_INVALID, -k, "%s", error ? error : "invalid request");
+	return 1;
+}
+
+/* ---- access ---- */
+
+/* What an owner's share entries grant this identity for map (before capping). */
+static enum map_access owner_share_access(json_object *meta, const struct policy_identity *id,
+					  const char *map)
+{
+	json_object *shares = meta_array(meta, "shares");
+	unsigned access = MAP_ACCESS_NONE;
+
+	for (size_t i = 0; shares && i < json_object_array_length(shares); i++) {
+		json_object *s = json_object_array_get_idx(shares, i), *v;
+		const char *m = meta_string(s, "map");
+		enum map_access a;
+		bool who;
+
+		if (!m || strcmp(m, map) != 0 ||
+		    map_access_from_string(meta_string(s, "access"), &a) < 0)
+			continue;
+		if (json_object_object_get_ex(s, "uid", &v))
+			who = (int64_t)id->uid == json_object_get_int64(v);
+		else if (json_object_object_get_ex(s, "gid", &v))
+			who = identity_in_group(id, (gid_t)json_object_get_int64(v));
+		else
+			who = false;
+		if (who)
+			access |= a;
+	}
+	return (enum map_access)access;
+}
+
+/*
+ * The access the caller gets to one map of the object, decided now: the
+ * owner gets what the policy grants them; anyone else what the policy shares
+ * with them, plus what the owner shared, which can never exceed what the
+ * owner may do themselves.
+ */
+static enum map_access object_map_access(const struct call *c, const struct object *o,
+					 const char *map)
+{
+	unsigned a;
+
+	if (o->is_owner)
+		return policy_grant_map_access(c->grant, map);
+	a = policy_grant_shared_access(c->grant, o->owner, o->name, map);
+	a |= owner_share_access(o->meta, &c->ident.id, map) &
+	     policy_grant_map_access(o->owner_grant, map);
+	return (enum map_access)a;
+}
+
+static bool object_visible_as_shared(const struct call *c, const struct object *o)
+{
+	json_object *maps = meta_array(o->meta, "maps");
+
+	for (size_t i = 0; maps && i < json_object_array_length(maps); i++) {
+		const char *m = meta_string(json_object_array_get_idx(maps, i), "name");
+
+		if (m && object_map_access(c, o, m) != MAP_ACCESS_NONE)
+			return true;
+	}
+	return false;
+}
+
+/* ---- finding objects ---- */
+
+static int object_load(struct call *c, uid_t owner, const char *name, struct object *ret)
+{
+	struct object o = {.owner = owner, .is_owner = owner == c->ident.id.uid};
+	int k;
+
+	snprintf(o.name, sizeof(o.name), "%s", name);
+	k = store_meta_read(&c->cfg->store, owner, name, &o.meta);
+	if (k < 0)
+		return k;
+	k = store_object_dir(&c->cfg->store, owner, name, o.dir, sizeof(o.dir));
+	if (k >= 0 && !o.is_owner) {
+		struct identity oi = {};
+
+		k = identity_of_uid(owner, &oi);
+		if (k == -ENOENT) {
+			/* An owner no longer in the user database shares nothing. */
+			k = policy_resolve(NULL, &(struct policy_identity){.uid = owner},
+					   &o.owner_grant);
+		} else if (k >= 0) {
+			k = policy_resolve(c->policy, &oi.id, &o.owner_grant);
+		}
+		identity_done(&oi);
+	}
+	if (k < 0) {
+		object_done(&o);
+		return k;
+	}
+	*ret = o;
+	return 0;
+}
+
+enum visibility {
+	VISIBLE_OWNER, /* only the owner */
+	VISIBLE_OWNER_OR_ADMIN,
+	VISIBLE_SHARED, /* the owner, and those it is shared with (admins see, but get no maps) */
+};
+
+/*
+ * Resolve "NAME" or "OWNER/NAME" to an object the caller may use as want
+ * says. Anything the caller may not see is "not-found", so nobody learns
+ * which names others use.
+ */
+static int object_open(struct call *c, struct reply *r, const char *ref, enum visibility want,
+		       struct object *ret)
+{
+	char owner_s[64];
+	const char *slash = strchr(ref, '/'), *name = ref;
+	uid_t owner = c->ident.id.uid;
+	struct object o = {};
+	bool ok;
+	int k;
+
+	if (slash) {
+		if ((size_t)(slash - ref) >= sizeof(owner_s) || slash == ref)
+			return reply_error(r, PROTO_E_INVALID, EINVAL,
+					   "\"object\": expected NAME or OWNER/NAME");
+		memcpy(owner_s, ref, (size_t)(slash - ref));
+		owner_s[slash - ref] = '\0';
+		name = slash + 1;
+		if (identity_parse_user(owner_s, &owner) < 0)
+			return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "no user \"%s\"", owner_s);
+	}
+	if (!proto_object_name_is_valid(name))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "\"object\": \"%.64s\" is not a valid object name (1 to %d of "
+				   "A-Z a-z 0-9 _ -, not starting with -)",
+				   name, PROTO_MAX_OBJECT_NAME);
+	k = object_load(c, owner, name, &o);
+	if (k == -ENOENT)
+		goto not_found;
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read object \"%s\": %s", ref,
+				   strerror(-k));
+	switch (want) {
+	case VISIBLE_OWNER:
+		ok = o.is_owner;
+		break;
+	case VISIBLE_OWNER_OR_ADMIN:
+		ok = o.is_owner || call_is_admin(c);
+		break;
+	default:
+		ok = o.is_owner || call_is_admin(c) || object_visible_as_shared(c, &o);
+		break;
+	}
+	if (!ok) {
+		object_done(&o);
+		goto not_found;
+	}
+	*ret = o;
+	return 1;
+not_found:
+	return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "you have no object \"%s\"%s", ref,
+			   want == VISIBLE_OWNER ? "" : " and none is shared with you");
+}
+
+/* For methods whose only param is "object": check, resolve, open. */
+static int object_from_params(struct call *c, struct reply *r, const char *method,
+			      enum visibility want, const char **ret_ref, struct object *ret)
+{
+	static const char *const keys[] = {"object", NULL};
+	int k = param_check_keys(c, r, method, keys);
+
+	if (k > 0)
+		k = param_string(c, r, "object", true, ret_ref);
+	if (k > 0)
+		k = object_open(c, r, *ret_ref, want, ret);
+	return k;
+}
+
+/* ---- links ---- */
+
+struct link_entry {
+	uint32_t id, prog_id;
+	struct bpf_link_info info;
+	char tp_name[128];
+	bool pinned;
+};
+
+static bool link_pinned(const char *dir, uint32_t id)
+{
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/l%u", dir, id);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Every link (pinned by the broker, or held as an fd by anyone) of the
+ * object's programs: walking the kernel's links is the only complete answer,
+ * and what unload detaches too (store.c).
+ */
+static int object_links(const struct object *o, struct link_entry **ret, size_t *ret_n)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
+	json_object *progs = meta_array(o->meta, "programs");
+	struct link_entry *v = NULL;
+	size_t n = 0;
+	uint32_t id = 0;
+	int k;
+
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	if (k < 0)
+		return k;
+	while (bpf_link_get_next_id(id, &id) == 0) {
+		struct link_entry e = {.id = id};
+		uint32_t len = sizeof(e.info);
+		bool ours = false;
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		e.info.raw_tracepoint.tp_name = (uint64_t)(uintptr_t)e.tp_name;
+		e.info.raw_tracepoint.tp_name_len = sizeof(e.tp_name);
+		if (bpf_obj_get_info_by_fd(fd, &e.info, &len) < 0) {
+			safe_close(fd);
+			continue;
+		}
+		safe_close(fd);
+		if (e.info.type != BPF_LINK_TYPE_RAW_TRACEPOINT)
+			e.tp_name[0] = '\0';
+		e.tp_name[sizeof(e.tp_name) - 1] = '\0';
+		for (size_t i = 0; progs && i < json_object_array_length(progs); i++)
+			if (meta_int(json_object_array_get_idx(progs, i), "id") ==
+			    (int64_t)e.info.prog_id)
+				ours = true;
+		if (!ours)
+			continue;
+		e.prog_id = e.info.prog_id;
+		e.pinned = link_pinned(o->dir, id);
+		{
+			struct link_entry *nv = reallocarray(v, n + 1, sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				caps_clear_effective();
+				return -ENOMEM;
+			}
+			v = nv;
+			v[n++] = e;
+		}
+	}
+	caps_clear_effective();
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static const char *prog_name_by_id(json_object *meta, uint32_t id)
+{
+	json_object *progs = meta_array(meta, "programs");
+
+	for (size_t i = 0; progs && i < json_object_array_length(progs); i++) {
+		json_object *p = json_object_array_get_idx(progs, i);
+
+		if (meta_int(p, "id") == (int64_t)id)
+			return meta_string(p, "name");
+	}
+	return NULL;
+}
+
+static json_object *link_json(const struct object *o, const struct link_entry *e)
+{
+	json_object *l = json_object_new_object();
+	const char *type = libbpf_bpf_link_type_str(e->info.type);
+	const char *prog = prog_name_by_id(o->meta, e->prog_id);
+	char target[160] = "";
+
+	if (!l)
+		return NULL;
+	json_object_object_add(l, "id", json_object_new_int64(e->id));
+	json_object_object_add(l, "program", json_object_new_string(prog ? prog : "?"));
+	json_object_object_add(l, "type", json_object_new_string(type ? type : "unknown"));
+	switch (e->info.type) {
+	case BPF_LINK_TYPE_CGROUP: {
+		const char *at = libbpf_bpf_attach_type_str(e->info.cgroup.attach_type);
+
+		snprintf(target, sizeof(target), "cgroup id %llu",
+			 (unsigned long long)e->info.cgroup.cgroup_id);
+		if (at)
+			json_object_object_add(l, "attach_type", json_object_new_string(at));
+		break;
+	}
+	case BPF_LINK_TYPE_RAW_TRACEPOINT:
+		snprintf(target, sizeof(target), "raw_tracepoint %s", e->tp_name);
+		break;
+	default:
+		break;
+	}
+	if (target[0])
+		json_object_object_add(l, "target", json_object_new_string(target));
+	json_object_object_add(l, "pinned", json_object_new_boolean(e->pinned));
+	return l;
+}
+
+/* ---- list, show ---- */
+
+static json_object *object_json(const struct call *c, const struct object *o)
+{
+	json_object *j = json_object_new_object(), *progs = json_object_new_array();
+	json_object *maps = json_object_new_array(), *links = json_object_new_array();
+	json_object *mp = meta_array(o->meta, "programs"), *mm = meta_array(o->meta, "maps");
+	_cleanup_free_ struct link_entry *le = NULL;
+	struct passwd *pw = getpwuid(o->owner);
+	size_t n_links = 0;
+
+	if (!j || !progs || !maps || !links) {
+		json_object_put(j);
+		json_object_put(progs);
+		json_object_put(maps);
+		json_object_put(links);
+		return NULL;
+	}
+	json_object_object_add(j, "name", json_object_new_string(o->name));
+	json_object_object_add(j, "owner", json_object_new_int64(o->owner));
+	if (pw)
+		json_object_object_add(j, "owner_name", json_object_new_string(pw->pw_name));
+	json_object_object_add(j, "loaded_at",
+			       json_object_new_int64(meta_int(o->meta, "loaded_at")));
+	for (size_t i = 0; mp && i < json_object_array_length(mp); i++) {
+		json_object *p = json_object_array_get_idx(mp, i), *e = json_object_new_object(),
+			    *v;
+		static const char *const keys[] = {"name", "type",  "attach_type",  "id",
+						   "tag",  "insns", "test_run_only"};
+
+		for (size_t k = 0; e && k < ARRAY_SIZE(keys); k++)
+			if (json_object_object_get_ex(p, keys[k], &v))
+				json_object_object_add(e, keys[k], json_object_get(v));
+		json_object_array_add(progs, e);
+	}
+	for (size_t i = 0; mm && i < json_object_array_length(mm); i++) {
+		json_object *m = json_object_array_get_idx(mm, i), *e = json_object_new_object(),
+			    *v;
+		static const char *const keys[] = {"name",     "type",	     "id",
+						   "key_size", "value_size", "max_entries"};
+		const char *name = meta_string(m, "name");
+
+		for (size_t k = 0; e && k < ARRAY_SIZE(keys); k++)
+			if (json_object_object_get_ex(m, keys[k], &v))
+				json_object_object_add(e, keys[k], json_object_get(v));
+		json_object_object_add(
+			e, "access",
+			json_object_new_string(map_access_to_string(
+				name ? object_map_access(c, o, name) : MAP_ACCESS_NONE)));
+		json_object_array_add(maps, e);
+	}
+	json_object_object_add(j, "programs", progs);
+	json_object_object_add(j, "maps", maps);
+	if (object_links(o, &le, &n_links) >= 0)
+		for (size_t i = 0; i < n_links; i++)
+			json_object_array_add(links, link_json(o, &le[i]));
+	json_object_object_add(j, "links", links);
+	/* Who else may use the maps is the owner's (and an admin's) business. */
+	if (o->is_owner || call_is_admin(c)) {
+		json_object *s;
+
+		if (json_object_object_get_ex(o->meta, "shares", &s))
+			json_object_object_add(j, "shares", json_object_get(s));
+	}
+	return j;
+}
+
+static int list_user(struct call *c, uid_t uid, bool shared_only, json_object *out)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int k = store_list_names(&c->cfg->store, uid, &names, &n);
+
+	if (k == -ENOENT)
+		return 0;
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < n; i++) {
+		struct object o = {};
+
+		if (object_load(c, uid, names[i], &o) < 0)
+			continue; /* gone meanwhile */
+		if (!shared_only || object_visible_as_shared(c, &o))
+			json_object_array_add(out, object_json(c, &o));
+		object_done(&o);
+	}
+	store_names_free(names, n);
+	return 0;
+}
+
+static int named_list(struct call *c, struct reply *r)
+{
+	static const char *const keys[] = {"all", "user", "shared", NULL};
+	_cleanup_free_ char *error = NULL;
+	_cleanup_json_ json_object *objects = json_object_new_array();
+	json_object *result;
+	const char *user = NULL;
+	bool all = false, shared = false;
+	uid_t uid = c->ident.id.uid;
+	int k;
+
+	if (!objects)
+		return -ENOMEM;
+	k = param_check_keys(c, r, "list", keys);
+	if (k <= 0)
+		return k;
+	if (proto_get_bool(c->params, "all", false, &all, &error) < 0 ||
+	    proto_get_bool(c->params, "shared", false, &shared, &error) < 0 ||
+	    proto_get_string(c->params, "user", false, &user, &error) < 0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	if ((all || user) && !call_is_admin(c))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "listing other users' objects needs root or the broker's admin "
+				   "group");
+	if (user && identity_parse_user(user, &uid) < 0)
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "no user \"%.64s\"", user);
+
+	if (all) {
+		_cleanup_free_ uid_t *owners = NULL;
+		size_t n = 0;
+
+		k = store_list_owners(&c->cfg->store, &owners, &n);
+		for (size_t i = 0; k >= 0 && i < n; i++)
+			k = list_user(c, owners[i], false, objects);
+	} else if (shared) {
+		_cleanup_free_ uid_t *owners = NULL;
+		size_t n = 0;
+
+		k = store_list_owners(&c->cfg->store, &owners, &n);
+		for (size_t i = 0; k >= 0 && i < n; i++)
+			if (owners[i] != c->ident.id.uid)
+				k = list_user(c, owners[i], true, objects);
+	} else {
+		k = list_user(c, uid, false, objects);
+	}
+	if (k < 0 && k != -ENOENT)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot list objects: %s",
+				   strerror(-k));
+	result = json_object_new_object();
+	if (!result)
+		return -ENOMEM;
+	json_object_object_add(result, "objects", TAKE_PTR(objects));
+	return reply_result(r, result);
+}
+
+static int named_show(struct call *c, struct reply *r)
+{
+	_cleanup_(object_done) struct object o = {};
+	json_object *result, *j;
+	const char *ref;
+	int k;
+
+	k = object_from_params(c, r, "show", VISIBLE_SHARED, &ref, &o);
+	if (k <= 0)
+		return k;
+	j = object_json(c, &o);
+	result = json_object_new_object();
+	if (!j || !result) {
+		json_object_put(j);
+		json_object_put(result);
+		return -ENOMEM;
+	}
+	json_object_object_add(result, "object", j);
+	return reply_result(r, result);
+}
+
+/* ---- unload ---- */
+
+static int call_lock(struct call *c, struct reply *r, uid_t owner)
+{
+	c->lock = store_lock_user(&c->cfg->store, owner);
+	if (c->lock < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -c->lock,
+				   "cannot lock the owner's state: %s", strerror(-c->lock));
+	return 1;
+}
+
+static int named_unload(struct call *c, struct reply *r)
+{
+	_cleanup_(object_done) struct object o = {};
+	json_object *result;
+	const char *ref;
+	int k;
+
+	k = object_from_params(c, r, "unload", VISIBLE_OWNER_OR_ADMIN, &ref, &o);
+	if (k > 0)
+		k = call_lock(c, r, o.owner);
+	if (k <= 0)
+		return k;
+	/* Removing the metadata is the commit: from here on the object is gone (store.h). */
+	k = store_meta_remove(&c->cfg->store, o.owner, o.name);
+	if (k == -ENOENT)
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "object \"%s\" was just unloaded",
+				   ref);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot unload \"%s\": %s", ref,
+				   strerror(-k));
+	store_fault(&c->cfg->store, "unload-committed");
+	k = store_object_remove_pins(&c->cfg->store, o.owner, o.name);
+	if (k < 0)
+		log_warning("unload of %u/%s: cannot remove every pin (%s); the next change "
+			    "sweeps it",
+			    (unsigned)o.owner, o.name, strerror(-k));
+	log_info("uid %u unloaded %u/%s", (unsigned)c->ident.id.uid, (unsigned)o.owner, o.name);
+	result = json_object_new_object();
+	if (!result)
+		return -ENOMEM;
+	json_object_object_add(result, "name", json_object_new_string(o.name));
+	json_object_object_add(result, "owner", json_object_new_int64(o.owner));
+	return reply_result(r, result);
+}
+
+/* ---- fds ---- */
+
+static int pin_open(const struct object *o, json_object *entry)
+{
+	const char *pin = meta_string(entry, "pin");
+	char path[PATH_MAX];
+	int fd;
+
+	if (!pin || strchr(pin, '/'))
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/%s", o->dir, pin) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/* The BTF of the object's maps: read-only type information for pretty-printing. */
+static int object_btf_fd(const struct object *o)
+{
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
+	int64_t id = meta_int(o->meta, "btf_id");
+	int fd, k;
+
+	if (id <= 0 || id > UINT32_MAX)
+		return -ENOENT;
+	/* BPF_BTF_GET_FD_BY_ID, like BPF_MAP_GET_FD_BY_ID, is CAP_SYS_ADMIN's. */
+	k = caps_set_effective(sys_admin, 1);
+	if (k < 0)
+		return k;
+	fd = bpf_btf_get_fd_by_id((uint32_t)id);
+	k = fd < 0 ? negative_errno() : fd;
+	caps_clear_effective();
+	return k;
+}
+
+static int named_fds(struct call *c, struct reply *r)
+{
+	_cleanup_(object_done) struct object o = {};
+	json_object *mp, *mm, *result = NULL, *progs = NULL, *maps = NULL;
+	const char *ref;
+	int k, fd;
+
+	k = object_from_params(c, r, "fds", VISIBLE_SHARED, &ref, &o);
+	if (k <= 0)
+		return k;
+	mp = meta_array(o.meta, "programs");
+	mm = meta_array(o.meta, "maps");
+	result = json_object_new_object();
+	progs = json_object_new_array();
+	maps = json_object_new_array();
+	if (!result || !progs || !maps) {
+		json_object_put(result);
+		json_object_put(progs);
+		json_object_put(maps);
+		return -ENOMEM;
+	}
+	json_object_object_add(result, "allowed", json_object_new_boolean(true));
+	json_object_object_add(result, "name", json_object_new_string(o.name));
+	json_object_object_add(result, "owner", json_object_new_int64(o.owner));
+	json_object_object_add(result, "programs", progs);
+	json_object_object_add(result, "maps", maps);
+	/* Owned by result from here on; reply_error() below frees a half-built reply. */
+	k = reply_result(r, result);
+	if (k < 0)
+		return k;
+	for (size_t i = 0; o.is_owner && mp && i < json_object_array_length(mp); i++) {
+		json_object *p = json_object_array_get_idx(mp, i), *e = json_object_new_object(),
+			    *v;
+		int type = (int)meta_int(p, "prog_type");
+		bool test_run_only = !policy_grant_prog_type(c->grant, type);
+		static const char *const pkeys[] = {"name", "type", "attach_type",
+						    "id",   "tag",  "insns"};
+
+		if (!e)
+			return -ENOMEM;
+		for (size_t n = 0; n < ARRAY_SIZE(pkeys); n++)
+			if (json_object_object_get_ex(p, pkeys[n], &v))
+				json_object_object_add(e, pkeys[n], json_object_get(v));
+		json_object_object_add(e, "test_run_only", json_object_new_boolean(test_run_only));
+		json_object_array_add(progs, e);
+		/* As for load: the fd is the right to attach, so only where the policy says so now.
+		 */
+		if (test_run_only || !policy_grant_prog_fd(c->grant, type))
+			continue;
+		fd = pin_open(&o, p);
+		k = fd < 0 ? fd : reply_add_fd(r, fd);
+		if (k < 0)
+			return reply_error(r, PROTO_E_INTERNAL, -k,
+					   "cannot open program \"%s\": %s", meta_string(p, "name"),
+					   strerror(-k));
+		json_object_object_add(e, "fd", json_object_new_int(k));
+	}
+	for (size_t i = 0; mm && i < json_object_array_length(mm); i++) {
+		json_object *m = json_object_array_get_idx(mm, i), *e, *v;
+		const char *name = meta_string(m, "name");
+		enum map_access a = name ? object_map_access(c, &o, name) : MAP_ACCESS_NONE;
+		static const char *const mkeys[] = {"name",
+						    "type",
+						    "id",
+						    "key_size",
+						    "value_size",
+						    "max_entries",
+						    "btf_key_type_id",
+						    "btf_value_type_id"};
+		uint32_t id = 0;
+		int pinfd;
+
+		if (!o.is_owner && a == MAP_ACCESS_NONE)
+			continue; /* others don't even learn of maps not shared with them */
+		e = json_object_new_object();
+		if (!e)
+			return -ENOMEM;
+		for (size_t n = 0; n < ARRAY_SIZE(mkeys); n++)
+			if (json_object_object_get_ex(m, mkeys[n], &v))
+				json_object_object_add(e, mkeys[n], json_object_get(v));
+		json_object_object_add(e, "access",
+				       json_object_new_string(map_access_to_string(a)));
+		json_object_array_add(maps, e);
+		if (a == MAP_ACCESS_NONE)
+			continue;
+		pinfd = pin_open(&o, m);
+		fd = pinfd < 0 ? pinfd : handout_map_fd(pinfd, a, &id);
+		safe_close(pinfd);
+		k = fd < 0 ? fd : reply_add_fd(r, fd);
+		if (k < 0)
+			return reply_error(r, PROTO_E_INTERNAL, -k,
+					   "cannot open map \"%s\" with %s access: %s", name,
+					   map_access_to_string(a), strerror(-k));
+		json_object_object_add(e, "fd", json_object_new_int(k));
+	}
+	fd = object_btf_fd(&o);
+	if (fd >= 0) {
+		k = reply_add_fd(r, fd);
+		if (k >= 0)
+			json_object_object_add(result, "btf_fd", json_object_new_int(k));
+	}
+	return 0;
+}
+
+/* ---- attach, detach ---- */
+
+static bool prog_type_attaches_to_cgroup(int t)
+{
+	switch (t) {
+	case BPF_PROG_TYPE_CGROUP_SKB:
+	case BPF_PROG_TYPE_CGROUP_SOCK:
+	case BPF_PROG_TYPE_CGROUP_DEVICE:
+	case BPF_PROG_TYPE_SOCK_OPS:
+	case BPF_PROG_TYPE_CGROUP_SOCK_ADDR:
+	case BPF_PROG_TYPE_CGROUP_SYSCTL:
+	case BPF_PROG_TYPE_CGROUP_SOCKOPT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int attach_type_from_string(const char *s)
+{
+	for (int t = 0; t < 128; t++) {
+		const char *n = libbpf_bpf_attach_type_str((enum bpf_attach_type)t);
+
+		if (n && strcmp(n, s) == 0)
+			return t;
+	}
+	return -EINVAL;
+}
+
+/*
+ * The caller owns a cgroup when it may manage it as a delegated subtree: the
+ * directory and the files that move processes and enable controllers are
+ * theirs (what systemd and container runtimes chown on delegation). The fd
+ * is the client's own, so it also proves they could open the directory.
+ */
+static int check_cgroup_owned(struct call *c, struct reply *r, int fd)
+{
+	static const char *const files[] = {"cgroup.procs", "cgroup.threads",
+					    "cgroup.subtree_control"};
+	uid_t uid = c->ident.id.uid;
+	struct statfs sfs;
+	struct stat st;
+
+	if (fstatfs(fd, &sfs) < 0 || (unsigned long)sfs.f_type != CGROUP2_SUPER_MAGIC ||
+	    fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "the target fd is not a cgroup v2 directory");
+	if (st.st_uid != uid)
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "you do not own this cgroup (its directory belongs to uid %u); "
+				   "the broker attaches only to cgroups delegated to you",
+				   (unsigned)st.st_uid);
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		if (fstatat(fd, files[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue;
+			return reply_error(r, PROTO_E_INTERNAL, errno, "cannot check %s: %m",
+					   files[i]);
+		}
+		if (st.st_uid != uid)
+			return reply_error(r, PROTO_E_DENIED, EPERM,
+					   "you do not own this cgroup (its %s belongs to uid %u); "
+					   "the broker attaches only to cgroups delegated to you",
+					   files[i], (unsigned)st.st_uid);
+	}
+	return 1;
+}
+
+/* tracefs' id of a tracepoint: where tracefs is mounted, in its two usual places. */
+static int tracepoint_id(const char *category_name, uint64_t *ret)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char cat[128], path[PATH_MAX], buf[32];
+	const char *colon = strchr(category_name, ':');
+
+	if (!colon || (size_t)(colon - category_name) >= sizeof(cat))
+		return -EINVAL;
+	memcpy(cat, category_name, (size_t)(colon - category_name));
+	cat[colon - category_name] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], cat, colon + 1);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		safe_close(fd);
+		if (n <= 0)
+			return -EIO;
+		buf[n] = '\0';
+		*ret = strtoull(buf, NULL, 10);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int perf_tracepoint_open(uint64_t id)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = id,
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+	long fd = syscall(__NR_perf_event_open, &attr, -1 /* any task */, 0 /* cpu */, -1,
+			  PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? negative_errno() : (int)fd;
+}
+
+struct attach_req {
+	const char *program;
+	const char *type; /* target type */
+	const char *name; /* tracepoint names */
+	const char *attach_type;
+	int64_t fd_index;
+	bool pin;
+};
+
+static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
+{
+	static const char *const keys[] = {"object", "program", "pin", "target", NULL};
+	static const char *const tkeys[] = {"type", "fd", "attach_type", "name", NULL};
+	_cleanup_free_ char *error = NULL;
+	json_object *t;
+	int k;
+
+	k = param_check_keys(c, r, "attach", keys);
+	if (k > 0)
+		k = param_string(c, r, "program", true, &a->program);
+	if (k <= 0)
+		return k;
+	if (proto_get_bool(c->params, "pin", false, &a->pin, &error) < 0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	if (!json_object_object_get_ex(c->params, "target", &t) ||
+	    !json_object_is_type(t, json_type_object))
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "\"target\" must be an object");
+	if (proto_check_keys(t, "target", tkeys, &error) < 0 ||
+	    proto_get_string(t, "type", true, &a->type, &error) < 0 ||
+	    proto_get_string(t, "name", false, &a->name, &error) < 0 ||
+	    proto_get_string(t, "attach_type", false, &a->attach_type, &error) < 0 ||
+	    proto_get_int(t, "fd", false, 0, PROTO_MAX_REQUEST_FDS - 1, &a->fd_index, &error) < 0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	if (!json_object_object_get_ex(t, "fd", NULL))
+		a->fd_index = -1;
+	return 1;
+}
+
+static int attach_cgroup(struct call *c, struct reply *r, const struct attach_req *a,
+			 json_object *prog, int prog_fd)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_NET_ADMIN};
+	int type = (int)meta_int(prog, "prog_type"), at, fd, k;
+
+	if (!policy_grant_attach_cgroup(c->grant))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "your policy does not allow attaching to cgroups");
+	if (!prog_type_attaches_to_cgroup(type))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "program \"%s\" has type %s, which does not attach to cgroups",
+				   a->program, policy_prog_type_to_string(type) ?: "unknown");
+	if (a->fd_index < 0 || (size_t)a->fd_index >= c->n_fds)
+		return reply_error(r, PROTO_E_FDS, EBADF,
+				   "a cgroup target needs the cgroup directory's fd (\"fd\": index "
+				   "of an fd sent with the request)");
+	fd = c->fds[a->fd_index];
+	k = check_cgroup_owned(c, r, fd);
+	if (k <= 0)
+		return k;
+	if (a->attach_type) {
+		at = attach_type_from_string(a->attach_type);
+		if (at < 0)
+			return reply_error(r, PROTO_E_INVALID, EINVAL,
+					   "unknown attach type \"%.64s\"", a->attach_type);
+	} else {
+		at = (int)meta_int(prog, "expected_attach_type");
+	}
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	if (k < 0)
+		return k;
+	k = bpf_link_create(prog_fd, fd, (enum bpf_attach_type)at, NULL);
+	if (k < 0)
+		k = negative_errno();
+	caps_clear_effective();
+	if (k < 0)
+		return reply_error(r, PROTO_E_LOAD, -k,
+				   "the kernel refused to attach \"%s\" as %s: %s", a->program,
+				   libbpf_bpf_attach_type_str((enum bpf_attach_type)at) ?: "?",
+				   strerror(-k));
+	return k;
+}
+
+static int attach_raw_tracepoint(struct call *c, struct reply *r, const struct attach_req *a,
+				 json_object *prog, int prog_fd)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_PERFMON};
+	int type = (int)meta_int(prog, "prog_type"), k;
+
+	if (type != BPF_PROG_TYPE_RAW_TRACEPOINT && type != BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE)
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "program \"%s\" is not a raw_tracepoint program", a->program);
+	if (!a->name)
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "a raw_tracepoint target needs \"name\"");
+	if (!policy_grant_attach_raw_tracepoint(c->grant, a->name))
+		return reply_error(
+			r, PROTO_E_DENIED, EPERM,
+			"your policy does not allow attaching to raw tracepoint \"%.64s\"",
+			a->name);
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	if (k < 0)
+		return k;
+	k = bpf_raw_tracepoint_open(a->name, prog_fd);
+	if (k < 0)
+		k = negative_errno();
+	caps_clear_effective();
+	if (k < 0)
+		return reply_error(r, PROTO_E_LOAD, -k,
+				   "the kernel refused to attach \"%s\" to raw tracepoint %s: %s",
+				   a->program, a->name, strerror(-k));
+	return k;
+}
+
+static int attach_tracepoint(struct call *c, struct reply *r, const struct attach_req *a,
+			     json_object *prog, int prog_fd)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_PERFMON};
+	int type = (int)meta_int(prog, "prog_type"), pfd, k;
+	uint64_t id = 0;
+
+	if (type != BPF_PROG_TYPE_TRACEPOINT)
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "program \"%s\" is not a tracepoint program", a->program);
+	if (!a->name)
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "a tracepoint target needs \"name\": \"CATEGORY:NAME\"");
+	if (!policy_grant_attach_tracepoint(c->grant, a->name))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "your policy does not allow attaching to tracepoint \"%.64s\"",
+				   a->name);
+	k = tracepoint_id(a->name, &id);
+	if (k < 0)
+		return reply_error(r, PROTO_E_NOT_FOUND, -k,
+				   "no tracepoint %s (is tracefs mounted at /sys/kernel/tracing?)",
+				   a->name);
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	if (k < 0)
+		return k;
+	pfd = perf_tracepoint_open(id);
+	k = pfd;
+	if (pfd >= 0) {
+		/* The link holds the perf event: our fd can go once it exists. */
+		k = bpf_link_create(prog_fd, pfd, BPF_PERF_EVENT, NULL);
+		if (k < 0)
+			k = negative_errno();
+		safe_close(pfd);
+	}
+	caps_clear_effective();
+	if (k < 0)
+		return reply_error(r, PROTO_E_LOAD, -k,
+				   "the kernel refused to attach \"%s\" to tracepoint %s: %s",
+				   a->program, a->name, strerror(-k));
+	return k;
+}
+
+static int link_id_of(int fd, uint32_t *ret)
+{
+	struct bpf_link_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return negative_errno();
+	*ret = info.id;
+	return 0;
+}
+
+static int named_attach(struct call *c, struct reply *r)
+{
+	_cleanup_(object_done) struct object o = {};
+	_cleanup_close_ int prog_fd = -EBADF, link_fd = -EBADF;
+	struct attach_req a = {};
+	json_object *prog, *result, *link;
+	const char *ref;
+	uint32_t link_id = 0;
+	int k, type;
+
+	k = attach_parse(c, r, &a);
+	if (k > 0)
+		k = param_string(c, r, "object", true, &ref);
+	if (k > 0)
+		k = object_open(c, r, ref, VISIBLE_OWNER, &o);
+	if (k > 0)
+		k = call_lock(c, r, o.owner);
+	if (k <= 0)
+		return k;
+	prog = meta_find(o.meta, "programs", a.program);
+	if (!prog)
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+				   "object \"%s\" has no program \"%s\"", o.name, a.program);
+	type = (int)meta_int(prog, "prog_type");
+	if (!policy_grant_prog_type(c->grant, type))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "program \"%s\" has type %s, which your policy allows %s",
+				   a.program, policy_prog_type_to_string(type) ?: "unknown",
+				   policy_grant_test_run(c->grant, type) ? "for test runs only"
+									 : "no longer");
+	prog_fd = pin_open(&o, prog);
+	if (prog_fd < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -prog_fd, "cannot open program \"%s\": %s",
+				   a.program, strerror(-prog_fd));
+	if (strcmp(a.type, "cgroup") == 0)
+		k = attach_cgroup(c, r, &a, prog, prog_fd);
+	else if (strcmp(a.type, "raw_tracepoint") == 0)
+		k = attach_raw_tracepoint(c, r, &a, prog, prog_fd);
+	else if (strcmp(a.type, "tracepoint") == 0)
+		k = attach_tracepoint(c, r, &a, prog, prog_fd);
+	else
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "unknown target type \"%.32s\" (expected cgroup, raw_tracepoint "
+				   "or tracepoint)",
+				   a.type);
+	if (k <= 0)
+		return k;
+	link_fd = k;
+	k = link_id_of(link_fd, &link_id);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot query the new link: %s",
+				   strerror(-k));
+	if (a.pin) {
+		char path[PATH_MAX + 16];
+
+		snprintf(path, sizeof(path), "%s/l%u", o.dir, link_id);
+		if (bpf_obj_pin(link_fd, path) < 0)
+			return reply_error(r, PROTO_E_INTERNAL, errno, "cannot pin the link: %m");
+	}
+	result = json_object_new_object();
+	link = json_object_new_object();
+	if (!result || !link) {
+		json_object_put(result);
+		json_object_put(link);
+		return -ENOMEM;
+	}
+	json_object_object_add(link, "id", json_object_new_int64(link_id));
+	json_object_object_add(link, "pinned", json_object_new_boolean(a.pin));
+	json_object_object_add(result, "link", link);
+	k = reply_result(r, result);
+	if (k < 0)
+		return k;
+	if (!a.pin) {
+		k = reply_add_fd(r, TAKE_FD(link_fd));
+		if (k < 0)
+			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot pass the link");
+		json_object_object_add(link, "fd", json_object_new_int(k));
+	}
+	log_info("uid %u attached %s/%s (link %u%s)", (unsigned)c->ident.id.uid, o.name, a.program,
+		 link_id, a.pin ? ", pinned" : "");
+	return 0;
+}
+
+static int named_detach(struct call *c, struct reply *r)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
+	static const char *const keys[] = {"object", "program", "link", NULL};
+	_cleanup_(object_done) struct object o = {};
+	_cleanup_free_ struct link_entry *le = NULL;
+	_cleanup_free_ char *error = NULL;
+	_cleanup_json_ json_object *detached = json_object_new_array();
+	json_object *prog, *result;
+	const char *ref, *program;
+	int64_t link = 0;
+	size_t n = 0;
+	int k;
+
+	if (!detached)
+		return -ENOMEM;
+	k = param_check_keys(c, r, "detach", keys);
+	if (k > 0)
+		k = param_string(c, r, "object", true, &ref);
+	if (k > 0)
+		k = param_string(c, r, "program", true, &program);
+	if (k <= 0)
+		return k;
+	if (proto_get_int(c->params, "link", false, 1, UINT32_MAX, &link, &error) < 0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
+	if (k > 0)
+		k = call_lock(c, r, o.owner);
+	if (k <= 0)
+		return k;
+	prog = meta_find(o.meta, "programs", program);
+	if (!prog)
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+				   "object \"%s\" has no program \"%s\"", o.name, program);
+	k = object_links(&o, &le, &n);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot list links: %s", strerror(-k));
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < n; i++) {
+		char path[PATH_MAX + 16];
+		int fd;
+
+		if ((int64_t)le[i].prog_id != meta_int(prog, "id"))
+			continue;
+		/* Without a link id: what the broker pinned; with one: that link, pinned or not. */
+		if (link ? (int64_t)le[i].id != link : !le[i].pinned)
+			continue;
+		fd = bpf_link_get_fd_by_id(le[i].id);
+		if (fd >= 0) {
+			/* Some link types can't detach; unpinning then ends them once unheld. */
+			if (bpf_link_detach(fd) < 0 && errno != EOPNOTSUPP && errno != EINVAL)
+				log_warning("cannot detach link %u: %m", le[i].id);
+			safe_close(fd);
+		}
+		snprintf(path, sizeof(path), "%s/l%u", o.dir, le[i].id);
+		if (le[i].pinned && unlink(path) < 0)
+			log_warning("cannot unpin %s: %m", path);
+		json_object_array_add(detached, json_object_new_int64(le[i].id));
+	}
+	caps_clear_effective();
+	if (link && json_object_array_length(detached) == 0)
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "program \"%s\" has no link %lld",
+				   program, (long long)link);
+	result = json_object_new_object();
+	if (!result)
+		return -ENOMEM;
+	json_object_object_add(result, "detached", TAKE_PTR(detached));
+	return reply_result(r, result);
+}
+
+/* ---- test_run ---- */
+
+static int hex_decode(const char *s, size_t max, uint8_t **ret, size_t *ret_n)
+{
+	size_t len = strlen(s), n = len / 2;
+	uint8_t *buf;
+
+	if (len % 2)
+		return -EINVAL;
+	if (n > max)
+		return -E2BIG;
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		if (sscanf(s + 2 * i, "%2x", &v) != 1 ||
+		    !strchr("0123456789abcdefABCDEF", s[2 * i]) ||
+		    !strchr("0123456789abcdefABCDEF", s[2 * i + 1])) {
+			free(buf);
+			return -EINVAL;
+		}
+		buf[i] = (uint8_t)v;
+	}
+	*ret = buf;
+	*ret_n = n;
+	return 0;
+}
+
+static char *hex_encode(const uint8_t *buf, size_t n)
+{
+	char *s = malloc(2 * n + 1);
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(s + 2 * i, 3, "%02x", buf[i]);
+	s[2 * n] = '\0';
+	return s;
+}
+
+static int param_hex(struct call *c, struct reply *r, const char *key, size_t max, uint8_t **ret,
+		     size_t *ret_n)
+{
+	const char *s = NULL;
+	int k = param_string(c, r, key, false, &s);
+
+	if (k <= 0 || !s)
+		return k;
+	k = hex_decode(s, max, ret, ret_n);
+	if (k == -E2BIG)
+		return reply_error(r, PROTO_E_TOO_LARGE, E2BIG, "\"%s\" is over %zu bytes", key,
+				   max);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INVALID, -k, "\"%s\" must be hex bytes", key);
+	return 1;
+}
+
+static int named_test_run(struct call *c, struct reply *r)
+{
+	static const char *const keys[] = {"object", "program", "data_in",
+					   "ctx_in", "repeat",	NULL};
+	static const cap_value_t caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN};
+	_cleanup_(object_done) struct object o = {};
+	_cleanup_free_ uint8_t *data = NULL, *ctx = NULL, *out = NULL;
+	_cleanup_free_ char *error = NULL, *out_hex = NULL;
+	_cleanup_close_ int prog_fd = -EBADF;
+	size_t n_data = 0, n_ctx = 0, n_out = 0;
+	const char *ref, *program;
+	json_object *prog, *result;
+	int64_t repeat = 0; /* the kernel's default, once; raw_tracepoint refuses any other */
+	int k, type;
+
+	k = param_check_keys(c, r, "test_run", keys);
+	if (k > 0)
+		k = param_string(c, r, "object", true, &ref);
+	if (k > 0)
+		k = param_string(c, r, "program", true, &program);
+	if (k > 0)
+		k = param_hex(c, r, "data_in", TEST_RUN_MAX_DATA, &data, &n_data);
+	if (k > 0)
+		k = param_hex(c, r, "ctx_in", TEST_RUN_MAX_CTX, &ctx, &n_ctx);
+	if (k <= 0)
+		return k;
+	if (proto_get_int(c->params, "repeat", false, 1, TEST_RUN_MAX_REPEAT, &repeat, &error) < 0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
+	if (k <= 0)
+		return k;
+	prog = meta_find(o.meta, "programs", program);
+	if (!prog)
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+				   "object \"%s\" has no program \"%s\"", o.name, program);
+	type = (int)meta_int(prog, "prog_type");
+	if (!policy_grant_test_run(c->grant, type))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "program \"%s\" has type %s, which your policy no longer allows",
+				   program, policy_prog_type_to_string(type) ?: "unknown");
+	prog_fd = pin_open(&o, prog);
+	if (prog_fd < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -prog_fd, "cannot open program \"%s\": %s",
+				   program, strerror(-prog_fd));
+	n_out = n_data ? n_data + TEST_RUN_DATA_OUT_SLACK : 0;
+	out = malloc(n_out ? n_out : 1);
+	if (!out)
+		return -ENOMEM;
+	{
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = n_data ? data : NULL,
+			    .data_size_in = (uint32_t)n_data, .data_out = n_out ? out : NULL,
+			    .data_size_out = (uint32_t)n_out, .ctx_in = n_ctx ? ctx : NULL,
+			    .ctx_size_in = (uint32_t)n_ctx, .repeat = (int)repeat);
+
+		k = caps_set_effective(caps, ARRAY_SIZE(caps));
+		if (k < 0)
+			return k;
+		k = bpf_prog_test_run_opts(prog_fd, &opts);
+		if (k < 0)
+			k = negative_errno();
+		caps_clear_effective();
+		if (k < 0)
+			return reply_error(r, PROTO_E_LOAD, -k,
+					   "the kernel refused to test-run \"%s\": %s%s", program,
+					   strerror(-k),
+					   k == -ENOTSUPP || k == -EOPNOTSUPP
+						   ? " (this program type has no test runs)"
+						   : "");
+		n_out = opts.data_size_out < n_out ? opts.data_size_out : n_out;
+		out_hex = hex_encode(out, n_out);
+		result = json_object_new_object();
+		if (!out_hex || !result) {
+			json_object_put(result);
+			return -ENOMEM;
+		}
+		json_object_object_add(result, "retval", json_object_new_int64(opts.retval));
+		json_object_object_add(result, "duration_ns", json_object_new_int64(opts.duration));
+		json_object_object_add(result, "data_out", json_object_new_string(out_hex));
+	}
+	return reply_result(r, result);
+}
+
+/* ---- dispatch ---- */
+
+static const struct method {
+	const char *name;
+	int (*handle)(struct call *c, struct reply *r);
+} methods[] = {
+	{"list", named_list},	      {"show", named_show},	{"unload", named_unload},
+	{"fds", named_fds},	      {"attach", named_attach}, {"detach", named_detach},
+	{"test_run", named_test_run},
+};
+
+static const struct method *method_find(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(methods); i++)
+		if (strcmp(methods[i].name, name) == 0)
+			return &methods[i];
+	return NULL;
+}
+
+bool named_is_method(const char *method)
+{
+	return method_find(method) != NULL;
+}
+
+static int call_run(struct call *c, json_object *job, const struct method **ret_m, struct reply *r)
+{
+	json_object *m;
+	int k;
+
+	if (identity_from_job(job, &c->ident) < 0 ||
+	    !json_object_object_get_ex(job, "method", &m) ||
+	    !json_object_object_get_ex(job, "params", &c->params) ||
+	    !json_object_is_type(c->params, json_type_object) ||
+	    !(*ret_m = method_find(json_object_get_string(m))))
+		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
+	k = policy_resolve(c->policy, &c->ident.id, &c->grant);
+	if (k < 0)
+		return k;
+	return 1;
+}
+
+int named_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
+		 int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
+{
+	struct call c = {.policy = policy, .cfg = cfg, .fds = fds, .n_fds = n_fds, .lock = -EBADF};
+	const struct method *m = NULL;
+	struct reply r = {};
+	int k;
+
+	k = call_run(&c, job, &m, &r);
+	if (k > 0)
+		k = m->handle(&c, &r);
+	call_done(&c);
+	close_many(fds, n_fds);
+	return reply_finish(&r, k, ret_body, ret_fds, ret_n_fds);
+}

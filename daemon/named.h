@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Methods on named objects, run only inside a single-use worker: list, show,
+ * unload, fds, attach, detach, test_run (proto/NAMED.md). Every decision is
+ * made again from the current policy on each call: access to maps, whether
+ * program fds are handed out, who may see an object.
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "load.h"
+#include "policy/policy.h"
+
+/* Is this a method named_handle() serves? */
+bool named_is_method(const char *method);
+
+/* Like load_handle(), for the job {"identity", "method", "params"} (fds taken). */
+int named_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
+		 int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds);

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: MIT */
+#include "store.h"
+
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "common/macro.h"
+#include "log.h"
+#include "proto/proto.h"
+
+#define PINNED_DIR "-pinned"
+#define META_SUFFIX ".json"
+#define TMP_SUFFIX ".tmp"
+
+static int mkdir_private(const char *path)
+{
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int user_state_dir(const struct store_config *c, uid_t uid, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/%u", c->state_dir, (unsigned)uid);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int user_pin_dir(const struct store_config *c, uid_t uid, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s/%u", c->pin_root, (unsigned)uid);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int store_lock_user(const struct store_config *c, uid_t uid)
+{
+	char path[PATH_MAX];
+	int fd, k;
+
+	k = mkdir_private(c->state_dir);
+	if (k >= 0)
+		k = user_state_dir(c, uid, path, sizeof(path));
+	if (k >= 0)
+		k = mkdir_private(path);
+	if (k < 0)
+		return k;
+	strncat(path, "/lock", sizeof(path) - strlen(path) - 1);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	/* The worker is killed at its deadline, so waiting here is bounded too. */
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			k = -errno;
+			safe_close(fd);
+			return k;
+		}
+	}
+	return fd;
+}
+
+static uint64_t now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+int store_rate_take(const struct store_config *c, uid_t uid, uint64_t max, uint64_t *ret_count)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	_cleanup_free_ uint64_t *times = NULL;
+	size_t n = 0;
+	uint64_t now = now_sec(), t;
+	FILE *f;
+	int k;
+
+	k = user_state_dir(c, uid, path, sizeof(path));
+	if (k < 0)
+		return k;
+	strncat(path, "/loads", sizeof(path) - strlen(path) - 1);
+	times = calloc(max + 1, sizeof(*times));
+	if (!times)
+		return -ENOMEM;
+	f = fopen(path, "re");
+	if (f) {
+		while (fscanf(f, "%" SCNu64, &t) == 1)
+			if (t + 60 > now && t <= now) {
+				if (n < max)
+					times[n++] = t;
+				else {
+					/* keep the newest max entries */
+					memmove(times, times + 1, sizeof(*times) * (max - 1));
+					times[max - 1] = t;
+				}
+			}
+		fclose(f);
+	}
+	if (n >= max) {
+		*ret_count = n;
+		return -EDQUOT;
+	}
+	times[n++] = now;
+	snprintf(tmp, sizeof(tmp), "%s" TMP_SUFFIX, path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return -errno;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 "\n", times[i]);
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		k = -errno;
+		unlink(tmp);
+		return k;
+	}
+	*ret_count = n;
+	return 0;
+}
+
+int store_object_dir(const struct store_config *c, uid_t uid, const char *name, char *buf,
+		     size_t size)
+{
+	int n = snprintf(buf, size, "%s/%u/%s", c->pin_root, (unsigned)uid, name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int store_pinned_dir(const struct store_config *c, uid_t uid, char *buf, size_t size)
+{
+	int k = user_pin_dir(c, uid, buf, size);
+
+	if (k >= 0)
+		k = mkdir_private(buf);
+	if (k < 0)
+		return k;
+	if (strlen(buf) + sizeof("/" PINNED_DIR) > size)
+		return -ENAMETOOLONG;
+	strcat(buf, "/" PINNED_DIR);
+	return mkdir_private(buf);
+}
+
+int store_object_dir_create(const struct store_config *c, uid_t uid, const char *name)
+{
+	char path[PATH_MAX];
+	int k = user_pin_dir(c, uid, path, sizeof(path));
+
+	if (k >= 0)
+		k = mkdir_private(path);
+	if (k >= 0)
+		k = store_object_dir(c, uid, name, path, sizeof(path));
+	if (k < 0)
+		return k;
+	return mkdir(path, 0700) < 0 ? -errno : 0;
+}
+
+static int meta_path(const struct store_config *c, uid_t uid, const char *name, char *buf,
+		     size_t size)
+{
+	int n = snprintf(buf, size, "%s/%u/%s" META_SUFFIX, c->state_dir, (unsigned)uid, name);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int store_meta_read(const struct store_config *c, uid_t uid, const char *name, json_object **ret)
+{
+	char path[PATH_MAX];
+	json_object *o;
+	int k = meta_path(c, uid, name, path, sizeof(path));
+
+	if (k < 0)
+		return k;
+	if (access(path, F_OK) < 0)
+		return -errno;
+	o = json_object_from_file(path);
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		log_error("%s: unreadable metadata", path);
+		return -EIO;
+	}
+	*ret = o;
+	return 0;
+}
+
+int store_meta_write(const struct store_config *c, uid_t uid, const char *name, json_object *meta)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	const char *text = json_object_to_json_string_ext(meta, JSON_C_TO_STRING_PLAIN);
+	size_t len = strlen(text);
+	_cleanup_close_ int fd = -EBADF;
+	int k = meta_path(c, uid, name, path, sizeof(path));
+
+	if (k < 0)
+		return k;
+	snprintf(tmp, sizeof(tmp), "%s" TMP_SUFFIX, path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	/* The rename is the commit: the file must be complete on disk before it. */
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0 || rename(tmp, path) < 0) {
+		k = errno ? -errno : -EIO;
+		unlink(tmp);
+		return k;
+	}
+	return 0;
+}
+
+int store_meta_remove(const struct store_config *c, uid_t uid, const char *name)
+{
+	char path[PATH_MAX];
+	int k = meta_path(c, uid, name, path, sizeof(path));
+
+	if (k < 0)
+		return k;
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void store_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Entries of dir for which keep() returns an allocated name. */
+static int list_dir(const char *dir, char *(*keep)(const struct dirent *), char ***ret,
+		    size_t *ret_n)
+{
+	DIR *d = opendir(dir);
+	char **v = NULL;
+	size_t n = 0;
+	struct dirent *e;
+
+	if (!d) {
+		if (errno != ENOENT)
+			return -errno;
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		char *name = keep(e), **nv;
+
+		if (!name)
+			continue;
+		nv = reallocarray(v, n + 1, sizeof(*v));
+		if (!nv) {
+			free(name);
+			store_names_free(v, n);
+			closedir(d);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[n++] = name;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static char *keep_meta(const struct dirent *e)
+{
+	size_t len = strlen(e->d_name), sl = strlen(META_SUFFIX);
+	char *name;
+
+	if (len <= sl || strcmp(e->d_name + len - sl, META_SUFFIX) != 0)
+		return NULL;
+	name = strndup(e->d_name, len - sl);
+	if (name && !proto_object_name_is_valid(name)) {
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+static char *keep_object_dir(const struct dirent *e)
+{
+	return proto_object_name_is_valid(e->d_name) ? strdup(e->d_name) : NULL;
+}
+
+static char *keep_uid(const struct dirent *e)
+{
+	char *end;
+	unsigned long v;
+
+	if (e->d_name[0] < '0' || e->d_name[0] > '9')
+		return NULL;
+	errno = 0;
+	v = strtoul(e->d_name, &end, 10);
+	if (errno || *end || v >= UINT32_MAX)
+		return NULL;
+	return strdup(e->d_name);
+}
+
+int store_list_names(const struct store_config *c, uid_t uid, char ***ret, size_t *ret_n)
+{
+	char path[PATH_MAX];
+	int k = user_state_dir(c, uid, path, sizeof(path));
+
+	return k < 0 ? k : list_dir(path, keep_meta, ret, ret_n);
+}
+
+int store_list_owners(const struct store_config *c, uid_t **ret, size_t *ret_n)
+{
+	char **names = NULL;
+	size_t n = 0;
+	uid_t *uids;
+	int k = list_dir(c->state_dir, keep_uid, &names, &n);
+
+	if (k < 0)
+		return k;
+	uids = calloc(n + 1, sizeof(*uids));
+	if (!uids) {
+		store_names_free(names, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		uids[i] = (uid_t)strtoul(names[i], NULL, 10);
+	store_names_free(names, n);
+	*ret = uids;
+	*ret_n = n;
+	return 0;
+}
+
+int store_usage(const struct store_config *c, uid_t uid, struct store_usage *ret)
+{
+	struct store_usage u = {};
+	char **names = NULL;
+	size_t n = 0;
+	int k = store_list_names(c, uid, &names, &n);
+
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < n; i++) {
+		json_object *meta = NULL, *a, *v;
+
+		if (store_meta_read(c, uid, names[i], &meta) < 0)
+			continue;
+		u.named_objects++;
+		if (json_object_object_get_ex(meta, "programs", &a))
+			u.programs += json_object_array_length(a);
+		if (json_object_object_get_ex(meta, "map_memory_bytes", &v))
+			u.map_memory_bytes += (uint64_t)json_object_get_int64(v);
+		json_object_put(meta);
+	}
+	store_names_free(names, n);
+	*ret = u;
+	return 0;
+}
+
+int store_object_prog_ids(const char *dir, uint32_t **ret, size_t *ret_n)
+{
+	DIR *d = opendir(dir);
+	uint32_t *ids = NULL;
+	size_t n = 0;
+	struct dirent *e;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		struct bpf_prog_info info = {};
+		uint32_t len = sizeof(info), *nids;
+		int fd;
+
+		if (e->d_name[0] != 'p')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+		    (nids = reallocarray(ids, n + 1, sizeof(*ids)))) {
+			ids = nids;
+			ids[n++] = info.id;
+		}
+		safe_close(fd);
+	}
+	closedir(d);
+	*ret = ids;
+	*ret_n = n;
+	return 0;
+}
+
+static int detach_links_of(const uint32_t *prog_ids, size_t n)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
+	uint32_t id = 0;
+	int k = caps_set_effective(caps, ARRAY_SIZE(caps));
+
+	if (k < 0)
+		return k;
+	while (n > 0 && bpf_link_get_next_id(id, &id) == 0) {
+		struct bpf_link_info info = {};
+		uint32_t len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+			for (size_t i = 0; i < n; i++)
+				if (info.prog_id == prog_ids[i]) {
+					/* Ends the attachment even where a client holds the link
+					 * fd. */
+					if (bpf_link_detach(fd) < 0 && errno != EOPNOTSUPP)
+						log_warning("cannot detach link %u: %m", id);
+					break;
+				}
+		safe_close(fd);
+	}
+	caps_clear_effective();
+	return 0;
+}
+
+int store_object_remove_pins(const struct store_config *c, uid_t uid, const char *name)
+{
+	char dir[PATH_MAX];
+	_cleanup_free_ uint32_t *ids = NULL;
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+	int k = store_object_dir(c, uid, name, dir, sizeof(dir));
+
+	if (k < 0)
+		return k;
+	k = store_object_prog_ids(dir, &ids, &n);
+	if (k == -ENOENT)
+		return 0;
+	if (k < 0)
+		return k;
+	k = detach_links_of(ids, n);
+	if (k < 0)
+		return k;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && unlinkat(dirfd(d), e->d_name, 0) < 0)
+			log_warning("cannot unpin %s/%s: %m", dir, e->d_name);
+	closedir(d);
+	return rmdir(dir) < 0 ? -errno : 0;
+}
+
+int store_sweep_user(const struct store_config *c, uid_t uid)
+{
+	char path[PATH_MAX];
+	char **dirs = NULL;
+	size_t n = 0;
+	int k = user_pin_dir(c, uid, path, sizeof(path));
+
+	if (k >= 0)
+		k = list_dir(path, keep_object_dir, &dirs, &n);
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < n; i++) {
+		json_object *meta = NULL;
+
+		k = store_meta_read(c, uid, dirs[i], &meta);
+		json_object_put(meta);
+		if (k != -ENOENT)
+			continue;
+		log_info("removing %s/%s: left over by an interrupted load or unload", path,
+			 dirs[i]);
+		k = store_object_remove_pins(c, uid, dirs[i]);
+		if (k < 0)
+			log_warning("cannot remove %s/%s: %s", path, dirs[i], strerror(-k));
+	}
+	store_names_free(dirs, n);
+	return 0;
+}
+
+static char *keep_tmp(const struct dirent *e)
+{
+	size_t len = strlen(e->d_name), sl = strlen(TMP_SUFFIX);
+
+	return len > sl && strcmp(e->d_name + len - sl, TMP_SUFFIX) == 0 ? strdup(e->d_name) : NULL;
+}
+
+int store_recover(const struct store_config *c)
+{
+	char **uids = NULL;
+	size_t n = 0;
+	int k;
+
+	k = mkdir_private(c->state_dir);
+	if (k < 0)
+		return k;
+	/* Every user with pins, whether or not they have state. */
+	k = list_dir(c->pin_root, keep_uid, &uids, &n);
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < n; i++) {
+		uid_t uid = (uid_t)strtoul(uids[i], NULL, 10);
+		char dir[PATH_MAX];
+		char **tmps = NULL;
+		size_t n_tmps = 0;
+		int lock = store_lock_user(c, uid);
+
+		if (lock < 0) {
+			log_warning("cannot lock the state of uid %u: %s", (unsigned)uid,
+				    strerror(-lock));
+			continue;
+		}
+		store_sweep_user(c, uid);
+		if (user_state_dir(c, uid, dir, sizeof(dir)) >= 0 &&
+		    list_dir(dir, keep_tmp, &tmps, &n_tmps) >= 0) {
+			for (size_t t = 0; t < n_tmps; t++) {
+				char p[PATH_MAX + 300];
+
+				snprintf(p, sizeof(p), "%s/%s", dir, tmps[t]);
+				unlink(p);
+			}
+			store_names_free(tmps, n_tmps);
+		}
+		safe_close(lock);
+	}
+	store_names_free(uids, n);
+	return 0;
+}
+
+void store_fault(const struct store_config *c, const char *point)
+{
+	if (!c->fault || strcmp(c->fault, point) != 0)
+		return;
+	log_error("fault injection: crashing at %s", point);
+	kill(getppid(), SIGKILL);
+	kill(getpid(), SIGKILL);
+}

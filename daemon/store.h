@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The store of named objects: what the broker keeps loaded for its users.
+ *
+ *   <pin_root>/<uid>/<NAME>/p<i>, m<i>   pins of program i and map i
+ *   <pin_root>/<uid>/<NAME>/l<ID>        a pinned link (attachment) with kernel id ID
+ *   <pin_root>/<uid>/-pinned/<MAP>       maps the object pins by name (LIBBPF_PIN_BY_NAME)
+ *   <state_dir>/<uid>/<NAME>.json        metadata: the commit record of a named object
+ *   <state_dir>/<uid>/lock               flock(2) serialising one user's changes
+ *   <state_dir>/<uid>/loads              times of recent loads, for the per-minute quota
+ *
+ * Every directory is root's, mode 0700: users reach pins only through the
+ * broker. bpffs refuses '.' in names, which is why pins have no extension and
+ * object names can't collide with "-pinned" (names never start with '-').
+ *
+ * Crash safety rests on one ordering. A load pins first and writes the
+ * metadata last (write to a temporary file, fsync, rename): an object exists
+ * exactly when its metadata does. An unload removes the metadata first, then
+ * detaches and unpins. A pin directory without metadata is therefore always
+ * debris of an interrupted load or unload, and store_sweep_user() removes it
+ * (at startup for everyone, and before each change for that user).
+ */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct store_config {
+	const char *pin_root; /* bpffs directory the broker owns */
+	const char *state_dir; /* metadata directory the broker owns */
+	const char *fault; /* testing: crash the daemon at this point (see store_fault()) */
+};
+
+struct store_usage {
+	uint64_t named_objects;
+	uint64_t programs;
+	uint64_t map_memory_bytes;
+};
+
+/* Take the user's lock (creating the user's state directory). Returns the fd holding it. */
+int store_lock_user(const struct store_config *c, uid_t uid);
+
+/*
+ * Count a load against the per-minute quota: -EDQUOT (with *ret_count the
+ * loads in the last minute) if max loads already happened in the last 60 s,
+ * else records this one. Needs the user's lock.
+ */
+int store_rate_take(const struct store_config *c, uid_t uid, uint64_t max, uint64_t *ret_count);
+
+int store_object_dir(const struct store_config *c, uid_t uid, const char *name, char *buf,
+		     size_t size);
+/* The user's by-name pin directory, created if missing (with the user's directory). */
+int store_pinned_dir(const struct store_config *c, uid_t uid, char *buf, size_t size);
+/* Create <pin_root>/<uid>/<NAME>/ (EEXIST if it exists). */
+int store_object_dir_create(const struct store_config *c, uid_t uid, const char *name);
+
+/* Metadata: -ENOENT when the object doesn't exist. */
+int store_meta_read(const struct store_config *c, uid_t uid, const char *name, json_object **ret);
+int store_meta_write(const struct store_config *c, uid_t uid, const char *name, json_object *meta);
+int store_meta_remove(const struct store_config *c, uid_t uid, const char *name);
+
+/* Names of a user's objects, sorted. */
+int store_list_names(const struct store_config *c, uid_t uid, char ***ret, size_t *ret_n);
+/* Users who have a state directory, sorted. */
+int store_list_owners(const struct store_config *c, uid_t **ret, size_t *ret_n);
+void store_names_free(char **names, size_t n);
+
+/* What a user's named objects hold now, from their metadata. */
+int store_usage(const struct store_config *c, uid_t uid, struct store_usage *ret);
+
+/*
+ * Kernel ids of the programs pinned in an object directory, and the links of
+ * those programs (wherever they are held). Needs CAP_SYS_ADMIN effective for
+ * the link walk (BPF_LINK_GET_FD_BY_ID).
+ */
+int store_object_prog_ids(const char *dir, uint32_t **ret, size_t *ret_n);
+
+/*
+ * Detach every link of the object's programs, remove every pin and the
+ * directory. Works on half-made directories too. Raises what it needs.
+ */
+int store_object_remove_pins(const struct store_config *c, uid_t uid, const char *name);
+
+/* Remove the user's pin directories that have no metadata. Needs the user's lock. */
+int store_sweep_user(const struct store_config *c, uid_t uid);
+/* At startup: sweep every user, drop leftover temporary metadata. */
+int store_recover(const struct store_config *c);
+
+/*
+ * Fault injection for the restart-safety tests: when the daemon was started
+ * with --fault-inject=POINT and point is POINT, kill the daemon and this
+ * worker on the spot, as a crash would.
+ */
+void store_fault(const struct store_config *c, const char *point);

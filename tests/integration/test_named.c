@@ -1,0 +1,945 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Named objects, brokered attach, test runs, sharing, quotas and restart
+ * safety, end to end: the real daemon as root, clients as real unprivileged
+ * uids, the real kernel and real cgroups.
+ */
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/magic.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "client/libbpfbroker.h"
+#include "harness.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+#define UID_OWNER 65534 /* nobody: loads, attaches to its delegated cgroup */
+#define UID_OTHER 4301 /* same rights as nobody, but none over nobody's objects */
+#define UID_MEMBER 4302 /* in the group root shares with */
+#define UID_NONMEMBER 4303
+#define UID_TRACER 4304 /* tracing types, fds withheld, listed tracepoints only */
+#define UID_TESTER 4305 /* raw_tracepoint for test runs only */
+#define UID_QUOTA 4306 /* small quotas */
+
+static gid_t share_gid;
+static const char *share_group;
+static const struct user owner = {UID_OWNER, UID_OWNER};
+static const struct user other = {UID_OTHER, UID_OTHER};
+static struct user member = {UID_MEMBER, UID_MEMBER};
+static const struct user nonmember = {UID_NONMEMBER, UID_NONMEMBER};
+static const struct user tracer = {UID_TRACER, UID_TRACER};
+static const struct user tester = {UID_TESTER, UID_TESTER};
+static const struct user quota = {UID_QUOTA, UID_QUOTA};
+static const struct user root = {0, 0};
+
+static char cg_base[256], cg_owned[300], cg_root_owned[300];
+
+#define OUT_SIZE 16384
+
+/* bpfctl as u; the exit status, with stdout in a static buffer. */
+static char out[OUT_SIZE];
+static int ctl(const struct user *u, ...)
+{
+	const char *args[28];
+	va_list ap;
+	size_t n = 0;
+
+	va_start(ap, u);
+	while (n < 27 && (args[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+	return harness_bpfctl(u, out, sizeof(out), args);
+}
+
+static int connect_broker(struct bpfbroker **b)
+{
+	return bpfbroker_connect(H.socket, b);
+}
+
+/* ---- cgroups: a delegated one (owned by nobody) and one that isn't ---- */
+
+static int cgroup_root(char *buf, size_t size)
+{
+	static const char *const candidates[] = {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
+	struct statfs sfs;
+
+	for (size_t i = 0; i < 2; i++)
+		if (statfs(candidates[i], &sfs) == 0 &&
+		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC) {
+			snprintf(buf, size, "%s", candidates[i]);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static int chown_cgroup(const char *dir, uid_t uid)
+{
+	static const char *const files[] = {"", "/cgroup.procs", "/cgroup.threads",
+					    "/cgroup.subtree_control"};
+	char path[400];
+
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, files[i]);
+		if (chown(path, uid, uid) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int cgroups_create(void)
+{
+	char root_dir[128];
+
+	if (cgroup_root(root_dir, sizeof(root_dir)) < 0)
+		return -ENOENT;
+	snprintf(cg_base, sizeof(cg_base), "%s/bpfbroker-test-%d", root_dir, (int)getpid());
+	snprintf(cg_owned, sizeof(cg_owned), "%s/owned", cg_base);
+	snprintf(cg_root_owned, sizeof(cg_root_owned), "%s/root-owned", cg_base);
+	if (mkdir(cg_base, 0755) < 0 || mkdir(cg_owned, 0755) < 0 || mkdir(cg_root_owned, 0755) < 0)
+		return -errno;
+	return chown_cgroup(cg_owned, UID_OWNER);
+}
+
+static int cgroups_remove(void)
+{
+	int k = 0;
+
+	if (!cg_base[0])
+		return 0;
+	/* The processes the tests put there have exited and were reaped. */
+	if (rmdir(cg_owned) < 0 && errno != ENOENT)
+		k = -errno;
+	if (rmdir(cg_root_owned) < 0 && errno != ENOENT)
+		k = -errno;
+	if (rmdir(cg_base) < 0 && errno != ENOENT)
+		k = -errno;
+	return k;
+}
+
+/* Run fn in a child that root first moves into cgroup dir. */
+static int in_cgroup(const char *dir, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		char path[400];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0", 1) != 1) {
+			perror("joining the cgroup");
+			_exit(120);
+		}
+		close(fd);
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- library helpers, run inside clients ---- */
+
+static int lib_load(const char *object, const char *name, const struct bpfbroker_share *shares,
+		    size_t n_shares, struct bpfbroker_result **res, struct bpfbroker_error **err)
+{
+	struct bpfbroker *b;
+	struct bpfbroker_load_opts opts = {
+		.sz = sizeof(opts),
+		.name = name,
+		.shares = shares,
+		.n_shares = n_shares,
+	};
+	int k = connect_broker(&b);
+
+	if (k < 0)
+		return k;
+	*err = NULL;
+	k = bpfbroker_load_file(b, harness_object(object), &opts, res, err);
+	bpfbroker_close(b);
+	return k;
+}
+
+static int lib_fds(const char *ref, struct bpfbroker_result **res, struct bpfbroker_error **err)
+{
+	struct bpfbroker *b;
+	int k = connect_broker(&b);
+
+	if (k < 0)
+		return k;
+	*err = NULL;
+	k = bpfbroker_fds(b, ref, res, err);
+	bpfbroker_close(b);
+	return k;
+}
+
+/* The broker's error code of a failed call, for CHECKs. */
+static const char *code_of(const struct bpfbroker_error *e)
+{
+	return e && e->code ? e->code : "(no error reply)";
+}
+
+static uint64_t map_read_u64(int fd)
+{
+	uint32_t key = 0;
+	uint64_t v = UINT64_MAX;
+
+	if (bpf_map_lookup_elem(fd, &key, &v) < 0)
+		return UINT64_MAX;
+	return v;
+}
+
+/* ---- lifecycle through bpfctl: load, list, show, run, unload ---- */
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void test_lifecycle(void **state)
+{
+	char dir[512];
+	struct stat st;
+
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "eg", NULL), 0);
+	assert_non_null(strstr(out, "count_egress"));
+	/* The same name again is refused, clearly. */
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "eg", NULL), 2);
+
+	assert_int_equal(ctl(&owner, "list", NULL), 0);
+	assert_non_null(strstr(out, "eg"));
+	assert_non_null(strstr(out, "count_egress"));
+	assert_non_null(strstr(out, "cgroup_skb"));
+	assert_int_equal(ctl(&owner, "-j", "list", NULL), 0);
+	assert_non_null(strstr(out, "\"name\""));
+	assert_non_null(strstr(out, "\"access\""));
+	assert_non_null(strstr(out, "\"loaded_at\""));
+	assert_int_equal(ctl(&owner, "show", "eg", NULL), 0);
+	assert_non_null(strstr(out, "counts"));
+
+	/* The pins are the broker's: root-owned, closed to users. */
+	snprintf(dir, sizeof(dir), "%s/%u/eg", H.pin_root, UID_OWNER);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(dir, sizeof(dir), "%s/%u", H.pin_root, UID_OWNER);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+
+	/* run --name: the fds of the loaded object, named as bpfctl run OBJ names them. */
+	assert_int_equal(ctl(&owner, "run", "--name", "eg", "--", "/bin/sh", "-c",
+			     "echo \"fds=$LISTEN_FDS names=$LISTEN_FDNAMES\"", NULL),
+			 0);
+	assert_non_null(strstr(out, "map/counts"));
+	assert_non_null(strstr(out, "map/config"));
+	/* cgroup_skb fds are the right to attach anywhere: withheld. */
+	assert_null(strstr(out, "prog/count_egress"));
+
+	assert_int_equal(ctl(&owner, "unload", "eg", NULL), 0);
+	snprintf(dir, sizeof(dir), "%s/%u/eg", H.pin_root, UID_OWNER);
+	assert_int_equal(access(dir, F_OK), -1);
+	snprintf(dir, sizeof(dir), "%s/%u", H.pin_root, UID_OWNER);
+	/* Only the by-name pin directory may remain, and empty. */
+	assert_true(count_entries(dir) <= 1);
+	assert_int_equal(ctl(&owner, "list", NULL), 0);
+	assert_null(strstr(out, "count_egress"));
+	assert_int_not_equal(ctl(&owner, "unload", "eg", NULL), 0);
+	assert_int_not_equal(ctl(&owner, "show", "eg", NULL), 0);
+}
+
+/* ---- cgroup_skb egress counting on the caller's delegated cgroup ---- */
+
+static int send_packets(void *arg)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9)};
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	CHECK(s >= 0, "socket: %m");
+	for (int i = 0; i < 5; i++)
+		CHECK(sendto(s, "x", 1, 0, (struct sockaddr *)&to, sizeof(to)) == 1, "sendto: %m");
+	close(s);
+	return 0;
+}
+
+static int client_counts_ro(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	const struct bpfbroker_map *m;
+	uint32_t key = 0;
+	uint64_t v = 0;
+	int k = lib_fds("eg", &res, &err);
+
+	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
+	m = bpfbroker_result_map(res, "counts");
+	CHECK(m && m->fd >= 0 && m->access == BPFBROKER_ACCESS_RO, "counts not ro");
+	v = map_read_u64(m->fd);
+	CHECK(v >= 5 && v != UINT64_MAX, "counted %llu packets, expected at least 5",
+	      (unsigned long long)v);
+	CHECK(bpf_map_update_elem(m->fd, &key, &v, BPF_ANY) < 0 && errno == EPERM,
+	      "ro update not refused: %m");
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static void test_cgroup_skb_egress(void **state)
+{
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "eg", NULL), 0);
+	/* Without --pin, bpfctl must be given a command to hold the link. */
+	assert_int_not_equal(ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned, NULL), 0);
+	assert_int_equal(
+		ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned, "--pin", NULL), 0);
+	assert_non_null(strstr(out, "link"));
+	assert_int_equal(in_cgroup(cg_owned, send_packets, NULL), 0);
+
+	assert_int_equal(harness_as_user(&owner, client_counts_ro, NULL), 0);
+	assert_int_equal(ctl(&owner, "map", "dump", "eg/counts", NULL), 0);
+	assert_int_equal(ctl(&owner, "-j", "map", "dump", "eg/counts", NULL), 0);
+	assert_non_null(strstr(out, "\"key\""));
+	assert_int_equal(ctl(&owner, "map", "lookup", "eg/counts", "00000000", NULL), 0);
+	/* ro: refused by bpfctl with a clear message, and by the kernel. */
+	assert_int_not_equal(
+		ctl(&owner, "map", "update", "eg/counts", "00000000", "0000000000000000", NULL), 0);
+	/* rw map: update and read back. */
+	assert_int_equal(
+		ctl(&owner, "map", "update", "eg/config", "00000000", "0700000000000000", NULL), 0);
+	assert_int_equal(ctl(&owner, "map", "lookup", "eg/config", "00000000", NULL), 0);
+	assert_non_null(strstr(out, "value: 7"));
+	/* Keys of the wrong size are refused before the kernel sees them. */
+	assert_int_not_equal(ctl(&owner, "map", "lookup", "eg/config", "00", NULL), 0);
+
+	assert_int_equal(ctl(&owner, "-j", "show", "eg", NULL), 0);
+	assert_non_null(strstr(out, "\"pinned\": true"));
+	assert_int_equal(ctl(&owner, "detach", "eg/count_egress", NULL), 0);
+	assert_int_equal(ctl(&owner, "-j", "show", "eg", NULL), 0);
+	assert_null(strstr(out, "\"pinned\": true"));
+	assert_int_equal(ctl(&owner, "unload", "eg", NULL), 0);
+}
+
+/* ---- the container runtime scenario: a device program on a delegated cgroup ---- */
+
+/* arg non-NULL: the device program is attached, so /dev/zero must be refused. */
+static int open_devices(void *arg)
+{
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	CHECK(fd >= 0, "/dev/null refused: %m");
+	close(fd);
+	fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (arg)
+		CHECK(fd < 0 && errno == EPERM, "/dev/zero was not refused (fd %d)", fd);
+	else
+		CHECK(fd >= 0, "/dev/zero refused without a device program: %m");
+	close(fd);
+	return 0;
+}
+
+static int client_attach_device(void *arg)
+{
+	const char *target = arg;
+	struct bpfbroker *b;
+	struct bpfbroker_error *err = NULL;
+	uint32_t id = 0;
+	int link_fd = -1, k, cg = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct bpfbroker_attach_opts opts = {
+		.sz = sizeof(opts),
+		.object = "dev",
+		.program = "allow_null",
+		.target_type = "cgroup",
+		.cgroup_fd = cg,
+		.pin = true,
+	};
+
+	CHECK(cg >= 0, "open %s: %m", target);
+	CHECK(connect_broker(&b) == 0, "connect");
+	k = bpfbroker_attach(b, &opts, &id, &link_fd, &err);
+	bpfbroker_close(b);
+	close(cg);
+	if (strcmp(target, cg_owned) != 0) {
+		CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0,
+		      "attach to a cgroup the caller doesn't own: %d %s", k, code_of(err));
+		CHECK(strstr(err->message, "do not own"), "message: %s", err->message);
+		bpfbroker_error_free(err);
+		return 0;
+	}
+	CHECK(k == 0, "attach: %s", err ? err->message : strerror(-k));
+	CHECK(id > 0 && link_fd < 0, "pinned attach: id %u fd %d", id, link_fd);
+	return 0;
+}
+
+static void test_container_device(void **state)
+{
+	assert_int_equal(ctl(&owner, "load", harness_object("device"), "--name", "dev", NULL), 0);
+	/* Someone else's cgroup: denied. */
+	assert_int_equal(harness_as_user(&owner, client_attach_device, cg_root_owned), 0);
+	assert_int_equal(harness_as_user(&owner, client_attach_device, cg_owned), 0);
+	assert_int_equal(in_cgroup(cg_owned, open_devices, "attached"), 0);
+	/* Unload detaches: the same cgroup allows /dev/zero again. */
+	assert_int_equal(ctl(&owner, "unload", "dev", NULL), 0);
+	assert_int_equal(in_cgroup(cg_owned, open_devices, NULL), 0);
+}
+
+/* ---- tracing programs the caller may not hold ---- */
+
+static int client_tracer(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	const struct bpfbroker_program *p;
+	int k = lib_load("rawtp", "rt", NULL, 0, &res, &err);
+
+	CHECK(k == 0, "load: %s", err ? err->message : strerror(-k));
+	p = bpfbroker_result_program(res, "rawtp_count");
+	CHECK(p && p->fd < 0 && p->id > 0, "raw_tracepoint fd handed out");
+	bpfbroker_result_free(res);
+	k = lib_fds("rt", &res, &err);
+	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
+	p = bpfbroker_result_program(res, "rawtp_count");
+	CHECK(p && p->fd < 0, "raw_tracepoint fd handed out by fds");
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static int tracefs_ready(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+static void test_tracing_attach(void **state)
+{
+	char *p;
+	unsigned long long count = 0;
+
+	assert_int_equal(harness_as_user(&tracer, client_tracer, NULL), 0);
+	/* Only raw tracepoints the policy lists. */
+	assert_int_not_equal(ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_exit",
+				 "--pin", NULL),
+			     0);
+	assert_int_equal(ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_enter",
+			     "--pin", NULL),
+			 0);
+	usleep(10000);
+	assert_int_equal(ctl(&tracer, "-j", "map", "dump", "rt/rawtp_counts", NULL), 0);
+	assert_null(strstr(out, "\"value\": \"0000000000000000\""));
+	assert_int_equal(ctl(&tracer, "-j", "show", "rt", NULL), 0);
+	assert_non_null(strstr(out, "raw_tracepoint sys_enter"));
+	assert_int_equal(ctl(&tracer, "unload", "rt", NULL), 0);
+
+	/* A tracepoint, listed by CATEGORY:NAME. */
+	assert_int_equal(tracefs_ready(), 0);
+	assert_int_equal(ctl(&tracer, "load", harness_object("tracepoint"), "--name", "tp", NULL),
+			 0);
+	assert_int_not_equal(ctl(&tracer, "attach", "tp/count_forks", "tracepoint",
+				 "sched:sched_process_exec", "--pin", NULL),
+			     0);
+	assert_int_equal(ctl(&tracer, "attach", "tp/count_forks", "tracepoint",
+			     "sched:sched_process_fork", "--pin", NULL),
+			 0);
+	assert_int_equal(system("true; true"), 0);
+	assert_int_equal(ctl(&tracer, "-j", "map", "dump", "tp/forks", NULL), 0);
+	p = strstr(out, "\"value\": \"");
+	assert_non_null(p);
+	count = strtoull(p + strlen("\"value\": \""), NULL, 16);
+	assert_int_not_equal(count, 0);
+	assert_int_equal(ctl(&tracer, "unload", "tp", NULL), 0);
+}
+
+static int client_test_run_only(void *arg)
+{
+	struct bpfbroker *b;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	struct bpfbroker_test_run_result *tr = NULL;
+	uint64_t args[6] = {};
+	struct bpfbroker_test_run_opts topts = {
+		.sz = sizeof(topts),
+		.object = "rt",
+		.program = "rawtp_count",
+		.ctx_in = args,
+		.ctx_in_size = sizeof(args),
+	};
+	uint32_t id = 0;
+	int fd = -1, k;
+	struct bpfbroker_attach_opts aopts = {
+		.sz = sizeof(aopts),
+		.object = "rt",
+		.program = "rawtp_count",
+		.target_type = "raw_tracepoint",
+		.name = "sys_enter",
+		.pin = true,
+	};
+
+	/* Unnamed, a test-run-only program would be of no use: refused. */
+	k = lib_load("rawtp", NULL, NULL, 0, &res, &err);
+	CHECK(k < 0 && err && strstr(err->message, "test runs only"), "unnamed load: %d %s", k,
+	      code_of(err));
+	bpfbroker_error_free(err);
+	k = lib_load("rawtp", "rt", NULL, 0, &res, &err);
+	CHECK(k == 0, "load: %s", err ? err->message : strerror(-k));
+	CHECK(bpfbroker_result_program(res, "rawtp_count")->fd < 0, "test-run-only fd");
+	bpfbroker_result_free(res);
+
+	CHECK(connect_broker(&b) == 0, "connect");
+	err = NULL;
+	k = bpfbroker_attach(b, &aopts, &id, &fd, &err);
+	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0 &&
+		      strstr(err->message, "test runs only"),
+	      "attach of a test-run-only program: %d %s", k, err ? err->message : "");
+	bpfbroker_error_free(err);
+	err = NULL;
+	k = bpfbroker_test_run(b, &topts, &tr, &err);
+	CHECK(k == 0, "test run: %s", err ? err->message : strerror(-k));
+	CHECK(tr->retval == 0, "retval %lld", (long long)tr->retval);
+	bpfbroker_test_run_result_free(tr);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_test_run_only(void **state)
+{
+	assert_int_equal(harness_as_user(&tester, client_test_run_only, NULL), 0);
+	/* The CLI too: test-run prints the return value; attach is refused. */
+	assert_int_equal(ctl(&tester, "test-run", "rt/rawtp_count", NULL), 0);
+	assert_non_null(strstr(out, "retval"));
+	assert_int_not_equal(ctl(&tester, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_enter",
+				 "--pin", NULL),
+			     0);
+	assert_int_equal(ctl(&tester, "unload", "rt", NULL), 0);
+}
+
+/* ---- one user's objects are invisible to another ---- */
+
+static void test_isolation(void **state)
+{
+	char ref[64];
+
+	snprintf(ref, sizeof(ref), "%u/mine", UID_OWNER);
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "mine", NULL), 0);
+	assert_int_equal(ctl(&other, "list", NULL), 0);
+	assert_null(strstr(out, "mine"));
+	assert_int_equal(ctl(&other, "list", "--shared", NULL), 0);
+	assert_null(strstr(out, "mine"));
+	assert_int_not_equal(ctl(&other, "show", ref, NULL), 0);
+	assert_int_not_equal(ctl(&other, "run", "--name", ref, "--", "/bin/true", NULL), 0);
+	assert_int_not_equal(ctl(&other, "map", "dump", "65534/mine/counts", NULL), 0);
+	assert_int_not_equal(ctl(&other, "detach", "65534/mine/count_egress", NULL), 0);
+	assert_int_not_equal(ctl(&other, "unload", ref, NULL), 0);
+	/* Only root or the admin group may look at everyone's. */
+	assert_int_not_equal(ctl(&other, "list", "--all", NULL), 0);
+	assert_int_equal(ctl(&root, "list", "--all", NULL), 0);
+	assert_non_null(strstr(out, "mine"));
+	assert_int_equal(ctl(&root, "list", "--user", "nobody", NULL), 0);
+	assert_non_null(strstr(out, "mine"));
+	assert_int_equal(ctl(&owner, "list", NULL), 0);
+	assert_non_null(strstr(out, "mine"));
+	/* Root unloads it for them. */
+	assert_int_equal(ctl(&root, "unload", ref, NULL), 0);
+	assert_int_equal(ctl(&owner, "list", NULL), 0);
+	assert_null(strstr(out, "mine"));
+}
+
+/* ---- sharing: root's counters, read-only for a group ---- */
+
+static int client_member_reads(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	const struct bpfbroker_map *m;
+	uint32_t key = 0;
+	uint64_t v = 42;
+	int k = lib_fds("root/shared-counter", &res, &err);
+
+	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
+	m = bpfbroker_result_map(res, "counts");
+	CHECK(m && m->fd >= 0 && m->access == BPFBROKER_ACCESS_RO, "counts not shared ro");
+	CHECK(map_read_u64(m->fd) == 3, "counts reads %llu",
+	      (unsigned long long)map_read_u64(m->fd));
+	CHECK(bpf_map_update_elem(m->fd, &key, &v, BPF_ANY) < 0 && errno == EPERM,
+	      "shared ro map writable: %m");
+	m = bpfbroker_result_map(res, "config");
+	CHECK(!m || m->fd < 0, "config was not shared, but came with an fd");
+	CHECK(!bpfbroker_result_program(res, "count_egress") ||
+		      bpfbroker_result_program(res, "count_egress")->fd < 0,
+	      "program fd handed to a non-owner");
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static int client_nonmember(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = lib_fds("root/shared-counter", &res, &err);
+
+	CHECK(k < 0 && err && strcmp(err->code, "not-found") == 0, "non-member: %d %s", k,
+	      code_of(err));
+	bpfbroker_error_free(err);
+	/* The policy's own share: config of root's policy-shared, ro. */
+	k = lib_fds("root/policy-shared", &res, &err);
+	CHECK(k == 0, "policy share: %s", err ? err->message : strerror(-k));
+	CHECK(bpfbroker_result_map(res, "config") &&
+		      bpfbroker_result_map(res, "config")->access == BPFBROKER_ACCESS_RO,
+	      "config not ro through the policy's share");
+	CHECK(!bpfbroker_result_map(res, "counts") || bpfbroker_result_map(res, "counts")->fd < 0,
+	      "counts came too");
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static int root_loads_shared(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	struct bpfbroker_share share = {
+		.map = "counts", .group = share_group, .access = BPFBROKER_ACCESS_RO};
+	uint32_t key = 0;
+	uint64_t v = 3;
+	int k = lib_load("egress", "shared-counter", &share, 1, &res, &err);
+
+	CHECK(k == 0, "load: %s", err ? err->message : strerror(-k));
+	CHECK(bpf_map_update_elem(bpfbroker_result_map(res, "counts")->fd, &key, &v, BPF_ANY) == 0,
+	      "root's own update: %m");
+	bpfbroker_result_free(res);
+	k = lib_load("egress", "policy-shared", NULL, 0, &res, &err);
+	CHECK(k == 0, "load: %s", err ? err->message : strerror(-k));
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static int owner_overshares(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	/* nobody's own access to counts is ro: it can't give rw away. */
+	struct bpfbroker_share share = {
+		.map = "counts", .user = "4301", .access = BPFBROKER_ACCESS_RW};
+	int k = lib_load("egress", "over", &share, 1, &res, &err);
+
+	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "over-share: %d %s", k,
+	      code_of(err));
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+static void test_sharing(void **state)
+{
+	assert_int_equal(root_loads_shared(NULL), 0);
+	assert_int_equal(harness_as_user(&member, client_member_reads, NULL), 0);
+	assert_int_equal(ctl(&member, "list", "--shared", NULL), 0);
+	assert_non_null(strstr(out, "shared-counter"));
+	assert_int_equal(ctl(&member, "map", "dump", "root/shared-counter/counts", NULL), 0);
+	assert_int_not_equal(ctl(&member, "map", "update", "root/shared-counter/counts", "00000000",
+				 "0000000000000000", NULL),
+			     0);
+	assert_int_not_equal(ctl(&member, "unload", "root/shared-counter", NULL), 0);
+	assert_int_equal(harness_as_user(&nonmember, client_nonmember, NULL), 0);
+	assert_int_equal(ctl(&nonmember, "list", "--shared", NULL), 0);
+	assert_null(strstr(out, "shared-counter"));
+	assert_int_equal(harness_as_user(&owner, owner_overshares, NULL), 0);
+	assert_int_equal(ctl(&root, "unload", "shared-counter", NULL), 0);
+	assert_int_equal(ctl(&root, "unload", "policy-shared", NULL), 0);
+}
+
+/* ---- quotas, across connections and a restart ---- */
+
+static void test_quotas(void **state)
+{
+	assert_int_equal(ctl(&quota, "policy", NULL), 0);
+	assert_non_null(strstr(out, "max_named_objects"));
+	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "a", NULL), 0);
+	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "b", NULL), 0);
+	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "c", NULL), 1);
+	assert_int_equal(ctl(&quota, "-j", "load", harness_object("counter"), "--name", "c", NULL),
+			 1);
+	/* Restart: the quota still counts what is loaded. */
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "c", NULL), 1);
+	assert_int_equal(ctl(&quota, "unload", "a", NULL), 0);
+	/* 3rd and 4th load of the minute; the 5th goes over max_loads_per_minute. */
+	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "c", NULL), 0);
+	assert_int_equal(ctl(&quota, "check", harness_object("counter"), NULL), 0);
+	assert_int_equal(ctl(&quota, "unload", "b", NULL), 0);
+	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "d", NULL), 0);
+	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "e", NULL), 1);
+	assert_int_equal(ctl(&quota, "unload", "c", NULL), 0);
+	assert_int_equal(ctl(&quota, "unload", "d", NULL), 0);
+}
+
+static int client_quota_messages(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = 0;
+
+	for (int i = 0; i < 3 && k == 0; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "q%d", i);
+		k = lib_load("counter", name, NULL, 0, &res, &err);
+		if (k == 0)
+			bpfbroker_result_free(res);
+	}
+	CHECK(k < 0 && err && strcmp(err->code, "quota") == 0 &&
+		      strstr(err->message, "max_named_objects"),
+	      "third named object: %d %s", k, err ? err->message : "");
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+/* ---- restart safety ---- */
+
+static int attached_link_count(const char *ref)
+{
+	const char *p = out;
+	int n = 0;
+
+	if (ctl(&owner, "-j", "show", ref, NULL) != 0)
+		return -1;
+	while ((p = strstr(p, "\"pinned\": true"))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+static void test_restart_keeps_everything(void **state)
+{
+	char before[OUT_SIZE];
+
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "persist", NULL),
+			 0);
+	assert_int_equal(
+		ctl(&owner, "attach", "persist/count_egress", "cgroup", cg_owned, "--pin", NULL),
+		0);
+	assert_int_equal(ctl(&owner, "-j", "show", "persist", NULL), 0);
+	snprintf(before, sizeof(before), "%s", out);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+	assert_int_equal(ctl(&owner, "-j", "show", "persist", NULL), 0);
+	assert_string_equal(out, before);
+	assert_int_equal(attached_link_count("persist"), 1);
+	assert_int_equal(in_cgroup(cg_owned, send_packets, NULL), 0);
+	assert_int_equal(harness_as_user(&owner, client_quota_messages, NULL), 1 - 1);
+	assert_int_equal(ctl(&owner, "unload", "q0", NULL), 0);
+	assert_int_equal(ctl(&owner, "unload", "q1", NULL), 0);
+	assert_int_equal(ctl(&owner, "unload", "persist", NULL), 0);
+}
+
+/* Crash the daemon at a point, restart, and check what survived. */
+static void crash_at(const char *point, const char *load_name, const char *unload_name)
+{
+	char arg[64];
+
+	snprintf(arg, sizeof(arg), "--fault-inject=%s", point);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(arg), 0);
+	if (load_name)
+		ctl(&owner, "load", harness_object("egress"), "--name", load_name, NULL);
+	if (unload_name)
+		ctl(&owner, "unload", unload_name, NULL);
+	assert_true(WIFSIGNALED(harness_wait_death()));
+	assert_int_equal(harness_start(NULL), 0);
+}
+
+static void test_crash_recovery(void **state)
+{
+	char dir[512];
+
+	/* Pinned, not committed: gone after the restart, pins and all. */
+	crash_at("load-pinned", "crash1", NULL);
+	assert_int_not_equal(ctl(&owner, "show", "crash1", NULL), 0);
+	snprintf(dir, sizeof(dir), "%s/%u/crash1", H.pin_root, UID_OWNER);
+	assert_int_equal(access(dir, F_OK), -1);
+	/* The name is free again. */
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "crash1", NULL),
+			 0);
+	assert_int_equal(ctl(&owner, "unload", "crash1", NULL), 0);
+
+	/* Committed: the object exists after the restart and unloads. */
+	crash_at("load-committed", "crash2", NULL);
+	assert_int_equal(ctl(&owner, "show", "crash2", NULL), 0);
+
+	/* Unload committed, pins not yet removed: gone, pins swept. */
+	crash_at("unload-committed", NULL, "crash2");
+	assert_int_not_equal(ctl(&owner, "show", "crash2", NULL), 0);
+	snprintf(dir, sizeof(dir), "%s/%u/crash2", H.pin_root, UID_OWNER);
+	assert_int_equal(access(dir, F_OK), -1);
+}
+
+/* ---- hostile requests ---- */
+
+static int client_bad_requests(void *arg)
+{
+	static const char *const bad[] = {
+		"{\"bpfbroker\":1,\"id\":1,\"method\":\"show\",\"params\":{\"object\":\"../x\"}}",
+		"{\"bpfbroker\":1,\"id\":2,\"method\":\"show\",\"params\":{\"object\":\"-x\"}}",
+		"{\"bpfbroker\":1,\"id\":3,\"method\":\"show\",\"params\":{}}",
+		"{\"bpfbroker\":1,\"id\":4,\"method\":\"list\",\"params\":{\"bogus\":1}}",
+		"{\"bpfbroker\":1,\"id\":5,\"method\":\"attach\",\"params\":{\"object\":\"x\","
+		"\"program\":\"p\",\"target\":{\"type\":\"cgroup\",\"fd\":0}}}",
+		"{\"bpfbroker\":1,\"id\":6,\"method\":\"test_run\",\"params\":{\"object\":\"x\","
+		"\"program\":\"p\",\"data_in\":\"zz\"}}",
+		"{\"bpfbroker\":1,\"id\":7,\"method\":\"detach\",\"params\":{\"object\":5}}",
+		"{\"bpfbroker\":1,\"id\":8,\"method\":\"load\",\"params\":{\"name\":\"a/b\"}}",
+	};
+	struct bpfbroker *b;
+
+	CHECK(connect_broker(&b) == 0, "connect");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *reply = NULL;
+		int *fds = NULL;
+		size_t n_fds = 0;
+		int k = bpfbroker_call_raw(b, bad[i], NULL, 0, &reply, &fds, &n_fds);
+
+		CHECK(k >= 0 && reply && strstr(reply, "\"error\"") && n_fds == 0,
+		      "request %zu: %d %s", i, k, reply ? reply : "");
+		free(reply);
+		free(fds);
+	}
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_bad_requests(void **state)
+{
+	assert_int_equal(harness_as_user(&owner, client_bad_requests, NULL), 0);
+	/* And the daemon serves on. */
+	assert_int_equal(ctl(&owner, "list", NULL), 0);
+}
+
+/* ---- setup ---- */
+
+static int setup(void **state)
+{
+	char policy[8192];
+
+	share_group = harness_find_group(&share_gid);
+	if (!share_group)
+		return -1;
+	member.groups = &share_gid;
+	member.n_groups = 1;
+	if (harness_init() < 0)
+		return -1;
+	snprintf(policy, sizeof(policy),
+		 "{\"rules\": ["
+		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\", "
+		 "\"cgroup_device\"],"
+		 "   \"helper_classes\": [\"base\"],"
+		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"},"
+		 "            {\"name\": \"*\", \"access\": \"rw\"}],"
+		 "   \"attach\": {\"cgroups\": true}},"
+		 "  \"limits\": {\"max_named_objects\": 3}},"
+		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
+		 "   \"shared\": [{\"owner\": \"root\", \"object\": \"policy-*\", \"map\": "
+		 "\"config\", \"access\": \"ro\"}]}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"raw_tracepoint\", \"tracepoint\"],"
+		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
+		 "\"rw\"}],"
+		 "   \"attach\": {\"raw_tracepoints\": [\"sys_enter\"],"
+		 "              \"tracepoints\": [\"sched:sched_process_fork\"]}}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"test_run_types\": [\"raw_tracepoint\"], \"helper_classes\": "
+		 "[\"base\"],"
+		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}],"
+		 "   \"attach\": {\"raw_tracepoints\": [\"sys_enter\"]}}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
+		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
+		 "  \"limits\": {\"max_named_objects\": 2, \"max_loads_per_minute\": 4}},"
+		 " {\"match\": {\"uids\": [\"0\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"],"
+		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
+		 "\"rw\"}]}}"
+		 "]}",
+		 UID_OWNER, UID_OTHER, UID_MEMBER, UID_NONMEMBER, UID_TRACER, UID_TESTER,
+		 UID_QUOTA);
+	if (harness_write_policy("50-named.json", policy) < 0)
+		return -1;
+	if (cgroups_create() < 0) {
+		fprintf(stderr, "cannot create test cgroups: %m\n");
+		return -1;
+	}
+	harness_mark_kernel_objects();
+	if (harness_start(NULL) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	int k = harness_stop();
+
+	if (cgroups_remove() < 0) {
+		fprintf(stderr, "cannot remove the test cgroups: %m\n");
+		k = -1;
+	}
+	if (k < 0)
+		return -1;
+	return harness_check_no_kernel_objects_left();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lifecycle),
+		cmocka_unit_test(test_cgroup_skb_egress),
+		cmocka_unit_test(test_container_device),
+		cmocka_unit_test(test_tracing_attach),
+		cmocka_unit_test(test_test_run_only),
+		cmocka_unit_test(test_isolation),
+		cmocka_unit_test(test_sharing),
+		cmocka_unit_test(test_quotas),
+		cmocka_unit_test(test_restart_keeps_everything),
+		cmocka_unit_test(test_crash_recovery),
+		cmocka_unit_test(test_bad_requests),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
