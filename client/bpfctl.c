@@ -100,7 +100,10 @@ static void usage(FILE *f)
 		"does\n"
 		"  attach REF/PROG cgroup PATH [--attach-type TYPE] [--pin] [-- CMD [ARG...]]\n"
 		"  attach REF/PROG raw_tracepoint NAME [--pin] [-- CMD [ARG...]]\n"
-		"  attach REF/PROG tracepoint CATEGORY:NAME --pin\n"
+		"  attach REF/PROG tracepoint CATEGORY:NAME [--pin] [-- CMD [ARG...]]\n"
+		"  attach REF/PROG xdp IFNAME [--pin] [-- CMD [ARG...]]\n"
+		"  attach REF/PROG tc IFNAME ingress|egress [--pin] [-- CMD [ARG...]]\n"
+		"      (interfaces of your own network namespace)\n"
 		"                            attach a program; with --pin the link stays until\n"
 		"                            detach/unload, else CMD runs holding it as fd 3\n"
 		"                            (LISTEN_FDNAMES=link/PROG) and it ends with CMD\n"
@@ -690,9 +693,12 @@ static int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	int k, link_fd = -1;
 	char *ref, *prog;
 
-	if (argc != 3) {
-		fprintf(stderr, "bpfctl: attach takes REF/PROG, a target type and a target%s\n",
-			argc > 3 && !c->dashdash ? " (put the command to run after --)" : "");
+	bool tc = argc >= 2 && strcmp(argv[1], "tc") == 0;
+
+	if (argc != 3 + tc) {
+		fprintf(stderr, "bpfctl: attach takes REF/PROG, a target type and a target%s%s\n",
+			tc ? " and ingress or egress" : "",
+			argc > 3 + tc && !c->dashdash ? " (put the command to run after --)" : "");
 		return EXIT_ERROR;
 	}
 	if (split_ref(argv[0], "PROG", &ref, &prog) < 0)
@@ -718,16 +724,28 @@ static int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 			fprintf(stderr, "bpfctl: a tracepoint is given as CATEGORY:NAME\n");
 			return EXIT_ERROR;
 		}
-		if (strcmp(argv[1], "tracepoint") == 0 && !c->pin) {
-			fprintf(stderr,
-				"bpfctl: tracepoint attachments must be pinned: use --pin\n");
+		o.name = argv[2];
+	} else if (strcmp(argv[1], "xdp") == 0 || tc) {
+		/* An interface of the caller's own network namespace; the broker enters it. */
+		if (c->attach_type) {
+			fprintf(stderr, "bpfctl: --attach-type is only for cgroup targets\n");
 			return EXIT_ERROR;
 		}
 		o.name = argv[2];
+		if (tc) {
+			if (strcmp(argv[3], "ingress") != 0 && strcmp(argv[3], "egress") != 0) {
+				fprintf(stderr,
+					"bpfctl: tc attaches on ingress or egress, not "
+					"\"%s\"\n",
+					argv[3]);
+				return EXIT_ERROR;
+			}
+			o.attach_type = argv[3];
+		}
 	} else {
 		fprintf(stderr,
-			"bpfctl: unknown target type \"%s\" (cgroup, raw_tracepoint or "
-			"tracepoint)\n",
+			"bpfctl: unknown target type \"%s\" (cgroup, raw_tracepoint, "
+			"tracepoint, xdp or tc)\n",
 			argv[1]);
 		return EXIT_ERROR;
 	}

@@ -9,6 +9,8 @@
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/perf_event.h>
+#include <net/if.h>
+#include <sched.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,11 @@
 #define ENOTSUPP 524
 #endif
 
+/* tcx (Linux 6.6), newer than these headers. */
+#define ATTACH_TCX_INGRESS 46
+#define ATTACH_TCX_EGRESS 47
+#define LINK_TYPE_TCX 11
+
 #define TEST_RUN_MAX_DATA (16u * 1024)
 #define TEST_RUN_MAX_CTX (4u * 1024)
 /* Room for programs that grow the packet (bpf_xdp_adjust_tail and the like). */
@@ -55,8 +62,9 @@ struct call {
 	struct identity ident;
 	struct policy_grant *grant; /* the caller's */
 	json_object *params;
-	int *fds;
+	int *fds; /* the client's */
 	size_t n_fds;
+	int netns; /* the caller's network namespace, from the event loop (attach only), or -1 */
 	int lock;
 };
 
@@ -420,7 +428,8 @@ static const char *prog_name_by_id(json_object *meta, uint32_t id)
 static json_object *link_json(const struct object *o, const struct link_entry *e)
 {
 	json_object *l = json_object_new_object();
-	const char *type = libbpf_bpf_link_type_str(e->info.type);
+	const char *type =
+		e->info.type == LINK_TYPE_TCX ? "tcx" : libbpf_bpf_link_type_str(e->info.type);
 	const char *prog = prog_name_by_id(o->meta, e->prog_id);
 	char target[160] = "";
 
@@ -441,6 +450,10 @@ static json_object *link_json(const struct object *o, const struct link_entry *e
 	}
 	case BPF_LINK_TYPE_RAW_TRACEPOINT:
 		snprintf(target, sizeof(target), "raw_tracepoint %s", e->tp_name);
+		break;
+	case BPF_LINK_TYPE_XDP:
+		/* An index in the caller's network namespace, which may not be ours. */
+		snprintf(target, sizeof(target), "xdp ifindex %u", e->info.xdp.ifindex);
 		break;
 	default:
 		break;
@@ -1070,6 +1083,106 @@ static int attach_tracepoint(struct call *c, struct reply *r, const struct attac
 	return k;
 }
 
+/*
+ * Interfaces are the caller's: names resolve, and programs attach, in the
+ * network namespace of the calling process, which the event loop opened for
+ * us (a container's veth is not the host's).
+ */
+static int netns_enter_caller(struct call *c, struct reply *r, int *ret_saved)
+{
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
+	int saved, k;
+
+	if (c->netns < 0)
+		return reply_error(r, PROTO_E_INTERNAL, ENOSYS,
+				   "the broker cannot tell your network namespace (it needs "
+				   "SO_PEERPIDFD, Linux 6.5, and your process alive)");
+	saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (saved < 0)
+		return reply_error(r, PROTO_E_INTERNAL, errno,
+				   "cannot open our network namespace: %m");
+	k = caps_set_effective(sys_admin, 1);
+	if (k >= 0 && setns(c->netns, CLONE_NEWNET) < 0)
+		k = negative_errno();
+	caps_clear_effective();
+	if (k < 0) {
+		safe_close(saved);
+		return reply_error(r, PROTO_E_INTERNAL, -k,
+				   "cannot enter your network namespace: %s%s", strerror(-k),
+				   k == -ESRCH ? " (your process is gone)" : "");
+	}
+	*ret_saved = saved;
+	return 1;
+}
+
+static void netns_leave(int saved)
+{
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
+
+	if (saved < 0)
+		return;
+	if (caps_set_effective(sys_admin, 1) < 0 || setns(saved, CLONE_NEWNET) < 0)
+		log_warning("cannot return to our network namespace: %m");
+	caps_clear_effective();
+	safe_close(saved);
+}
+
+static int attach_interface(struct call *c, struct reply *r, const struct attach_req *a,
+			    json_object *prog, int prog_fd, bool tc)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_NET_ADMIN};
+	int type = (int)meta_int(prog, "prog_type"), at, saved = -1, k;
+	unsigned ifindex;
+
+	if (type != (tc ? BPF_PROG_TYPE_SCHED_CLS : BPF_PROG_TYPE_XDP))
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "program \"%s\" is not a%s program",
+				   a->program, tc ? " tc (sched_cls)" : "n xdp");
+	if (!a->name)
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "an interface target needs \"name\": the interface");
+	if (!policy_grant_attach_interface(c->grant, a->name))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "your policy does not allow attaching to interface \"%.16s\"",
+				   a->name);
+	if (tc) {
+		if (!a->attach_type || strcmp(a->attach_type, "ingress") == 0)
+			at = ATTACH_TCX_INGRESS;
+		else if (strcmp(a->attach_type, "egress") == 0)
+			at = ATTACH_TCX_EGRESS;
+		else
+			return reply_error(r, PROTO_E_INVALID, EINVAL,
+					   "tc attaches on \"ingress\" or \"egress\"");
+	} else {
+		if (a->attach_type)
+			return reply_error(r, PROTO_E_INVALID, EINVAL,
+					   "xdp targets take no attach_type");
+		at = BPF_XDP;
+	}
+	k = netns_enter_caller(c, r, &saved);
+	if (k <= 0)
+		return k;
+	ifindex = if_nametoindex(a->name);
+	if (ifindex == 0) {
+		netns_leave(saved);
+		return reply_error(r, PROTO_E_NOT_FOUND, ENODEV,
+				   "there is no interface %s in your network namespace", a->name);
+	}
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	if (k >= 0) {
+		k = bpf_link_create(prog_fd, (int)ifindex, (enum bpf_attach_type)at, NULL);
+		if (k < 0)
+			k = negative_errno();
+	}
+	caps_clear_effective();
+	netns_leave(saved);
+	if (k < 0)
+		return reply_error(
+			r, PROTO_E_LOAD, -k, "the kernel refused to attach \"%s\" to %s %s%s%s: %s",
+			a->program, tc ? "tc" : "xdp", a->name, tc ? " " : "",
+			tc ? (at == ATTACH_TCX_INGRESS ? "ingress" : "egress") : "", strerror(-k));
+	return k;
+}
+
 static int link_id_of(int fd, uint32_t *ret)
 {
 	struct bpf_link_info info = {};
@@ -1121,11 +1234,14 @@ static int named_attach(struct call *c, struct reply *r)
 		k = attach_raw_tracepoint(c, r, &a, prog, prog_fd);
 	else if (strcmp(a.type, "tracepoint") == 0)
 		k = attach_tracepoint(c, r, &a, prog, prog_fd);
+	else if (strcmp(a.type, "xdp") == 0 || strcmp(a.type, "tc") == 0)
+		k = attach_interface(c, r, &a, prog, prog_fd, strcmp(a.type, "tc") == 0);
 	else
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
-				   "unknown target type \"%.32s\" (expected cgroup, raw_tracepoint "
-				   "or tracepoint)",
-				   a.type);
+		return reply_error(
+			r, PROTO_E_INVALID, EINVAL,
+			"unknown target type \"%.32s\" (expected cgroup, raw_tracepoint, "
+			"tracepoint, xdp or tc)",
+			a.type);
 	if (k <= 0)
 		return k;
 	link_fd = k;
@@ -1412,6 +1528,16 @@ static int call_run(struct call *c, json_object *job, const struct method **ret_
 	    !json_object_is_type(c->params, json_type_object) ||
 	    !(*ret_m = method_find(json_object_get_string(m))))
 		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
+	/* The event loop appends the caller's netns last and says so in the job. */
+	if (json_object_object_get_ex(job, "netns", &m)) {
+		int64_t i = json_object_get_int64(m);
+
+		if (c->n_fds == 0 || i != (int64_t)c->n_fds - 1)
+			return reply_error(r, PROTO_E_INTERNAL, EINVAL,
+					   "malformed job from the broker");
+		c->netns = c->fds[i];
+		c->n_fds--;
+	}
 	k = policy_resolve(c->policy, &c->ident.id, &c->grant);
 	if (k < 0)
 		return k;
@@ -1421,7 +1547,12 @@ static int call_run(struct call *c, json_object *job, const struct method **ret_
 int named_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
 		 int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
 {
-	struct call c = {.policy = policy, .cfg = cfg, .fds = fds, .n_fds = n_fds, .lock = -EBADF};
+	struct call c = {.policy = policy,
+			 .cfg = cfg,
+			 .fds = fds,
+			 .n_fds = n_fds,
+			 .netns = -1,
+			 .lock = -EBADF};
 	const struct method *m = NULL;
 	struct reply r = {};
 	int k;

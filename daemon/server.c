@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -217,20 +218,25 @@ static int handle_hello(struct conn *c, int64_t id)
 	return k;
 }
 
-static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto_msg *msg)
+/* Queue job with the message's fds and, if extra_fd >= 0, that one last (taken). */
+static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto_msg *msg,
+		      int extra_fd)
 {
 	int *fds = NULL;
-	size_t n = msg->n_fds;
+	size_t n = msg->n_fds + (extra_fd >= 0);
 	int k;
 
 	if (n > 0) {
 		fds = calloc(n, sizeof(int));
 		if (!fds) {
 			json_object_put(job);
+			safe_close(extra_fd);
 			return -ENOMEM;
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < msg->n_fds; i++)
 			fds[i] = proto_msg_take_fd(msg, i);
+		if (extra_fd >= 0)
+			fds[n - 1] = extra_fd;
 	}
 	k = worker_pool_submit(c->server->pool, job, fds, n, on_job_done, c, &c->job);
 	if (k < 0)
@@ -238,6 +244,31 @@ static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto
 	c->job_id = id;
 	conn_set_busy(c, true);
 	return 0;
+}
+
+/*
+ * The caller's network namespace. /proc/PID is only trusted because the
+ * pidfd taken at accept still names a live process afterwards: while it
+ * lives, its pid can't have been reused. Opening another user's namespace
+ * needs ptrace access (CAP_SYS_PTRACE), which workers never hold.
+ */
+static int conn_open_netns(struct conn *c)
+{
+	char path[64];
+	int fd, k;
+
+	if (c->pidfd < 0)
+		return -ENOSYS;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)c->cred.pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_pidfd_send_signal, c->pidfd, 0, NULL, 0) < 0) {
+		k = -errno;
+		safe_close(fd);
+		return k;
+	}
+	return fd;
 }
 
 /* A named-object method: {"identity", "method", "params"} to a worker. */
@@ -263,7 +294,21 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 	json_object_object_add(job, "method", json_object_new_string(m->name));
 	json_object_object_add(job, "params",
 			       params ? json_object_get(params) : json_object_new_object());
-	return submit_job(c, id, job, msg);
+	/*
+	 * Attaching to a network interface happens in the caller's network
+	 * namespace, which the worker enters through this fd. Its index is in
+	 * the job, out of the client's reach. Without one (no pidfd), interface
+	 * targets fail in the worker with a clear error; the rest works.
+	 */
+	if (strcmp(m->name, "attach") == 0) {
+		int netns = conn_open_netns(c);
+
+		if (netns >= 0) {
+			json_object_object_add(job, "netns", json_object_new_int((int)msg->n_fds));
+			return submit_job(c, id, job, msg, netns);
+		}
+	}
+	return submit_job(c, id, job, msg, -1);
 }
 
 static int handle_load(struct conn *c, int64_t id, json_object *params, struct proto_msg *msg)

@@ -590,6 +590,7 @@ static void attach_done(struct policy_attach *a)
 {
 	strv_free(a->tracepoints, a->n_tracepoints);
 	strv_free(a->raw_tracepoints, a->n_raw_tracepoints);
+	strv_free(a->interfaces, a->n_interfaces);
 	*a = (struct policy_attach){};
 }
 
@@ -987,6 +988,22 @@ bool policy_raw_tracepoint_name_is_valid(const char *s, bool pattern)
 	return name_chars_ok(s, pattern, 0);
 }
 
+bool policy_interface_name_is_valid(const char *s, bool pattern)
+{
+	size_t len = s ? strlen(s) : 0;
+
+	/* IFNAMSIZ is 16 with the NUL; "." and ".." are not names. */
+	if (len == 0 || len > 15 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if (*p == '/' || *p == ':' || *p <= ' ' || *p == 0x7f)
+			return false;
+		if (!pattern && (*p == '*' || *p == '?' || *p == '['))
+			return false;
+	}
+	return true;
+}
+
 /* An array of name patterns, each checked with valid(). */
 static int parse_name_patterns(struct parse_ctx *c, const char *path, json_object *arr,
 			       bool (*valid)(const char *, bool), const char *what, char ***ret,
@@ -1024,7 +1041,8 @@ static int parse_name_patterns(struct parse_ctx *c, const char *path, json_objec
 static int parse_attach(struct parse_ctx *c, const char *parent, json_object *allow,
 			struct policy_attach *out)
 {
-	static const char *const keys[] = {"cgroups", "tracepoints", "raw_tracepoints"};
+	static const char *const keys[] = {"cgroups", "tracepoints", "raw_tracepoints",
+					   "interfaces"};
 	char path[JPATH_MAX], kpath[JPATH_MAX];
 	json_object *a, *v;
 	int r;
@@ -1052,6 +1070,15 @@ static int parse_attach(struct parse_ctx *c, const char *parent, json_object *al
 		r = parse_name_patterns(c, kpath, v, policy_raw_tracepoint_name_is_valid,
 					"raw tracepoint", &out->raw_tracepoints,
 					&out->n_raw_tracepoints);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "interfaces", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_name_patterns(c, kpath, v, policy_interface_name_is_valid,
+					"network interface", &out->interfaces, &out->n_interfaces);
 		if (r < 0)
 			return r;
 	}
@@ -1721,6 +1748,10 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 			r->attach.raw_tracepoints, r->attach.n_raw_tracepoints);
 	if (k < 0)
 		return k;
+	k = strv_append(&g->attach.interfaces, &g->attach.n_interfaces, r->attach.interfaces,
+			r->attach.n_interfaces);
+	if (k < 0)
+		return k;
 	k = shared_append(g, r);
 	if (k < 0)
 		return k;
@@ -1853,6 +1884,13 @@ bool policy_grant_attach_raw_tracepoint(const struct policy_grant *g, const char
 	return any_fnmatch(g->attach.raw_tracepoints, g->attach.n_raw_tracepoints, name);
 }
 
+bool policy_grant_attach_interface(const struct policy_grant *g, const char *ifname)
+{
+	if (!g || !g->matched || !policy_interface_name_is_valid(ifname, false))
+		return false;
+	return any_fnmatch(g->attach.interfaces, g->attach.n_interfaces, ifname);
+}
+
 enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t owner,
 					   const char *object, const char *map)
 {
@@ -1979,7 +2017,8 @@ static json_object *attach_to_json(const struct policy_attach *a)
 	if (!o || json_add(o, "cgroups", json_object_new_boolean(a->cgroups)) < 0 ||
 	    json_add(o, "tracepoints", strv_to_json(a->tracepoints, a->n_tracepoints)) < 0 ||
 	    json_add(o, "raw_tracepoints", strv_to_json(a->raw_tracepoints, a->n_raw_tracepoints)) <
-		    0)
+		    0 ||
+	    json_add(o, "interfaces", strv_to_json(a->interfaces, a->n_interfaces)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

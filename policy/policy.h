@@ -90,6 +90,8 @@ struct policy_attach {
 	size_t n_tracepoints;
 	char **raw_tracepoints; /* NAME patterns */
 	size_t n_raw_tracepoints;
+	char **interfaces; /* interface name patterns, for xdp and tc, in the caller's netns */
+	size_t n_interfaces;
 };
 
 struct policy_map_pattern {
@@ -168,6 +170,7 @@ bool policy_grant_test_run(const struct policy_grant *g, int prog_type);
 bool policy_grant_attach_cgroup(const struct policy_grant *g);
 bool policy_grant_attach_tracepoint(const struct policy_grant *g, const char *category_name);
 bool policy_grant_attach_raw_tracepoint(const struct policy_grant *g, const char *name);
+bool policy_grant_attach_interface(const struct policy_grant *g, const char *ifname);
 /* Access the policy grants g's principal to map of owner's named object (union of rules). */
 enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t owner,
 					   const char *object, const char *map);
@@ -179,6 +182,9 @@ enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t o
  */
 bool policy_tracepoint_name_is_valid(const char *s, bool pattern);
 bool policy_raw_tracepoint_name_is_valid(const char *s, bool pattern);
+/* Interface names: 1 to 15 characters, none of '/', ':', whitespace (as the kernel's
+ * dev_valid_name). */
+bool policy_interface_name_is_valid(const char *s, bool pattern);
 /* The effective policy as JSON, for `bpfctl policy` (program types by libbpf name). */
 json_object *policy_grant_to_json(const struct policy_grant *g);
 

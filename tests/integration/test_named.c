@@ -5,6 +5,7 @@
  * uids, the real kernel and real cgroups.
  */
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -413,6 +417,119 @@ static void test_container_device(void **state)
 	/* Unload detaches: the same cgroup allows /dev/zero again. */
 	assert_int_equal(ctl(&owner, "unload", "dev", NULL), 0);
 	assert_int_equal(in_cgroup(cg_owned, open_devices, NULL), 0);
+}
+
+/* ---- xdp and tc, on interfaces of the caller's own network namespace ---- */
+
+/* As root: a new network namespace with lo up; then drop to u and run fn. */
+static int in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int status;
+
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		struct ifreq ifr = {.ifr_flags = IFF_UP};
+		int s;
+
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+		if (unshare(CLONE_NEWNET) < 0 ||
+		    (s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
+		    ioctl(s, SIOCSIFFLAGS, &ifr) < 0) {
+			perror("new network namespace");
+			_exit(120);
+		}
+		close(s);
+		if (setgroups(0, NULL) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
+		    setresuid(u->uid, u->uid, u->uid) < 0 || setuid(0) == 0) {
+			perror("dropping privileges");
+			_exit(121);
+		}
+		_exit(fn(arg));
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int attach_netdev(const char *type, const char *ifname, const char *direction,
+			 const char *program, struct bpfbroker_error **err)
+{
+	struct bpfbroker *b;
+	uint32_t id = 0;
+	int fd = -1, k;
+	struct bpfbroker_attach_opts opts = {
+		.sz = sizeof(opts),
+		.object = "net",
+		.program = program,
+		.target_type = type,
+		.name = ifname,
+		.attach_type = direction,
+		.pin = true,
+	};
+
+	k = connect_broker(&b);
+	if (k < 0)
+		return k;
+	*err = NULL;
+	k = bpfbroker_attach(b, &opts, &id, &fd, err);
+	bpfbroker_close(b);
+	return k;
+}
+
+static int client_netns(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	const struct bpfbroker_map *m;
+	uint32_t key;
+	uint64_t xdp = 0, tc = 0;
+	int k = lib_load("netcount", "net", NULL, 0, &res, &err);
+
+	CHECK(k == 0, "load: %s", err ? err->message : strerror(-k));
+	bpfbroker_result_free(res);
+	k = attach_netdev("xdp", "lo", NULL, "xdp_count", &err);
+	CHECK(k == 0, "xdp attach: %s", err ? err->message : strerror(-k));
+	k = attach_netdev("tc", "lo", "ingress", "tc_count", &err);
+	CHECK(k == 0, "tc attach: %s", err ? err->message : strerror(-k));
+	/* Interfaces the policy doesn't list, or this namespace doesn't have. */
+	k = attach_netdev("xdp", "eth9", NULL, "xdp_count", &err);
+	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "eth9: %s", code_of(err));
+	bpfbroker_error_free(err);
+	k = attach_netdev("xdp", "lo", NULL, "tc_count", &err);
+	CHECK(k < 0 && err && strstr(err->message, "not an xdp program"), "wrong type: %s",
+	      code_of(err));
+	bpfbroker_error_free(err);
+
+	CHECK(send_packets(NULL) == 0, "sending");
+	k = lib_fds("net", &res, &err);
+	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
+	m = bpfbroker_result_map(res, "pkts");
+	CHECK(m && m->fd >= 0, "no pkts fd");
+	key = 0;
+	CHECK(bpf_map_lookup_elem(m->fd, &key, &xdp) == 0, "lookup: %m");
+	key = 1;
+	CHECK(bpf_map_lookup_elem(m->fd, &key, &tc) == 0, "lookup: %m");
+	CHECK(xdp >= 5 && tc >= 5, "xdp saw %llu, tc %llu packets", (unsigned long long)xdp,
+	      (unsigned long long)tc);
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static void test_netdev_attach(void **state)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+	assert_int_equal(in_new_netns_as(&owner, client_netns, NULL), 0);
+	/* It was the namespace's lo, not ours. */
+	assert_int_equal(bpf_xdp_query((int)if_nametoindex("lo"), 0, &q), 0);
+	assert_int_equal(q.prog_id, 0);
+	assert_int_equal(ctl(&owner, "-j", "show", "net", NULL), 0);
+	assert_non_null(strstr(out, "tcx"));
+	assert_int_equal(ctl(&owner, "unload", "net", NULL), 0);
 }
 
 /* ---- tracing programs the caller may not hold ---- */
@@ -866,11 +983,11 @@ static int setup(void **state)
 		 "{\"rules\": ["
 		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\", "
-		 "\"cgroup_device\"],"
+		 "\"cgroup_device\", \"xdp\", \"sched_cls\"],"
 		 "   \"helper_classes\": [\"base\"],"
 		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"},"
 		 "            {\"name\": \"*\", \"access\": \"rw\"}],"
-		 "   \"attach\": {\"cgroups\": true}},"
+		 "   \"attach\": {\"cgroups\": true, \"interfaces\": [\"lo\"]}},"
 		 "  \"limits\": {\"max_named_objects\": 3}},"
 		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
@@ -931,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_cgroup_skb_egress),
 		cmocka_unit_test(test_container_device),
+		cmocka_unit_test(test_netdev_attach),
 		cmocka_unit_test(test_tracing_attach),
 		cmocka_unit_test(test_test_run_only),
 		cmocka_unit_test(test_isolation),

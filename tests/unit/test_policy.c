@@ -1138,7 +1138,7 @@ static const char lifecycle_json[] =
 	" \"allow\":{\"program_types\":[\"cgroup_skb\"],\"test_run_types\":[\"raw_tracepoint\"],"
 	"  \"helper_classes\":[\"base\"],"
 	"  \"attach\":{\"cgroups\":true,\"tracepoints\":[\"sched:sched_*\"],"
-	"   \"raw_tracepoints\":[\"sys_enter\"]},"
+	"   \"raw_tracepoints\":[\"sys_enter\"],\"interfaces\":[\"veth*\"]},"
 	"  "
 	"\"shared\":[{\"owner\":\"0\",\"object\":\"count*\",\"map\":\"counts\",\"access\":\"ro\"}]}"
 	","
@@ -1188,6 +1188,12 @@ static void test_lifecycle_grants(void **state)
 	assert_true(policy_grant_attach_raw_tracepoint(g, "sys_enter"));
 	assert_false(policy_grant_attach_raw_tracepoint(g, "sys_exit"));
 	assert_false(policy_grant_attach_raw_tracepoint(other, "sys_enter"));
+	assert_true(policy_grant_attach_interface(g, "veth0"));
+	assert_false(policy_grant_attach_interface(g, "eth0"));
+	assert_false(policy_grant_attach_interface(g, "veth*"));
+	assert_false(policy_grant_attach_interface(g, "veth/../x"));
+	assert_false(policy_grant_attach_interface(g, "veth0123456789abc"));
+	assert_false(policy_grant_attach_interface(other, "veth0"));
 
 	/* Shared access: per owner, object and map; rules combine as a union. */
 	assert_int_equal(policy_grant_shared_access(g, 0, "counter", "counts"), MAP_ACCESS_RW);
@@ -1232,7 +1238,7 @@ static void test_lifecycle_parse_errors(void **state)
 	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
 			   "{\"cgroup\":true}}}]}",
 			   "e.json: rules[0].allow.attach: unknown key \"cgroup\" (expected "
-			   "cgroups, tracepoints or raw_tracepoints)");
+			   "cgroups, tracepoints, raw_tracepoints or interfaces)");
 	assert_parse_error(
 		"{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
 		"[{\"owner\":\"0\",\"object\":\"x\",\"map\":\"y\",\"access\":\"rx\"}]}}]}",
