@@ -7,6 +7,7 @@
 #include <ftw.h>
 #include <grp.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -251,24 +252,32 @@ void harness_mark_kernel_objects(void)
 	first_link_id = highest_id(bpf_link_get_next_id);
 }
 
+static bool newer_than(__u32 first, int (*next)(__u32, __u32 *), const char *what, bool report)
+{
+	__u32 id = first;
+
+	if (next(id, &id) != 0)
+		return false;
+	if (report)
+		fprintf(stderr, "%s id %u outlived the tests\n", what, id);
+	return true;
+}
+
+static bool kernel_objects_left(bool report)
+{
+	/* || short-circuits on purpose: report the first kind found. */
+	return newer_than(first_prog_id, bpf_prog_get_next_id, "program", report) ||
+	       newer_than(first_map_id, bpf_map_get_next_id, "map", report) ||
+	       newer_than(first_link_id, bpf_link_get_next_id, "link", report);
+}
+
 int harness_check_no_kernel_objects_left(void)
 {
-	__u32 id = first_prog_id;
-
-	while (bpf_prog_get_next_id(id, &id) == 0) {
-		fprintf(stderr, "program id %u outlived the tests\n", id);
+	/* The kernel frees unreferenced maps and links from a workqueue: give it a moment. */
+	for (int i = 0; i < 100 && kernel_objects_left(false); i++)
+		usleep(20000);
+	if (kernel_objects_left(true))
 		return -1;
-	}
-	id = first_map_id;
-	while (bpf_map_get_next_id(id, &id) == 0) {
-		fprintf(stderr, "map id %u outlived the tests\n", id);
-		return -1;
-	}
-	id = first_link_id;
-	while (bpf_link_get_next_id(id, &id) == 0) {
-		fprintf(stderr, "link id %u outlived the tests\n", id);
-		return -1;
-	}
 	if (access(H.pin_root, F_OK) == 0) {
 		fprintf(stderr, "%s outlived the tests\n", H.pin_root);
 		return -1;

@@ -43,6 +43,8 @@
 #define UID_TRACER 4304 /* tracing types, fds withheld, listed tracepoints only */
 #define UID_TESTER 4305 /* raw_tracepoint for test runs only */
 #define UID_QUOTA 4306 /* small quotas */
+#define UID_QUOTA_MEM 4307 /* little map memory */
+#define UID_QUOTA_PROGS 4308 /* one loaded program */
 
 static gid_t share_gid;
 static const char *share_group;
@@ -53,6 +55,8 @@ static const struct user nonmember = {UID_NONMEMBER, UID_NONMEMBER};
 static const struct user tracer = {UID_TRACER, UID_TRACER};
 static const struct user tester = {UID_TESTER, UID_TESTER};
 static const struct user quota = {UID_QUOTA, UID_QUOTA};
+static const struct user quota_mem = {UID_QUOTA_MEM, UID_QUOTA_MEM};
+static const struct user quota_progs = {UID_QUOTA_PROGS, UID_QUOTA_PROGS};
 static const struct user root = {0, 0};
 
 static char cg_base[256], cg_owned[300], cg_root_owned[300];
@@ -824,6 +828,54 @@ static void test_quotas(void **state)
 	assert_int_equal(ctl(&quota, "unload", "d", NULL), 0);
 }
 
+/* Map memory and program quotas: the second counter object goes over each. */
+static int client_quota_second_load(void *arg)
+{
+	const char *limit = arg;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = lib_load("counter", "first", NULL, 0, &res, &err);
+
+	CHECK(k == 0, "first load: %s", err ? err->message : strerror(-k));
+	bpfbroker_result_free(res);
+	k = lib_load("counter", "second", NULL, 0, &res, &err);
+	CHECK(k < 0 && err && strcmp(err->code, "quota") == 0 && strstr(err->message, limit),
+	      "second load: %d %s", k, err ? err->message : "");
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+static void test_memory_and_program_quotas(void **state)
+{
+	assert_int_equal(
+		harness_as_user(&quota_mem, client_quota_second_load, "max_map_memory_bytes"), 0);
+	assert_int_equal(ctl(&quota_mem, "unload", "first", NULL), 0);
+	assert_int_equal(
+		harness_as_user(&quota_progs, client_quota_second_load, "max_loaded_programs"), 0);
+	assert_int_equal(ctl(&quota_progs, "unload", "first", NULL), 0);
+}
+
+/* --admin-group: its members may list and unload everyone's objects. */
+static void test_admin_group(void **state)
+{
+	char arg[96];
+
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "adm", NULL), 0);
+	assert_int_not_equal(ctl(&member, "list", "--all", NULL), 0);
+	snprintf(arg, sizeof(arg), "--admin-group=%s", share_group);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(arg), 0);
+	assert_int_equal(ctl(&member, "list", "--all", NULL), 0);
+	assert_non_null(strstr(out, "adm"));
+	assert_int_not_equal(ctl(&nonmember, "list", "--all", NULL), 0);
+	/* Admins may unload, but get no fds of others' objects. */
+	assert_int_not_equal(ctl(&member, "map", "dump", "nobody/adm/config", NULL), 0);
+	assert_int_equal(ctl(&member, "unload", "nobody/adm", NULL), 0);
+	assert_int_not_equal(ctl(&owner, "show", "adm", NULL), 0);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+}
+
 static int client_quota_messages(void *arg)
 {
 	struct bpfbroker_result *res = NULL;
@@ -1010,13 +1062,24 @@ static int setup(void **state)
 		 "[\"base\"],"
 		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
 		 "  \"limits\": {\"max_named_objects\": 2, \"max_loads_per_minute\": 4}},"
+		 /* Limits combine as the largest over matching rules: one rule each. */
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
+		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
+		 "  \"limits\": {\"max_map_memory_bytes\": 20000}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
+		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
+		 "  \"limits\": {\"max_loaded_programs\": 1}},"
 		 " {\"match\": {\"uids\": [\"0\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"],"
 		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
 		 "\"rw\"}]}}"
 		 "]}",
-		 UID_OWNER, UID_OTHER, UID_MEMBER, UID_NONMEMBER, UID_TRACER, UID_TESTER,
-		 UID_QUOTA);
+		 UID_OWNER, UID_OTHER, UID_MEMBER, UID_NONMEMBER, UID_TRACER, UID_TESTER, UID_QUOTA,
+		 UID_QUOTA_MEM, UID_QUOTA_PROGS);
 	if (harness_write_policy("50-named.json", policy) < 0)
 		return -1;
 	if (cgroups_create() < 0) {
@@ -1054,6 +1117,8 @@ int main(void)
 		cmocka_unit_test(test_isolation),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_quotas),
+		cmocka_unit_test(test_memory_and_program_quotas),
+		cmocka_unit_test(test_admin_group),
 		cmocka_unit_test(test_restart_keeps_everything),
 		cmocka_unit_test(test_crash_recovery),
 		cmocka_unit_test(test_bad_requests),
