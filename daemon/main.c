@@ -204,6 +204,7 @@ static int policy_load(const char *dir, struct policy **ret)
 
 struct daemon {
 	struct options opt;
+	struct store_config store; /* lives as long as the server that points to it */
 	gid_t admin_gid;
 	struct policy *policy;
 	struct worker_pool *pool;
@@ -376,11 +377,12 @@ int main(int argc, char **argv)
 	k = state_dir_prepare(d.opt.state_dir);
 	if (k < 0)
 		goto out;
-	{
-		struct store_config sc = {.pin_root = d.opt.pin_root, .state_dir = d.opt.state_dir};
-
-		store_recover_in_child(&sc);
-	}
+	d.store = (struct store_config){
+		.pin_root = d.opt.pin_root,
+		.state_dir = d.opt.state_dir,
+		.fault = d.opt.fault_inject,
+	};
+	store_recover_in_child(&d.store);
 	if (d.opt.admin_group) {
 		k = identity_parse_group(d.opt.admin_group, &d.admin_gid);
 		if (k < 0) {
@@ -401,23 +403,16 @@ int main(int argc, char **argv)
 			.max_workers = d.opt.workers,
 			.job_timeout_usec = (uint64_t)d.opt.timeout_sec * 1000000,
 			.policy = &current_policy,
-			.load =
-				{
-					.store =
-						{
-							.pin_root = d.opt.pin_root,
-							.state_dir = d.opt.state_dir,
-							.fault = d.opt.fault_inject,
-						},
-					.admin_gid = d.admin_gid,
-					.have_admin_gid = d.opt.admin_group != NULL,
-				},
+			.load = {.store = d.store,
+				 .admin_gid = d.admin_gid,
+				 .have_admin_gid = d.opt.admin_group != NULL},
 		};
 		struct server_config sc = {
 			.max_connections = d.opt.max_connections,
 			.max_connections_per_uid = d.opt.max_connections_per_uid,
 			.job_timeout_usec = wc.job_timeout_usec,
 			.policy = &current_policy,
+			.store = &d.store,
 		};
 
 		k = worker_pool_new(event, &wc, &d.pool);

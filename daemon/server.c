@@ -188,6 +188,22 @@ static int handle_policy(struct conn *c, int64_t id)
 	json_object_object_add(result, "identity", identity_json(c));
 	json_object_object_add(result, "policy", policy_grant_to_json(g));
 	policy_grant_free(g);
+	/* What counts against the quotas now: small root-owned files, read in place. */
+	if (c->server->cfg.store) {
+		struct store_usage u = {};
+
+		if (store_usage(c->server->cfg.store, c->cred.uid, &u) >= 0) {
+			json_object *usage = json_object_new_object();
+
+			json_object_object_add(usage, "named_objects",
+					       json_object_new_int64((int64_t)u.named_objects));
+			json_object_object_add(usage, "loaded_programs",
+					       json_object_new_int64((int64_t)u.programs));
+			json_object_object_add(usage, "map_memory_bytes",
+					       json_object_new_int64((int64_t)u.map_memory_bytes));
+			json_object_object_add(result, "usage", usage);
+		}
+	}
 	reply = proto_reply_new(id, result);
 	if (!reply)
 		return -ENOMEM;

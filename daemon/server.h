@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "policy/policy.h"
+#include "store.h"
 #include "worker.h"
 
 struct server_config {
@@ -16,6 +17,7 @@ struct server_config {
 	unsigned max_connections_per_uid; /* per client uid */
 	uint64_t job_timeout_usec; /* for the message of a timed-out load */
 	const struct policy *const *policy;
+	const struct store_config *store; /* for the usage `policy` reports against quotas */
 };
 
 struct server;

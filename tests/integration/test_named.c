@@ -810,6 +810,10 @@ static void test_quotas(void **state)
 	assert_non_null(strstr(out, "max_named_objects"));
 	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "a", NULL), 0);
 	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "b", NULL), 0);
+	/* bpfctl policy reports what counts against the quotas. */
+	assert_int_equal(ctl(&quota, "-j", "policy", NULL), 0);
+	assert_non_null(strstr(out, "\"named_objects\": 2"));
+	assert_non_null(strstr(out, "\"loaded_programs\": 2"));
 	assert_int_equal(ctl(&quota, "load", harness_object("counter"), "--name", "c", NULL), 1);
 	assert_int_equal(ctl(&quota, "-j", "load", harness_object("counter"), "--name", "c", NULL),
 			 1);
