@@ -775,9 +775,9 @@ static int job_check_shares(struct job *j, struct reply *r)
 			return reply_error(r, PROTO_E_INVALID, ENOENT,
 					   "shares[%zu]: there is no %s \"%s\"", i,
 					   sh->user ? "user" : "group", sh->user ?: sh->group);
-		if (map_access_from_string(sh->access, &want) < 0)
-			return reply_error(r, PROTO_E_INVALID, EINVAL, "shares[%zu]: bad access",
-					   i);
+		if (map_access_from_string(sh->access, &want) < 0 || want == MAP_ACCESS_NONE)
+			return reply_error(r, PROTO_E_INVALID, EINVAL,
+					   "shares[%zu]: access must be ro, wo or rw", i);
 		if ((want & j->verdict.map_access[m]) != want)
 			return reply_error(r, PROTO_E_DENIED, EPERM,
 					   "shares[%zu]: you may not share map \"%s\" as %s: your "
@@ -788,51 +788,73 @@ static int job_check_shares(struct job *j, struct reply *r)
 	return 1;
 }
 
+static bool pinned_map_exists(const struct job *j, const char *name)
+{
+	char path[PATH_MAX + 256];
+
+	snprintf(path, sizeof(path), "%s/%s", j->pin_dir, name);
+	return access(path, F_OK) == 0;
+}
+
 static int job_check_quotas(struct job *j, struct reply *r)
 {
 	const struct policy_limits *l = &j->grant->limits;
 	uint64_t count = 0, progs = 0, memory = 0;
+	bool pins = false;
 	int k;
 
 	j->lock = store_lock_user(&j->cfg->store, j->id.uid);
 	if (j->lock < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -j->lock, "cannot lock your state: %s",
 				   strerror(-j->lock));
-	if (j->req.name) {
+	for (size_t i = 0; i < j->desc.n_maps; i++)
+		pins = pins || j->desc.maps[i].pinned;
+	/* Named objects, and maps pinned by name, stay after the client: both count. */
+	if (j->req.name || pins) {
 		struct store_usage u = {};
 		json_object *meta = NULL;
 
-		store_sweep_user(&j->cfg->store, j->id.uid);
-		k = store_meta_read(&j->cfg->store, j->id.uid, j->req.name, &meta);
-		json_object_put(meta);
-		if (k == 0)
-			return reply_error(r, PROTO_E_EXISTS, EEXIST,
-					   "you already have an object named \"%s\"; unload it "
-					   "first or choose another name",
-					   j->req.name);
-		if (k != -ENOENT)
-			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
-					   strerror(-k));
+		if (j->req.name) {
+			store_sweep_user(&j->cfg->store, j->id.uid);
+			k = store_meta_read(&j->cfg->store, j->id.uid, j->req.name, &meta);
+			json_object_put(meta);
+			if (k == 0)
+				return reply_error(r, PROTO_E_EXISTS, EEXIST,
+						   "you already have an object named \"%s\"; "
+						   "unload it first or choose another name",
+						   j->req.name);
+			if (k != -ENOENT)
+				return reply_error(r, PROTO_E_INTERNAL, -k,
+						   "cannot read your objects: %s", strerror(-k));
+		}
 		k = store_usage(&j->cfg->store, j->id.uid, &u);
 		if (k < 0)
 			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
 					   strerror(-k));
 		for (size_t i = 0; i < j->desc.n_programs; i++)
 			progs += j->desc.programs[i].load;
-		for (size_t i = 0; i < j->desc.n_maps; i++)
-			memory += policy_map_memory_estimate(&j->desc.maps[i]);
-		if (u.named_objects + 1 > l->max_named_objects)
+		for (size_t i = 0; i < j->desc.n_maps; i++) {
+			const struct object_map *m = &j->desc.maps[i];
+
+			/* A by-name pin that exists is reused: it is counted already. */
+			if (m->pinned ? pinned_map_exists(j, m->name) : !j->req.name)
+				continue;
+			memory += policy_map_memory_estimate(m);
+		}
+		if (j->req.name && u.named_objects + 1 > l->max_named_objects)
 			return quota_error(r, "max_named_objects", u.named_objects, 1,
 					   l->max_named_objects);
-		if (u.programs + progs > l->max_loaded_programs)
+		if (j->req.name && u.programs + progs > l->max_loaded_programs)
 			return quota_error(r, "max_loaded_programs", u.programs, progs,
 					   l->max_loaded_programs);
 		if (u.map_memory_bytes + memory > l->max_map_memory_bytes)
 			return quota_error(r, "max_map_memory_bytes", u.map_memory_bytes, memory,
 					   l->max_map_memory_bytes);
-		k = job_check_shares(j, r);
-		if (k <= 0)
-			return k;
+		if (j->req.name) {
+			k = job_check_shares(j, r);
+			if (k <= 0)
+				return k;
+		}
 	}
 	/* Counted before the kernel is asked: the verifier's time is what this bounds. */
 	k = store_rate_take(&j->cfg->store, j->id.uid, l->max_loads_per_minute, &count);
@@ -933,7 +955,9 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 		if (k >= 0)
 			k = pin_into(dir, 'm', n, bpf_map__fd(map));
 		snprintf(pin, sizeof(pin), "m%zu", n++);
-		memory += policy_map_memory_estimate(m);
+		/* Maps pinned by name are counted where they live (store_usage()). */
+		if (!m->pinned)
+			memory += policy_map_memory_estimate(m);
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(m->name));
 		json_object_object_add(

@@ -238,14 +238,10 @@ static int object_load(struct call *c, uid_t owner, const char *name, struct obj
 	if (k >= 0 && !o.is_owner) {
 		struct identity oi = {};
 
+		/* An owner missing from the user database still matches rules by uid. */
 		k = identity_of_uid(owner, &oi);
-		if (k == -ENOENT) {
-			/* An owner no longer in the user database shares nothing. */
-			k = policy_resolve(NULL, &(struct policy_identity){.uid = owner},
-					   &o.owner_grant);
-		} else if (k >= 0) {
+		if (k >= 0)
 			k = policy_resolve(c->policy, &oi.id, &o.owner_grant);
-		}
 		identity_done(&oi);
 	}
 	if (k < 0) {
@@ -359,12 +355,16 @@ static bool link_pinned(const char *dir, uint32_t id)
 static int object_links(const struct object *o, struct link_entry **ret, size_t *ret_n)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
-	json_object *progs = meta_array(o->meta, "programs");
+	_cleanup_free_ uint32_t *prog_ids = NULL;
 	struct link_entry *v = NULL;
-	size_t n = 0;
+	size_t n = 0, n_progs = 0;
 	uint32_t id = 0;
 	int k;
 
+	/* The programs really pinned there, not ids from metadata that may be stale. */
+	k = store_object_prog_ids(o->dir, &prog_ids, &n_progs);
+	if (k < 0)
+		return k;
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
@@ -386,9 +386,8 @@ static int object_links(const struct object *o, struct link_entry **ret, size_t 
 		if (e.info.type != BPF_LINK_TYPE_RAW_TRACEPOINT)
 			e.tp_name[0] = '\0';
 		e.tp_name[sizeof(e.tp_name) - 1] = '\0';
-		for (size_t i = 0; progs && i < json_object_array_length(progs); i++)
-			if (meta_int(json_object_array_get_idx(progs, i), "id") ==
-			    (int64_t)e.info.prog_id)
+		for (size_t i = 0; i < n_progs; i++)
+			if (prog_ids[i] == e.info.prog_id)
 				ours = true;
 		if (!ours)
 			continue;
@@ -488,7 +487,13 @@ static json_object *object_json(const struct call *c, const struct object *o)
 		json_object_object_add(j, "owner_name", json_object_new_string(pw->pw_name));
 	json_object_object_add(j, "loaded_at",
 			       json_object_new_int64(meta_int(o->meta, "loaded_at")));
-	for (size_t i = 0; mp && i < json_object_array_length(mp); i++) {
+	/*
+	 * Those an object is shared with see its shared maps and nothing more;
+	 * the owner and admins see everything.
+	 */
+	bool full = o->is_owner || call_is_admin(c);
+
+	for (size_t i = 0; full && mp && i < json_object_array_length(mp); i++) {
 		json_object *p = json_object_array_get_idx(mp, i), *e = json_object_new_object(),
 			    *v;
 		static const char *const keys[] = {"name", "type",  "attach_type",  "id",
@@ -505,24 +510,29 @@ static json_object *object_json(const struct call *c, const struct object *o)
 		static const char *const keys[] = {"name",     "type",	     "id",
 						   "key_size", "value_size", "max_entries"};
 		const char *name = meta_string(m, "name");
+		enum map_access a = name ? object_map_access(c, o, name) : MAP_ACCESS_NONE;
 
-		for (size_t k = 0; e && k < ARRAY_SIZE(keys); k++)
+		if (!e)
+			continue;
+		if (!full && a == MAP_ACCESS_NONE) {
+			json_object_put(e);
+			continue;
+		}
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
 			if (json_object_object_get_ex(m, keys[k], &v))
 				json_object_object_add(e, keys[k], json_object_get(v));
-		json_object_object_add(
-			e, "access",
-			json_object_new_string(map_access_to_string(
-				name ? object_map_access(c, o, name) : MAP_ACCESS_NONE)));
+		json_object_object_add(e, "access",
+				       json_object_new_string(map_access_to_string(a)));
 		json_object_array_add(maps, e);
 	}
 	json_object_object_add(j, "programs", progs);
 	json_object_object_add(j, "maps", maps);
-	if (object_links(o, &le, &n_links) >= 0)
+	if (full && object_links(o, &le, &n_links) >= 0)
 		for (size_t i = 0; i < n_links; i++)
 			json_object_array_add(links, link_json(o, &le[i]));
 	json_object_object_add(j, "links", links);
 	/* Who else may use the maps is the owner's (and an admin's) business. */
-	if (o->is_owner || call_is_admin(c)) {
+	if (full) {
 		json_object *s;
 
 		if (json_object_object_get_ex(o->meta, "shares", &s))
@@ -578,6 +588,10 @@ static int named_list(struct call *c, struct reply *r)
 		return reply_error(r, PROTO_E_DENIED, EPERM,
 				   "listing other users' objects needs root or the broker's admin "
 				   "group");
+	if (user && shared)
+		return reply_error(
+			r, PROTO_E_INVALID, EINVAL,
+			"\"shared\" lists what others share with you; it takes no \"user\"");
 	if (user && identity_parse_user(user, &uid) < 0)
 		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "no user \"%.64s\"", user);
 
@@ -678,18 +692,42 @@ static int named_unload(struct call *c, struct reply *r)
 
 /* ---- fds ---- */
 
+/*
+ * Open a pin of the object and check it is what the metadata describes: the
+ * metadata was read without the owner's lock, and an unload and a new load
+ * of the same name in between must not pair the old entry (its shares) with
+ * a new object's pin.
+ */
 static int pin_open(const struct object *o, json_object *entry)
 {
 	const char *pin = meta_string(entry, "pin");
+	union {
+		struct bpf_prog_info prog;
+		struct bpf_map_info map;
+	} info = {};
+	uint32_t len = sizeof(info), id;
 	char path[PATH_MAX];
 	int fd;
 
-	if (!pin || strchr(pin, '/'))
+	if (!pin || strchr(pin, '/') || (pin[0] != 'p' && pin[0] != 'm'))
 		return -EINVAL;
 	if (snprintf(path, sizeof(path), "%s/%s", o->dir, pin) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	fd = bpf_obj_get(path);
-	return fd < 0 ? negative_errno() : fd;
+	if (fd < 0)
+		return negative_errno();
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0) {
+		int k = negative_errno();
+
+		safe_close(fd);
+		return k;
+	}
+	id = pin[0] == 'p' ? info.prog.id : info.map.id;
+	if ((int64_t)id != meta_int(entry, "id")) {
+		safe_close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }
 
 /* The BTF of the object's maps: read-only type information for pretty-printing. */
@@ -972,9 +1010,6 @@ static int attach_cgroup(struct call *c, struct reply *r, const struct attach_re
 	static const cap_value_t caps[] = {CAP_BPF, CAP_NET_ADMIN};
 	int type = (int)meta_int(prog, "prog_type"), at, fd, k;
 
-	if (!policy_grant_attach_cgroup(c->grant))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "your policy does not allow attaching to cgroups");
 	if (!prog_type_attaches_to_cgroup(type))
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "program \"%s\" has type %s, which does not attach to cgroups",
@@ -995,6 +1030,11 @@ static int attach_cgroup(struct call *c, struct reply *r, const struct attach_re
 	} else {
 		at = (int)meta_int(prog, "expected_attach_type");
 	}
+	if (!policy_grant_attach_cgroup(c->grant, at))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "your policy does not allow attaching to cgroups as %s",
+				   libbpf_bpf_attach_type_str((enum bpf_attach_type)at)
+					   ?: "this type");
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
@@ -1194,6 +1234,61 @@ static int link_id_of(int fd, uint32_t *ret)
 	return 0;
 }
 
+/* How many links the user's named objects have, against max_attachments. */
+static int user_attachments(struct call *c, uid_t uid, uint64_t *ret)
+{
+	char **names = NULL;
+	size_t n = 0;
+	uint64_t total = 0;
+	int k = store_list_names(&c->cfg->store, uid, &names, &n);
+
+	if (k == -ENOENT)
+		k = 0;
+	for (size_t i = 0; k >= 0 && i < n; i++) {
+		_cleanup_(object_done) struct object o = {};
+		_cleanup_free_ struct link_entry *le = NULL;
+		size_t n_links = 0;
+
+		if (object_load(c, uid, names[i], &o) < 0)
+			continue;
+		k = object_links(&o, &le, &n_links);
+		total += n_links;
+	}
+	store_names_free(names, n);
+	if (k < 0)
+		return k;
+	*ret = total;
+	return 0;
+}
+
+/* Attachments are bounded like loads: in number, and per minute with them. */
+static int attach_check_quotas(struct call *c, struct reply *r)
+{
+	const struct policy_limits *l = &c->grant->limits;
+	uint64_t n = 0;
+	int k = user_attachments(c, c->ident.id.uid, &n);
+
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your attachments: %s",
+				   strerror(-k));
+	if (n + 1 > l->max_attachments)
+		return reply_error(r, PROTO_E_QUOTA, EDQUOT,
+				   "this attach would exceed your quota max_attachments: you have "
+				   "%llu, your limit is %llu",
+				   (unsigned long long)n, (unsigned long long)l->max_attachments);
+	k = store_rate_take(&c->cfg->store, c->ident.id.uid, l->max_loads_per_minute, &n);
+	if (k == -EDQUOT)
+		return reply_error(
+			r, PROTO_E_QUOTA, EDQUOT,
+			"you reached your quota max_loads_per_minute (loads and attaches): "
+			"%llu in the last minute, your limit is %llu",
+			(unsigned long long)n, (unsigned long long)l->max_loads_per_minute);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your requests: %s",
+				   strerror(-k));
+	return 1;
+}
+
 static int named_attach(struct call *c, struct reply *r)
 {
 	_cleanup_(object_done) struct object o = {};
@@ -1211,6 +1306,16 @@ static int named_attach(struct call *c, struct reply *r)
 		k = object_open(c, r, ref, VISIBLE_OWNER, &o);
 	if (k > 0)
 		k = call_lock(c, r, o.owner);
+	if (k > 0 && !a.pin &&
+	    (strcmp(a.type, "tracepoint") == 0 || strcmp(a.type, "raw_tracepoint") == 0))
+		/* The kernel can't detach these links: one held by a client would outlive unload.
+		 */
+		k = reply_error(r, PROTO_E_INVALID, EINVAL,
+				"%s attachments are always pinned (the kernel cannot detach them "
+				"from a link fd you hold): attach with pin",
+				a.type);
+	if (k > 0)
+		k = attach_check_quotas(c, r);
 	if (k <= 0)
 		return k;
 	prog = meta_find(o.meta, "programs", a.program);

@@ -19,6 +19,7 @@
 #include "caps.h"
 #include "common/macro.h"
 #include "log.h"
+#include "policy/policy.h"
 #include "proto/proto.h"
 
 #define PINNED_DIR "-pinned"
@@ -343,8 +344,14 @@ int store_list_owners(const struct store_config *c, uid_t **ret, size_t *ret_n)
 	return 0;
 }
 
+static char *keep_pin(const struct dirent *e)
+{
+	return e->d_name[0] != '.' ? strdup(e->d_name) : NULL;
+}
+
 int store_usage(const struct store_config *c, uid_t uid, struct store_usage *ret)
 {
+	char dir[PATH_MAX];
 	struct store_usage u = {};
 	char **names = NULL;
 	size_t n = 0;
@@ -365,6 +372,33 @@ int store_usage(const struct store_config *c, uid_t uid, struct store_usage *ret
 		json_object_put(meta);
 	}
 	store_names_free(names, n);
+	/* Maps pinned by name outlive every object that made them. */
+	k = user_pin_dir(c, uid, dir, sizeof(dir));
+	if (k >= 0 && strlen(dir) + sizeof("/" PINNED_DIR) <= sizeof(dir))
+		strcat(dir, "/" PINNED_DIR);
+	if (k >= 0 && list_dir(dir, keep_pin, &names, &n) >= 0) {
+		for (size_t i = 0; i < n; i++) {
+			char path[PATH_MAX + 256];
+			struct bpf_map_info info = {};
+			uint32_t len = sizeof(info);
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			fd = bpf_obj_get(path);
+			if (fd < 0)
+				continue;
+			if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) {
+				struct object_map m = {.map_type = (int)info.type,
+						       .key_size = info.key_size,
+						       .value_size = info.value_size,
+						       .max_entries = info.max_entries};
+
+				u.map_memory_bytes += policy_map_memory_estimate(&m);
+			}
+			safe_close(fd);
+		}
+		store_names_free(names, n);
+	}
 	*ret = u;
 	return 0;
 }
@@ -497,6 +531,29 @@ static char *keep_tmp(const struct dirent *e)
 	return len > sl && strcmp(e->d_name + len - sl, TMP_SUFFIX) == 0 ? strdup(e->d_name) : NULL;
 }
 
+/*
+ * Metadata whose pins are gone (bpffs was remounted, or the state directory
+ * outlived a reboot) describes kernel ids that may now be anyone's: drop it.
+ */
+static void store_drop_orphan_meta(const struct store_config *c, uid_t uid)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	if (store_list_names(c, uid, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char dir[PATH_MAX];
+
+		if (store_object_dir(c, uid, names[i], dir, sizeof(dir)) < 0 ||
+		    access(dir, F_OK) == 0 || errno != ENOENT)
+			continue;
+		log_warning("dropping %u/%s: its pins are gone", (unsigned)uid, names[i]);
+		store_meta_remove(c, uid, names[i]);
+	}
+	store_names_free(names, n);
+}
+
 int store_recover(const struct store_config *c)
 {
 	char **uids = NULL;
@@ -536,6 +593,21 @@ int store_recover(const struct store_config *c)
 		safe_close(lock);
 	}
 	store_names_free(uids, n);
+	/* Every user with state, whether or not they still have pins. */
+	{
+		_cleanup_free_ uid_t *owners = NULL;
+		size_t n_owners = 0;
+
+		if (store_list_owners(c, &owners, &n_owners) >= 0)
+			for (size_t i = 0; i < n_owners; i++) {
+				int lock = store_lock_user(c, owners[i]);
+
+				if (lock < 0)
+					continue;
+				store_drop_orphan_meta(c, owners[i]);
+				safe_close(lock);
+			}
+	}
 	return 0;
 }
 

@@ -59,6 +59,7 @@ struct policy_rule {
 	uint64_t test_run_types;
 	helper_class_mask_t helper_classes;
 	bool pinning;
+	bool maps_of_maps;
 	struct policy_map_pattern *maps;
 	size_t n_maps;
 	struct policy_attach attach;
@@ -622,6 +623,7 @@ static const struct policy_limits default_limits = {
 	.max_programs = POLICY_DEFAULT_MAX_PROGRAMS,
 	.max_maps = POLICY_DEFAULT_MAX_MAPS,
 	.max_map_entries = POLICY_DEFAULT_MAX_MAP_ENTRIES,
+	.max_attachments = POLICY_DEFAULT_MAX_ATTACHMENTS,
 	.max_named_objects = POLICY_DEFAULT_MAX_NAMED_OBJECTS,
 	.max_loaded_programs = POLICY_DEFAULT_MAX_LOADED_PROGRAMS,
 	.max_map_memory_bytes = POLICY_DEFAULT_MAX_MAP_MEMORY_BYTES,
@@ -1038,6 +1040,83 @@ static int parse_name_patterns(struct parse_ctx *c, const char *path, json_objec
 	return 0;
 }
 
+static bool attach_type_is_cgroup(int t)
+{
+	switch (t) {
+	case BPF_CGROUP_INET_INGRESS:
+	case BPF_CGROUP_INET_EGRESS:
+	case BPF_CGROUP_INET_SOCK_CREATE:
+	case BPF_CGROUP_SOCK_OPS:
+	case BPF_CGROUP_DEVICE:
+	case BPF_CGROUP_INET4_BIND:
+	case BPF_CGROUP_INET6_BIND:
+	case BPF_CGROUP_INET4_CONNECT:
+	case BPF_CGROUP_INET6_CONNECT:
+	case BPF_CGROUP_INET4_POST_BIND:
+	case BPF_CGROUP_INET6_POST_BIND:
+	case BPF_CGROUP_UDP4_SENDMSG:
+	case BPF_CGROUP_UDP6_SENDMSG:
+	case BPF_CGROUP_SYSCTL:
+	case BPF_CGROUP_UDP4_RECVMSG:
+	case BPF_CGROUP_UDP6_RECVMSG:
+	case BPF_CGROUP_GETSOCKOPT:
+	case BPF_CGROUP_SETSOCKOPT:
+	case BPF_CGROUP_INET_SOCK_RELEASE:
+	case BPF_CGROUP_INET4_GETPEERNAME:
+	case BPF_CGROUP_INET6_GETPEERNAME:
+	case BPF_CGROUP_INET4_GETSOCKNAME:
+	case BPF_CGROUP_INET6_GETSOCKNAME:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* "cgroups": true (the default set) or a list of cgroup attach types by libbpf name. */
+static int parse_cgroup_attach(struct parse_ctx *c, const char *parent, json_object *attach,
+			       uint64_t *ret)
+{
+	char path[JPATH_MAX], epath[JPATH_MAX], pbuf[PRINTABLE_BUF];
+	json_object *v;
+	uint64_t mask = 0;
+	int r;
+
+	path_key(path, parent, "cgroups");
+	if (!json_object_object_get_ex(attach, "cgroups", &v))
+		return 0;
+	if (json_object_is_type(v, json_type_boolean)) {
+		*ret = json_object_get_boolean(v) ? POLICY_CGROUP_ATTACH_DEFAULT : 0;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_array))
+		return parse_fail(c, path, "expected true, false or a list of attach types, got %s",
+				  json_type_phrase(json_object_get_type(v)));
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		json_object *e = json_object_array_get_idx(v, i);
+		int t = -1;
+
+		path_index(epath, path, i);
+		r = expect_type(c, epath, e, json_type_string);
+		if (r < 0)
+			return r;
+		for (int k = 0; k < 64 && t < 0; k++) {
+			const char *n = libbpf_bpf_attach_type_str((enum bpf_attach_type)k);
+
+			if (n && streq(n, json_object_get_string(e)))
+				t = k;
+		}
+		if (t < 0 || !attach_type_is_cgroup(t))
+			return parse_fail(
+				c, epath,
+				"\"%s\" is not a cgroup attach type (such as "
+				"cgroup_inet_egress, cgroup_device or cgroup_inet4_connect)",
+				printable(pbuf, json_object_get_string(e)));
+		mask |= 1ull << t;
+	}
+	*ret = mask;
+	return 0;
+}
+
 static int parse_attach(struct parse_ctx *c, const char *parent, json_object *allow,
 			struct policy_attach *out)
 {
@@ -1050,7 +1129,7 @@ static int parse_attach(struct parse_ctx *c, const char *parent, json_object *al
 	r = get_section(c, parent, allow, "attach", keys, ARRAY_SIZE(keys), path, &a);
 	if (r <= 0)
 		return r;
-	r = get_bool(c, path, a, "cgroups", &out->cgroups);
+	r = parse_cgroup_attach(c, path, a, &out->cgroup_attach_types);
 	if (r < 0)
 		return r;
 	r = get_array(c, path, a, "tracepoints", &v, kpath);
@@ -1178,7 +1257,7 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 {
 	static const char *const keys[] = {"program_types",  "program_fds", "test_run_types",
 					   "helper_classes", "maps",	    "pinning",
-					   "attach",	     "shared"};
+					   "maps_of_maps",   "attach",	    "shared"};
 	char path[JPATH_MAX], kpath[JPATH_MAX], epath[JPATH_MAX];
 	json_object *a, *v;
 	int r;
@@ -1249,6 +1328,9 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 			out->n_maps++;
 		}
 	}
+	r = get_bool(c, path, a, "maps_of_maps", &out->maps_of_maps);
+	if (r < 0)
+		return r;
 	return get_bool(c, path, a, "pinning", &out->pinning);
 }
 
@@ -1265,6 +1347,8 @@ static const struct limit_field {
 	{"max_maps", offsetof(struct policy_limits, max_maps), POLICY_HARD_MAX_MAPS},
 	{"max_map_entries", offsetof(struct policy_limits, max_map_entries),
 	 POLICY_HARD_MAX_MAP_ENTRIES},
+	{"max_attachments", offsetof(struct policy_limits, max_attachments),
+	 POLICY_HARD_MAX_ATTACHMENTS},
 	{"max_named_objects", offsetof(struct policy_limits, max_named_objects),
 	 POLICY_HARD_MAX_NAMED_OBJECTS},
 	{"max_loaded_programs", offsetof(struct policy_limits, max_loaded_programs),
@@ -1739,7 +1823,8 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 	g->test_run_types |= r->test_run_types;
 	g->helper_classes |= r->helper_classes;
 	g->pinning = g->pinning || r->pinning;
-	g->attach.cgroups = g->attach.cgroups || r->attach.cgroups;
+	g->maps_of_maps = g->maps_of_maps || r->maps_of_maps;
+	g->attach.cgroup_attach_types |= r->attach.cgroup_attach_types;
 	k = strv_append(&g->attach.tracepoints, &g->attach.n_tracepoints, r->attach.tracepoints,
 			r->attach.n_tracepoints);
 	if (k < 0)
@@ -1857,9 +1942,11 @@ bool policy_grant_test_run(const struct policy_grant *g, int prog_type)
 	return g->test_run_types & (1ull << prog_type);
 }
 
-bool policy_grant_attach_cgroup(const struct policy_grant *g)
+bool policy_grant_attach_cgroup(const struct policy_grant *g, int attach_type)
 {
-	return g && g->matched && g->attach.cgroups;
+	if (!g || !g->matched || attach_type < 0 || attach_type >= 64)
+		return false;
+	return g->attach.cgroup_attach_types & (1ull << attach_type);
 }
 
 static bool any_fnmatch(char *const *patterns, size_t n, const char *s)
@@ -2010,11 +2097,26 @@ static json_object *strv_to_json(char *const *v, size_t n)
 	return TAKE_PTR(arr);
 }
 
+static json_object *cgroup_attach_to_json(uint64_t mask)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (int t = 0; t < 64; t++)
+		if ((mask & (1ull << t)) &&
+		    json_append(arr, json_object_new_string(
+					     libbpf_bpf_attach_type_str((enum bpf_attach_type)t)
+						     ?: "?")) < 0)
+			return NULL;
+	return TAKE_PTR(arr);
+}
+
 static json_object *attach_to_json(const struct policy_attach *a)
 {
 	_cleanup_json_ json_object *o = json_object_new_object();
 
-	if (!o || json_add(o, "cgroups", json_object_new_boolean(a->cgroups)) < 0 ||
+	if (!o || json_add(o, "cgroups", cgroup_attach_to_json(a->cgroup_attach_types)) < 0 ||
 	    json_add(o, "tracepoints", strv_to_json(a->tracepoints, a->n_tracepoints)) < 0 ||
 	    json_add(o, "raw_tracepoints", strv_to_json(a->raw_tracepoints, a->n_raw_tracepoints)) <
 		    0 ||
@@ -2076,6 +2178,7 @@ json_object *policy_grant_to_json(const struct policy_grant *g)
 	    json_add(o, "attach", attach_to_json(&g->attach)) < 0 ||
 	    json_add(o, "shared", shared_to_json(g)) < 0 ||
 	    json_add(o, "pinning", json_object_new_boolean(g->pinning)) < 0 ||
+	    json_add(o, "maps_of_maps", json_object_new_boolean(g->maps_of_maps)) < 0 ||
 	    json_add(o, "maps", map_rules_to_json(g)) < 0 ||
 	    json_add(o, "limits", TAKE_PTR(limits)) < 0)
 		return NULL;
@@ -2243,6 +2346,16 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 	if (map->pinned && !g->pinning)
 		return item_deny(
 			it, "map \"%s\" is pinned by name, which your policy does not allow", name);
+	/* The kernel doesn't check an fd's mode when it goes into a map of maps. */
+	if ((map->map_type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+	     map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS) &&
+	    !g->maps_of_maps)
+		return item_deny(
+			it,
+			"map \"%s\" is a map of maps, which your policy does not allow "
+			"(it would let your programs write any map you hold a read-only fd "
+			"of)",
+			name);
 	return 0;
 }
 

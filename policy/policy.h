@@ -40,8 +40,13 @@ int map_access_from_string(const char *s, enum map_access *ret); /* 0 or -EINVAL
 #define POLICY_DEFAULT_MAX_PROGRAMS 8
 #define POLICY_DEFAULT_MAX_MAPS 16
 #define POLICY_DEFAULT_MAX_MAP_ENTRIES 65536
+/* cgroup_inet_ingress, cgroup_inet_egress, cgroup_device: observe, drop, deny; nothing else. */
+#define POLICY_CGROUP_ATTACH_DEFAULT ((1ull << 0) | (1ull << 1) | (1ull << 6))
+
 /* Per-user quotas over all of a user's named objects (across connections and restarts). */
 #define POLICY_DEFAULT_MAX_NAMED_OBJECTS 16
+#define POLICY_DEFAULT_MAX_ATTACHMENTS 32
+#define POLICY_HARD_MAX_ATTACHMENTS 4096
 #define POLICY_DEFAULT_MAX_LOADED_PROGRAMS 64
 #define POLICY_DEFAULT_MAX_MAP_MEMORY_BYTES (64ull * 1024 * 1024)
 #define POLICY_DEFAULT_MAX_LOADS_PER_MINUTE 120
@@ -66,6 +71,7 @@ struct policy_limits {
 	uint64_t max_maps;
 	uint64_t max_map_entries; /* per map, after --map-size */
 	/* Quotas per user, over the named objects the broker keeps for them. */
+	uint64_t max_attachments; /* links of the user's named objects' programs */
 	uint64_t max_named_objects;
 	uint64_t max_loaded_programs; /* programs in named objects */
 	uint64_t max_map_memory_bytes; /* estimated, see policy_map_memory_estimate() */
@@ -85,7 +91,14 @@ struct policy_share_rule {
 };
 
 struct policy_attach {
-	bool cgroups; /* cgroups the caller owns */
+	/*
+	 * Attach types allowed on cgroups the caller owns, bit (1 << enum
+	 * bpf_attach_type). "cgroups": true means POLICY_CGROUP_ATTACH_DEFAULT;
+	 * a list names them. Hooks that rewrite what other programs see
+	 * (sock_addr, sockopt, sysctl) reach setuid programs the user starts
+	 * in that cgroup, so they are granted only by name.
+	 */
+	uint64_t cgroup_attach_types;
 	char **tracepoints; /* "CATEGORY:NAME" patterns */
 	size_t n_tracepoints;
 	char **raw_tracepoints; /* NAME patterns */
@@ -110,6 +123,12 @@ struct policy_grant {
 	struct policy_share_rule *shared;
 	size_t n_shared;
 	bool pinning; /* may use LIBBPF_PIN_BY_NAME maps */
+	/*
+	 * May create maps of maps. The kernel ignores an fd's access mode when
+	 * it is stored into a map of maps, so this grants writing (through the
+	 * caller's own programs) every map the caller holds any fd of.
+	 */
+	bool maps_of_maps;
 	struct policy_limits limits;
 	/* Per matching rule, its map patterns in order; used by policy_grant_map_access(). */
 	struct policy_grant_maps {
@@ -167,7 +186,7 @@ bool policy_grant_prog_type(const struct policy_grant *g, int prog_type);
 bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type);
 /* May programs of this type be test-run (granted for use, or for test runs only)? */
 bool policy_grant_test_run(const struct policy_grant *g, int prog_type);
-bool policy_grant_attach_cgroup(const struct policy_grant *g);
+bool policy_grant_attach_cgroup(const struct policy_grant *g, int attach_type);
 bool policy_grant_attach_tracepoint(const struct policy_grant *g, const char *category_name);
 bool policy_grant_attach_raw_tracepoint(const struct policy_grant *g, const char *name);
 bool policy_grant_attach_interface(const struct policy_grant *g, const char *ifname);

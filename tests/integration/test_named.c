@@ -335,6 +335,10 @@ static void test_cgroup_skb_egress(void **state)
 		ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned, "--pin", NULL), 0);
 	assert_non_null(strstr(out, "link"));
 	assert_int_equal(in_cgroup(cg_owned, send_packets, NULL), 0);
+	/* Only the attach types the policy names ("cgroups": true is skb and device). */
+	assert_int_equal(ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned,
+			     "--attach-type", "cgroup_inet4_connect", "--pin", NULL),
+			 1);
 
 	assert_int_equal(harness_as_user(&owner, client_counts_ro, NULL), 0);
 	assert_int_equal(ctl(&owner, "map", "dump", "eg/counts", NULL), 0);
@@ -573,6 +577,10 @@ static void test_tracing_attach(void **state)
 	unsigned long long count = 0;
 
 	assert_int_equal(harness_as_user(&tracer, client_tracer, NULL), 0);
+	/* The kernel can't detach tracing links: the broker keeps them, pinned. */
+	assert_int_not_equal(ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_enter",
+				 "--", "/bin/true", NULL),
+			     0);
 	/* Only raw tracepoints the policy lists. */
 	assert_int_not_equal(ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_exit",
 				 "--pin", NULL),
@@ -670,6 +678,18 @@ static void test_test_run_only(void **state)
 }
 
 /* ---- one user's objects are invisible to another ---- */
+
+/*
+ * The kernel takes any fd into a map of maps, whatever its mode: with one, a
+ * user's program could write a map the broker gave them read-only. So the
+ * broker refuses maps of maps unless the policy grants exactly that.
+ */
+static void test_maps_of_maps_refused(void **state)
+{
+	assert_int_equal(ctl(&owner, "load", harness_object("mapinmap"), "--name", "mim", NULL), 1);
+	assert_int_equal(ctl(&owner, "check", harness_object("mapinmap"), NULL), 1);
+	assert_non_null(strstr(out, "map of maps"));
+}
 
 static void test_isolation(void **state)
 {
@@ -789,6 +809,11 @@ static void test_sharing(void **state)
 	assert_int_equal(harness_as_user(&member, client_member_reads, NULL), 0);
 	assert_int_equal(ctl(&member, "list", "--shared", NULL), 0);
 	assert_non_null(strstr(out, "shared-counter"));
+	/* Those it is shared with see the shared map, not the programs or other maps. */
+	assert_int_equal(ctl(&member, "-j", "show", "root/shared-counter", NULL), 0);
+	assert_non_null(strstr(out, "\"counts\""));
+	assert_null(strstr(out, "count_egress"));
+	assert_null(strstr(out, "\"config\""));
 	assert_int_equal(ctl(&member, "map", "dump", "root/shared-counter/counts", NULL), 0);
 	assert_int_not_equal(ctl(&member, "map", "update", "root/shared-counter/counts", "00000000",
 				 "0000000000000000", NULL),
@@ -958,7 +983,7 @@ static void crash_at(const char *point, const char *load_name, const char *unloa
 
 static void test_crash_recovery(void **state)
 {
-	char dir[512];
+	char dir[512], cmd[600];
 
 	/* Pinned, not committed: gone after the restart, pins and all. */
 	crash_at("load-pinned", "crash1", NULL);
@@ -979,6 +1004,19 @@ static void test_crash_recovery(void **state)
 	assert_int_not_equal(ctl(&owner, "show", "crash2", NULL), 0);
 	snprintf(dir, sizeof(dir), "%s/%u/crash2", H.pin_root, UID_OWNER);
 	assert_int_equal(access(dir, F_OK), -1);
+
+	/* Metadata whose pins vanished (bpffs remounted) is dropped, not trusted. */
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "orphan", NULL),
+			 0);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	snprintf(dir, sizeof(dir), "%s/%u/orphan", H.pin_root, UID_OWNER);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(harness_start(NULL), 0);
+	assert_int_not_equal(ctl(&owner, "show", "orphan", NULL), 0);
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "orphan", NULL),
+			 0);
+	assert_int_equal(ctl(&owner, "unload", "orphan", NULL), 0);
 }
 
 /* ---- hostile requests ---- */
@@ -1118,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(test_netdev_attach),
 		cmocka_unit_test(test_tracing_attach),
 		cmocka_unit_test(test_test_run_only),
+		cmocka_unit_test(test_maps_of_maps_refused),
 		cmocka_unit_test(test_isolation),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_quotas),

@@ -477,16 +477,17 @@ static void test_parse_errors(void **state)
 	assert_parse_error(ALLOW("\"program_type\":[]"),
 			   "e.json: rules[0].allow: unknown key \"program_type\" (expected "
 			   "program_types, program_fds, test_run_types, helper_classes, maps, "
-			   "pinning, attach or shared)");
+			   "pinning, maps_of_maps, attach or shared)");
 	assert_parse_error(
 		ALLOW("\"maps\":[{\"name\":\"a\",\"acess\":\"rw\"}]"),
 		"e.json: rules[0].allow.maps[0]: unknown key \"acess\" (expected name or "
 		"access)");
-	assert_parse_error(RULE("\"limits\":{\"max_program\":3}"),
-			   "e.json: rules[0].limits: unknown key \"max_program\" (expected "
-			   "max_object_bytes, max_insns_per_program, max_programs, max_maps, "
-			   "max_map_entries, max_named_objects, max_loaded_programs, "
-			   "max_map_memory_bytes or max_loads_per_minute)");
+	assert_parse_error(
+		RULE("\"limits\":{\"max_program\":3}"),
+		"e.json: rules[0].limits: unknown key \"max_program\" (expected "
+		"max_object_bytes, max_insns_per_program, max_programs, max_maps, "
+		"max_map_entries, max_attachments, max_named_objects, max_loaded_programs, "
+		"max_map_memory_bytes or max_loads_per_minute)");
 
 	/* Bad values. */
 	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\",\"access\":\"rw\"},"
@@ -1178,8 +1179,12 @@ static void test_lifecycle_grants(void **state)
 	assert_non_null(reason);
 
 	/* Attach targets: only what is listed; names outside the safe alphabet never match. */
-	assert_true(policy_grant_attach_cgroup(g));
-	assert_false(policy_grant_attach_cgroup(other));
+	assert_true(policy_grant_attach_cgroup(g, BPF_CGROUP_INET_EGRESS));
+	assert_true(policy_grant_attach_cgroup(g, BPF_CGROUP_DEVICE));
+	/* Hooks that rewrite what (setuid) programs in the cgroup see: only by name. */
+	assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_INET4_CONNECT));
+	assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_SYSCTL));
+	assert_false(policy_grant_attach_cgroup(other, BPF_CGROUP_INET_EGRESS));
 	assert_true(policy_grant_attach_tracepoint(g, "sched:sched_switch"));
 	assert_false(policy_grant_attach_tracepoint(g, "syscalls:sys_enter_openat"));
 	assert_false(policy_grant_attach_tracepoint(g, "sched:sched_*"));
@@ -1225,6 +1230,24 @@ static void test_lifecycle_grants(void **state)
 	policy_free(p);
 }
 
+static void test_cgroup_attach_list(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+				"{\"cgroups\":[\"cgroup_inet4_connect\"]}}}]}",
+				NULL);
+	struct policy_grant *g = resolve(p, 1, 1, NULL, 0);
+
+	assert_true(policy_grant_attach_cgroup(g, BPF_CGROUP_INET4_CONNECT));
+	assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_INET_EGRESS));
+	policy_grant_free(g);
+	policy_free(p);
+	assert_parse_error(
+		"{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+		"{\"cgroups\":[\"xdp\"]}}}]}",
+		"e.json: rules[0].allow.attach.cgroups[0]: \"xdp\" is not a cgroup attach "
+		"type (such as cgroup_inet_egress, cgroup_device or cgroup_inet4_connect)");
+}
+
 static void test_lifecycle_parse_errors(void **state)
 {
 	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
@@ -1251,6 +1274,28 @@ static void test_lifecycle_parse_errors(void **state)
 			   "{\"max_named_objects\":5000}}]}",
 			   "e.json: rules[0].limits.max_named_objects: 5000 is over the hard "
 			   "ceiling of 4096");
+}
+
+static void test_maps_of_maps(void **state)
+{
+	struct policy *p =
+		load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]}},"
+		     "{\"match\":{\"uids\":[\"2\"]},\"allow\":{\"maps_of_maps\":true}}]}",
+		     NULL);
+	struct policy_grant *g1 = resolve(p, 1, 1, NULL, 0), *g2 = resolve(p, 2, 2, NULL, 0);
+	struct object_map maps[] = {map("outer", 1, false)};
+	struct object_desc d = {.maps = maps, .n_maps = 1};
+	char *reason;
+
+	maps[0].map_type = BPF_MAP_TYPE_HASH_OF_MAPS;
+	assert_denied(g1, &d,
+		      "map \"outer\" is a map of maps, which your policy does not allow (it would "
+		      "let your programs write any map you hold a read-only fd of)");
+	reason = decide_reason(g2, &d);
+	assert_null(reason);
+	policy_grant_free(g1);
+	policy_grant_free(g2);
+	policy_free(p);
 }
 
 static void test_map_memory_estimate(void **state)
@@ -1312,6 +1357,8 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_grants),
 		cmocka_unit_test(test_lifecycle_parse_errors),
 		cmocka_unit_test(test_map_memory_estimate),
+		cmocka_unit_test(test_maps_of_maps),
+		cmocka_unit_test(test_cgroup_attach_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
