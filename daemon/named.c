@@ -1271,11 +1271,13 @@ static int attach_check_quotas(struct call *c, struct reply *r)
 	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your attachments: %s",
 				   strerror(-k));
-	if (n + 1 > l->max_attachments)
+	/* n counts the link just made. */
+	if (n > l->max_attachments)
 		return reply_error(r, PROTO_E_QUOTA, EDQUOT,
 				   "this attach would exceed your quota max_attachments: you have "
 				   "%llu, your limit is %llu",
-				   (unsigned long long)n, (unsigned long long)l->max_attachments);
+				   (unsigned long long)(n - 1),
+				   (unsigned long long)l->max_attachments);
 	k = store_rate_take(&c->cfg->store, c->ident.id.uid, l->max_loads_per_minute, &n);
 	if (k == -EDQUOT)
 		return reply_error(
@@ -1314,8 +1316,6 @@ static int named_attach(struct call *c, struct reply *r)
 				"%s attachments are always pinned (the kernel cannot detach them "
 				"from a link fd you hold): attach with pin",
 				a.type);
-	if (k > 0)
-		k = attach_check_quotas(c, r);
 	if (k <= 0)
 		return k;
 	prog = meta_find(o.meta, "programs", a.program);
@@ -1350,6 +1350,14 @@ static int named_attach(struct call *c, struct reply *r)
 	if (k <= 0)
 		return k;
 	link_fd = k;
+	/*
+	 * Quotas are checked with the new link in place, so every target's own
+	 * checks (and their clearer errors) come first; over quota, closing our
+	 * only reference ends the link again.
+	 */
+	k = attach_check_quotas(c, r);
+	if (k <= 0)
+		return k;
 	k = link_id_of(link_fd, &link_id);
 	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot query the new link: %s",

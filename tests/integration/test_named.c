@@ -874,6 +874,48 @@ static int client_quota_second_load(void *arg)
 	return 0;
 }
 
+static void test_attachment_quota(void **state)
+{
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "eg", NULL), 0);
+	assert_int_equal(ctl(&owner, "load", harness_object("device"), "--name", "dev", NULL), 0);
+	assert_int_equal(ctl(&owner, "attach", "dev/allow_null", "cgroup", cg_owned, "--pin", NULL),
+			 0);
+	assert_int_equal(
+		ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned, "--pin", NULL), 0);
+	assert_int_equal(ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned,
+			     "--attach-type", "cgroup_inet_ingress", "--pin", NULL),
+			 1);
+	assert_int_equal(ctl(&owner, "unload", "dev", NULL), 0);
+	/* Unload ended dev's link: room again. */
+	assert_int_equal(ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned,
+			     "--attach-type", "cgroup_inet_ingress", "--pin", NULL),
+			 0);
+	assert_int_equal(ctl(&owner, "unload", "eg", NULL), 0);
+}
+
+/* A socket filter test-run with packet data from a file; output data comes back. */
+static void test_test_run_data(void **state)
+{
+	char path[400];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/packet", H.dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 64; i++)
+		fputc(i, f);
+	fclose(f);
+	chmod(path, 0644);
+	assert_int_equal(ctl(&owner, "load", harness_object("counter"), "--name", "ctr", NULL), 0);
+	assert_int_equal(ctl(&owner, "-j", "test-run", "ctr/count_packets", "--data-in", path,
+			     "--repeat", "3", NULL),
+			 0);
+	assert_non_null(strstr(out, "\"retval\""));
+	/* The kernel hands the packet back past the Ethernet header it consumed. */
+	assert_non_null(strstr(out, "0e0f10111213"));
+	assert_int_equal(ctl(&owner, "unload", "ctr", NULL), 0);
+}
+
 static void test_memory_and_program_quotas(void **state)
 {
 	assert_int_equal(
@@ -1082,7 +1124,7 @@ static int setup(void **state)
 		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"},"
 		 "            {\"name\": \"*\", \"access\": \"rw\"}],"
 		 "   \"attach\": {\"cgroups\": true, \"interfaces\": [\"lo\"]}},"
-		 "  \"limits\": {\"max_named_objects\": 3}},"
+		 "  \"limits\": {\"max_named_objects\": 3, \"max_attachments\": 2}},"
 		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
 		 "[\"base\"],"
@@ -1161,6 +1203,8 @@ int main(void)
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_quotas),
 		cmocka_unit_test(test_memory_and_program_quotas),
+		cmocka_unit_test(test_attachment_quota),
+		cmocka_unit_test(test_test_run_data),
 		cmocka_unit_test(test_admin_group),
 		cmocka_unit_test(test_restart_keeps_everything),
 		cmocka_unit_test(test_crash_recovery),
