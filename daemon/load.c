@@ -867,8 +867,8 @@ static int job_check_quotas(struct job *j, struct reply *r)
 	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your loads: %s",
 				   strerror(-k));
-	/* Unnamed loads touch nothing else of the user's: don't serialise them. */
-	if (!j->req.name)
+	/* Loads that keep nothing (no name, no by-name pin) need no serialising. */
+	if (!j->req.name && !pins)
 		j->lock = safe_close(j->lock);
 	return 1;
 }
