@@ -144,18 +144,33 @@ struct bpfbroker_list_opts {
 	size_t sz; /* sizeof(struct bpfbroker_list_opts) */
 	bool all; /* every user's objects (root or the broker's admin group) */
 	const char *user; /* this user's objects (name or uid; root or admin group) */
-	bool shared; /* objects of others that are shared with me */
+	bool shared; /* objects of others that are shared with me (not with user) */
 };
 
 struct bpfbroker_attach_opts {
 	size_t sz; /* sizeof(struct bpfbroker_attach_opts) */
 	const char *object; /* NAME: only the owner may attach */
 	const char *program;
-	const char *target_type; /* "cgroup", "raw_tracepoint" or "tracepoint" */
+	/* "cgroup", "raw_tracepoint", "tracepoint", "xdp" or "tc" */
+	const char *target_type;
 	int cgroup_fd; /* cgroup: the cgroup v2 directory, opened O_RDONLY|O_DIRECTORY */
-	const char *attach_type; /* cgroup: libbpf name, or NULL for the program's own */
-	const char *name; /* raw_tracepoint: "NAME"; tracepoint: "CATEGORY:NAME" */
-	bool pin; /* keep the link until detach/unload (required for tracepoint) */
+	/*
+	 * cgroup: the cgroup attach type, libbpf name (e.g. "cgroup_inet_egress"; the
+	 * policy must grant it), or NULL for the program's own; tc: "ingress" (also
+	 * NULL) or "egress"; others: NULL.
+	 */
+	const char *attach_type;
+	/*
+	 * tracepoint: "CATEGORY:NAME"; raw_tracepoint: "NAME"; xdp, tc: the interface
+	 * name, in the caller's network namespace; cgroup: NULL.
+	 */
+	const char *name;
+	/*
+	 * Keep the link until detach/unload. Required for tracepoint and
+	 * raw_tracepoint (the kernel cannot detach those links from a held fd);
+	 * cgroup, xdp and tc links may instead be held as *ret_link_fd.
+	 */
+	bool pin;
 };
 
 #define BPFBROKER_TEST_RUN_MAX_DATA (16u * 1024)
@@ -205,7 +220,11 @@ int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_erro
 /* {"objects": [...]}: my objects, or per opts (NULL: my own). */
 int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *opts, char **ret_json,
 		   struct bpfbroker_error **err);
-/* {"object": {...}}; "not-found" if there is none or I may not see it. */
+/*
+ * {"object": {...}}; "not-found" if there is none or I may not see it. Owners
+ * and admins see everything; those a map is shared with see only the shared
+ * maps (no programs, links, other maps or shares). The same holds for list.
+ */
 int bpfbroker_show(struct bpfbroker *b, const char *object, char **ret_json,
 		   struct bpfbroker_error **err);
 /* Detach every link, unpin everything. */
