@@ -6,6 +6,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -51,6 +52,13 @@ static inline void closep(int *fd)
 	safe_close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
 
 static inline void close_many(int *fds, size_t n)
 {

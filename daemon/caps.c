@@ -2,7 +2,12 @@
 #include "caps.h"
 
 #include <errno.h>
+#include <linux/securebits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 
 #include "common/macro.h"
 
@@ -14,12 +19,131 @@
  *  CAP_SYS_ADMIN - BPF_MAP_GET_FD_BY_ID, the only way to open a map with
  *                  BPF_F_RDONLY/BPF_F_WRONLY, and BPF_OBJ_GET_INFO details.
  */
-static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
-
 static void cap_freep(cap_t *c)
 {
 	if (*c)
 		cap_free(*c);
+}
+
+static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
+
+/*
+ * The event loop keeps what its workers need (they are forked from it) and:
+ *  CAP_SYS_PTRACE - opening a caller's /proc/PID/ns/net, to attach to
+ *                   interfaces in the caller's network namespace; never
+ *                   passed to workers.
+ * Nothing else: the socket, pins and state are root's own files, so no
+ * CAP_DAC_OVERRIDE; signals go to our own workers, so no CAP_KILL.
+ */
+static const cap_value_t daemon_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN,
+					  CAP_SYS_PTRACE};
+
+static bool in_list(cap_value_t c, const cap_value_t *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == c)
+			return true;
+	return false;
+}
+
+static uint64_t caps_mask(const cap_value_t *list, size_t n)
+{
+	uint64_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		m |= 1ull << list[i];
+	return m;
+}
+
+uint64_t caps_daemon_mask(void)
+{
+	return caps_mask(daemon_caps, ARRAY_SIZE(daemon_caps));
+}
+
+uint64_t caps_worker_mask(void)
+{
+	return caps_mask(worker_caps, ARRAY_SIZE(worker_caps));
+}
+
+/* One "Cap*:" or "NoNewPrivs:" line of /proc/self/status. */
+static int status_field(const char *key, uint64_t *ret)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	size_t len = strlen(key);
+
+	if (!f)
+		return negative_errno();
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, len) == 0 && line[len] == ':') {
+			*ret = strtoull(line + len + 1, NULL, strcmp(key, "NoNewPrivs") ? 16 : 10);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int caps_verify(uint64_t permitted)
+{
+	uint64_t v;
+	int k;
+
+	/* Read back what the kernel says, not what we asked for (as bubblewrap does). */
+	if ((k = status_field("CapPrm", &v)) < 0)
+		return k;
+	if (v != permitted)
+		return -EPERM;
+	if ((k = status_field("CapEff", &v)) < 0)
+		return k;
+	if (v != 0)
+		return -EPERM;
+	if ((k = status_field("CapInh", &v)) < 0)
+		return k;
+	if (v != 0)
+		return -EPERM;
+	if ((k = status_field("CapAmb", &v)) < 0)
+		return k;
+	if (v != 0)
+		return -EPERM;
+	if ((k = status_field("NoNewPrivs", &v)) < 0)
+		return k;
+	return v == 1 ? 0 : -EPERM;
+}
+
+int caps_daemon_init(void)
+{
+	_cleanup_(cap_freep) cap_t c = cap_init();
+	int last = (int)cap_max_bits() - 1;
+	uint64_t bnd = 0;
+	int k;
+
+	if (!c)
+		return -ENOMEM;
+	/* Bounding set first: dropping from it needs CAP_SETPCAP, which goes next. */
+	for (int cap = 0; cap <= last; cap++)
+		if (!in_list(cap, daemon_caps, ARRAY_SIZE(daemon_caps)) &&
+		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return negative_errno();
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return negative_errno();
+	/* uid 0 must not regain anything through exec or setuid. */
+	if (prctl(PR_SET_SECUREBITS,
+		  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+			  SECBIT_NO_SETUID_FIXUP_LOCKED,
+		  0, 0, 0) < 0)
+		return negative_errno();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return negative_errno();
+	if (cap_set_flag(c, CAP_PERMITTED, ARRAY_SIZE(daemon_caps), daemon_caps, CAP_SET) < 0)
+		return negative_errno();
+	if (cap_set_proc(c) < 0)
+		return negative_errno();
+	k = caps_verify(caps_daemon_mask());
+	if (k < 0)
+		return k;
+	k = status_field("CapBnd", &bnd);
+	if (k < 0)
+		return k;
+	return bnd == caps_daemon_mask() ? 0 : -EPERM;
 }
 
 int caps_worker_init(void)
@@ -33,7 +157,7 @@ int caps_worker_init(void)
 	/* Keep the capabilities when nothing else changes; uid stays 0. */
 	if (cap_set_proc(c) < 0)
 		return negative_errno();
-	return 0;
+	return caps_verify(caps_worker_mask());
 }
 
 int caps_set_effective(const cap_value_t *caps, int n)
@@ -49,6 +173,17 @@ int caps_set_effective(const cap_value_t *caps, int n)
 	if (cap_set_proc(c) < 0)
 		return negative_errno();
 	return 0;
+}
+
+int caps_sndbuf_force(int fd, int size)
+{
+	static const cap_value_t net_admin[] = {CAP_NET_ADMIN};
+	int k = caps_set_effective(net_admin, 1);
+
+	if (k >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		k = negative_errno();
+	caps_clear_effective();
+	return k;
 }
 
 int caps_clear_effective(void)

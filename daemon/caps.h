@@ -7,12 +7,29 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/capability.h>
 
+/*
+ * At startup: bounding and permitted sets reduced to what the daemon needs
+ * (caps.c names each and why), none effective, no ambient or inheritable,
+ * no_new_privs, securebits locked; then read back from /proc/self/status.
+ */
+int caps_daemon_init(void);
+/* The sets, as /proc/PID/status masks, for checks and tests. */
+uint64_t caps_daemon_mask(void);
+uint64_t caps_worker_mask(void);
+/* Is permitted exactly this, effective/inheritable/ambient empty, no_new_privs on? */
+int caps_verify(uint64_t permitted);
 /* Reduce a freshly forked worker: permitted = what loading may need, effective empty. */
 int caps_worker_init(void);
 /* Make exactly these capabilities effective (others dropped from the effective set). */
 int caps_set_effective(const cap_value_t *caps, int n);
+/*
+ * SO_SNDBUFFORCE, which needs CAP_NET_ADMIN: a SOCK_SEQPACKET reply must fit
+ * the send buffer whole, and replies may be larger than wmem_max.
+ */
+int caps_sndbuf_force(int fd, int size);
 /* Drop every effective capability. */
 int caps_clear_effective(void);
 /* Is cap in the effective set right now? (for tests and self-checks) */

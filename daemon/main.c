@@ -16,6 +16,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "common/macro.h"
 #include "log.h"
 #include "policy/policy.h"
@@ -365,6 +366,14 @@ int main(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	current_policy = d.policy;
+
+	/* From here on the daemon holds only what it needs, none of it effective. */
+	k = caps_daemon_init();
+	if (k < 0) {
+		log_error("cannot reduce our capabilities: %s", strerror(-k));
+		policy_free(d.policy);
+		return EXIT_FAILURE;
+	}
 
 	/* sd-event takes these through signalfd and child sources; workers unblock them. */
 	sigemptyset(&mask);

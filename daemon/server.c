@@ -3,15 +3,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "common/macro.h"
 #include "log.h"
 
@@ -270,19 +271,30 @@ static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto
  */
 static int conn_open_netns(struct conn *c)
 {
+	static const cap_value_t sys_ptrace[] = {CAP_SYS_PTRACE};
 	char path[64];
 	int fd, k;
 
 	if (c->pidfd < 0)
 		return -ENOSYS;
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)c->cred.pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (syscall(SYS_pidfd_send_signal, c->pidfd, 0, NULL, 0) < 0) {
-		k = -errno;
-		safe_close(fd);
+	k = caps_set_effective(sys_ptrace, 1);
+	if (k < 0)
 		return k;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	k = fd < 0 ? -errno : 0;
+	caps_clear_effective();
+	if (fd < 0)
+		return k;
+	/* A pidfd turns readable when its process exits (no CAP_KILL needed, unlike a signal). */
+	{
+		struct pollfd pfd = {.fd = c->pidfd, .events = POLLIN};
+
+		k = poll(&pfd, 1, 0);
+		if (k != 0) {
+			safe_close(fd);
+			return k < 0 ? -errno : -ESRCH;
+		}
 	}
 	return fd;
 }
@@ -319,6 +331,9 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 	if (strcmp(m->name, "attach") == 0) {
 		int netns = conn_open_netns(c);
 
+		if (netns < 0)
+			log_debug("uid %u: no network namespace for attach: %s",
+				  (unsigned)c->cred.uid, strerror(-netns));
 		if (netns >= 0) {
 			json_object_object_add(job, "netns", json_object_new_int((int)msg->n_fds));
 			return submit_job(c, id, job, msg, netns);
@@ -530,7 +545,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 		conn_free(c);
 		return 0;
 	}
-	(void)setsockopt(cfd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
+	(void)caps_sndbuf_force(cfd, sndbuf);
 	k = sd_event_add_io(s->event, &c->io, cfd, EPOLLIN | EPOLLRDHUP, on_conn_io, c);
 	if (k < 0) {
 		conn_free(c);

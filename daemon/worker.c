@@ -241,7 +241,7 @@ static int worker_spawn(struct worker_pool *p)
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return negative_errno();
 	/* Replies carry up to PROTO_MAX_REPLY_BYTES in one packet. */
-	(void)setsockopt(sv[1], SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
+	(void)caps_sndbuf_force(sv[1], sndbuf);
 
 	pid = fork();
 	if (pid < 0) {

@@ -653,6 +653,73 @@ static void test_bpfctl(void **state)
 	assert_non_null(strstr(out, expect));
 }
 
+/* ---- least privilege, read back from the kernel ---- */
+
+static unsigned count_fds(pid_t pid);
+
+/* A "Key:\tvalue" line of /proc/PID/status, as a number in base. */
+static unsigned long long status_field(pid_t pid, const char *key, int base)
+{
+	char path[64], line[256];
+	unsigned long long v = ~0ull;
+	size_t len = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, len) == 0 && line[len] == ':')
+			v = strtoull(line + len + 1, NULL, base);
+	fclose(f);
+	return v;
+}
+
+#define CAPS(...) caps_of((const int[]){__VA_ARGS__, -1})
+static unsigned long long caps_of(const int *caps)
+{
+	unsigned long long m = 0;
+
+	for (; *caps >= 0; caps++)
+		m |= 1ull << *caps;
+	return m;
+}
+
+static void test_privileges(void **state)
+{
+	/* CAP_NET_ADMIN 12, CAP_SYS_PTRACE 19, CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39. */
+	unsigned long long daemon = CAPS(12, 19, 21, 38, 39), worker = CAPS(12, 21, 38, 39);
+	char path[64], children[256] = "";
+	pid_t w = 0;
+	FILE *f;
+
+	assert_int_equal(status_field(H.daemon, "CapEff", 16), 0);
+	assert_int_equal(status_field(H.daemon, "CapPrm", 16), daemon);
+	assert_int_equal(status_field(H.daemon, "CapBnd", 16), daemon);
+	assert_int_equal(status_field(H.daemon, "CapInh", 16), 0);
+	assert_int_equal(status_field(H.daemon, "CapAmb", 16), 0);
+	assert_int_equal(status_field(H.daemon, "NoNewPrivs", 10), 1);
+
+	/* An idle worker, forked ahead of demand: less still, and only its own socket. */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)H.daemon, (int)H.daemon);
+	for (int i = 0; i < 100 && !w; i++) {
+		f = fopen(path, "re");
+		assert_non_null(f);
+		if (fgets(children, sizeof(children), f))
+			w = (pid_t)strtol(children, NULL, 10);
+		fclose(f);
+		if (!w)
+			usleep(10000);
+	}
+	assert_true(w > 0);
+	assert_int_equal(status_field(w, "CapEff", 16), 0);
+	assert_int_equal(status_field(w, "CapPrm", 16), worker);
+	assert_int_equal(status_field(w, "NoNewPrivs", 10), 1);
+	/* stdin, stdout, stderr and the socket to the event loop; nothing of anyone else. */
+	assert_int_equal(count_fds(w), 4);
+}
+
 /* ---- the quickstart's example, policy reload, configuration check ---- */
 
 static void test_example(void **state)
@@ -864,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_uid_range),
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_check_config),
+		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_daemon_fds_flat),
 	};
 
