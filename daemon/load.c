@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/vfs.h>
 #include <time.h>
 
@@ -648,6 +650,44 @@ static int job_post_load_check(struct job *j, struct reply *r)
 	return 1;
 }
 
+static volatile sig_atomic_t verifier_deadline_passed;
+
+static void on_verifier_deadline(int sig)
+{
+	verifier_deadline_passed = 1;
+}
+
+/*
+ * Bound the verifier's time: the kernel's verifier stops with EAGAIN when a
+ * signal is pending. libbpf retries EAGAIN a few times, so after the
+ * deadline the timer keeps firing (every 10 ms) until the load gives up.
+ * The handler does nothing but note it; SA_RESTART is off on purpose.
+ */
+static int verifier_timer_arm(uint64_t usec)
+{
+	struct sigaction sa = {.sa_handler = on_verifier_deadline};
+	struct itimerval it = {
+		.it_value = {.tv_sec = (time_t)(usec / 1000000),
+			     .tv_usec = (suseconds_t)(usec % 1000000)},
+		.it_interval = {.tv_usec = 10000},
+	};
+
+	if (usec == 0)
+		return 0;
+	verifier_deadline_passed = 0;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) < 0 || setitimer(ITIMER_REAL, &it, NULL) < 0)
+		return negative_errno();
+	return 0;
+}
+
+static void verifier_timer_disarm(void)
+{
+	struct itimerval off = {};
+
+	setitimer(ITIMER_REAL, &off, NULL);
+}
+
 static int job_load(struct job *j, struct reply *r)
 {
 	char msg[512];
@@ -657,15 +697,36 @@ static int job_load(struct job *j, struct reply *r)
 	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot raise capabilities: %s",
 				   strerror(-k));
-	k = bpf_object__load(j->obj);
+	k = verifier_timer_arm(j->cfg->verifier_timeout_usec);
+	if (k >= 0)
+		k = bpf_object__load(j->obj);
+	verifier_timer_disarm();
 	caps_clear_effective();
+	if (k < 0 && verifier_deadline_passed)
+		return reply_error(
+			r, PROTO_E_TIMEOUT, ETIME,
+			"the verifier ran over the broker's limit of %.3g s for one load "
+			"and was stopped",
+			(double)j->cfg->verifier_timeout_usec / 1e6);
 	if (k < 0) {
 		json_object *e;
 		size_t log_len = strnlen(j->verifier_log, PROTO_MAX_VERIFIER_LOG);
 
-		reply_error(r, PROTO_E_LOAD, -k, "the kernel refused the object: %s%s%s",
-			    strerror(-k), libbpf_log_len ? ": " : "",
-			    libbpf_last_line(msg, sizeof(msg)));
+		/*
+		 * libbpf retries a failed load with the verifier log on; a log
+		 * longer than ours then fails with ENOSPC, hiding the first error.
+		 * The log's tail (the kernel keeps the end) says what it was.
+		 */
+		if (k == -ENOSPC && log_len + 1 >= PROTO_MAX_VERIFIER_LOG)
+			reply_error(
+				r, PROTO_E_LOAD, -k,
+				"the verifier refused the object; its log overflowed the "
+				"broker's %u KiB, so the reason is in the last lines of the log",
+				PROTO_MAX_VERIFIER_LOG / 1024);
+		else
+			reply_error(r, PROTO_E_LOAD, -k, "the kernel refused the object: %s%s%s",
+				    strerror(-k), libbpf_log_len ? ": " : "",
+				    libbpf_last_line(msg, sizeof(msg)));
 		e = reply_error_obj(r);
 		if (e && log_len > 0)
 			json_object_object_add(

@@ -15,6 +15,7 @@
 
 struct load_config {
 	struct store_config store; /* pins and metadata (see store.h) */
+	uint64_t verifier_timeout_usec; /* per load; 0: only the job's timeout bounds it */
 	gid_t admin_gid; /* members may list and unload everyone's objects */
 	bool have_admin_gid;
 };

@@ -43,6 +43,9 @@ struct options {
 	const char *fault_inject;
 	unsigned workers;
 	unsigned timeout_sec;
+	double verifier_timeout_sec;
+	unsigned idle_timeout_sec;
+	unsigned max_jobs_per_uid;
 	unsigned max_connections;
 	unsigned max_connections_per_uid;
 	bool check_config;
@@ -63,8 +66,13 @@ static void help(void)
 	       "                             objects; they get fds only for what is shared\n"
 	       "                             with them\n"
 	       "  --workers N                loads handled at once (default: number of CPUs)\n"
-	       "  --timeout SEC              limit for one load, the worker is killed after "
+	       "  --timeout SEC              limit for one request, the worker is killed after "
 	       "(default 60)\n"
+	       "  --verifier-timeout SEC     limit for the verifier in one load, stopped "
+	       "after (default 10)\n"
+	       "  --idle-timeout SEC         drop connections idle this long (default 120)\n"
+	       "  --max-jobs-per-uid N       workers one user may hold at once (default:\n"
+	       "                             workers - 1, at least 1)\n"
 	       "  --max-connections N        connections in total (default 1024)\n"
 	       "  --max-connections-per-uid N  connections per client uid (default 64)\n"
 	       "  --check-config             parse the policy, report problems, and exit\n"
@@ -100,6 +108,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_STATE_DIR,
 		OPT_ADMIN_GROUP,
 		OPT_FAULT,
+		OPT_VERIFIER_TIMEOUT,
+		OPT_IDLE_TIMEOUT,
+		OPT_JOBS_PER_UID,
 	};
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, OPT_SOCKET},
@@ -114,6 +125,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"admin-group", required_argument, NULL, OPT_ADMIN_GROUP},
 		/* Testing only: crash at a named point of a load or unload (store_fault()). */
 		{"fault-inject", required_argument, NULL, OPT_FAULT},
+		{"verifier-timeout", required_argument, NULL, OPT_VERIFIER_TIMEOUT},
+		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+		{"max-jobs-per-uid", required_argument, NULL, OPT_JOBS_PER_UID},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
@@ -128,6 +142,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.state_dir = DEFAULT_STATE_DIR,
 		.workers = ncpu > 0 ? (unsigned)ncpu : 1,
 		.timeout_sec = 60,
+		.verifier_timeout_sec = 10,
+		.idle_timeout_sec = 120,
 		.max_connections = 1024,
 		.max_connections_per_uid = 64,
 	};
@@ -168,6 +184,22 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_FAULT:
 			o->fault_inject = optarg;
 			break;
+		case OPT_VERIFIER_TIMEOUT: {
+			char *end;
+
+			errno = 0;
+			o->verifier_timeout_sec = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->verifier_timeout_sec >= 0.001) ||
+			    o->verifier_timeout_sec > 3600)
+				k = -EINVAL;
+			break;
+		}
+		case OPT_IDLE_TIMEOUT:
+			k = parse_unsigned(optarg, 1, 86400, &o->idle_timeout_sec);
+			break;
+		case OPT_JOBS_PER_UID:
+			k = parse_unsigned(optarg, 1, 256, &o->max_jobs_per_uid);
+			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;
 			break;
@@ -183,6 +215,12 @@ static int parse_options(int argc, char **argv, struct options *o)
 			return -EINVAL;
 		}
 	}
+	/* Leave one worker free of any one user, so one can't starve the rest. */
+	if (o->max_jobs_per_uid == 0)
+		o->max_jobs_per_uid = o->workers > 1 ? o->workers - 1 : 1;
+	if ((uint64_t)(o->verifier_timeout_sec * 1e6) >= (uint64_t)o->timeout_sec * 1000000)
+		fprintf(stderr, "bpfbrokerd: --verifier-timeout should be below --timeout, or the "
+				"worker is killed first and the client learns less\n");
 	if (optind < argc) {
 		fprintf(stderr, "bpfbrokerd: unexpected argument \"%s\"\n", argv[optind]);
 		return -EINVAL;
@@ -413,8 +451,11 @@ int main(int argc, char **argv)
 		struct worker_pool_config wc = {
 			.max_workers = d.opt.workers,
 			.job_timeout_usec = (uint64_t)d.opt.timeout_sec * 1000000,
+			.max_jobs_per_uid = d.opt.max_jobs_per_uid,
 			.policy = &current_policy,
 			.load = {.store = d.store,
+				 .verifier_timeout_usec =
+					 (uint64_t)(d.opt.verifier_timeout_sec * 1e6),
 				 .admin_gid = d.admin_gid,
 				 .have_admin_gid = d.opt.admin_group != NULL},
 		};
@@ -422,6 +463,7 @@ int main(int argc, char **argv)
 			.max_connections = d.opt.max_connections,
 			.max_connections_per_uid = d.opt.max_connections_per_uid,
 			.job_timeout_usec = wc.job_timeout_usec,
+			.idle_timeout_usec = (uint64_t)d.opt.idle_timeout_sec * 1000000,
 			.policy = &current_policy,
 			.store = &d.store,
 		};

@@ -27,6 +27,7 @@ struct conn {
 	struct server *server;
 	int fd;
 	sd_event_source *io;
+	sd_event_source *idle; /* drops the connection after idle_timeout_usec without a request */
 	/* Identity, captured once at accept and never re-read. */
 	struct ucred cred;
 	gid_t *groups;
@@ -70,6 +71,7 @@ static struct conn *conn_free(struct conn *c)
 		c->next->prev = c->prev;
 	s->n_conns--;
 	sd_event_source_disable_unref(c->io);
+	sd_event_source_disable_unref(c->idle);
 	safe_close(c->fd);
 	safe_close(c->pidfd);
 	free(c->groups);
@@ -122,10 +124,44 @@ static struct policy_identity conn_identity(const struct conn *c)
 					.n_groups = c->n_groups};
 }
 
+static int on_conn_idle(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct conn *c = userdata;
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "no request for %llu s: the broker closes idle connections",
+		 (unsigned long long)(c->server->cfg.idle_timeout_usec / 1000000));
+	conn_send_error(c, 0, PROTO_E_TIMEOUT, ETIME, buf);
+	conn_free(c);
+	return 0;
+}
+
+/* (Re)start the idle clock; while a job runs there is none (the job has its own). */
+static void conn_idle_arm(struct conn *c, bool on)
+{
+	uint64_t usec = c->server->cfg.idle_timeout_usec;
+
+	if (usec == 0)
+		return;
+	if (!on) {
+		sd_event_source_set_enabled(c->idle, SD_EVENT_OFF);
+		return;
+	}
+	if (!c->idle) {
+		if (sd_event_add_time_relative(c->server->event, &c->idle, CLOCK_MONOTONIC, usec, 0,
+					       on_conn_idle, c) < 0)
+			c->idle = NULL; /* without it the connection limits still bound us */
+		return;
+	}
+	sd_event_source_set_time_relative(c->idle, usec);
+	sd_event_source_set_enabled(c->idle, SD_EVENT_ONESHOT);
+}
+
 static void conn_set_busy(struct conn *c, bool busy)
 {
 	/* While a job runs, only watch for the client hanging up, so it can't queue more. */
 	sd_event_source_set_io_events(c->io, busy ? EPOLLRDHUP : EPOLLIN | EPOLLRDHUP);
+	conn_idle_arm(c, !busy);
 }
 
 static void on_job_done(void *userdata, struct proto_msg *reply, int error)
@@ -255,7 +291,7 @@ static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto
 		if (extra_fd >= 0)
 			fds[n - 1] = extra_fd;
 	}
-	k = worker_pool_submit(c->server->pool, job, fds, n, on_job_done, c, &c->job);
+	k = worker_pool_submit(c->server->pool, c->cred.uid, job, fds, n, on_job_done, c, &c->job);
 	if (k < 0)
 		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
 	c->job_id = id;
@@ -376,7 +412,7 @@ static int handle_load(struct conn *c, int64_t id, json_object *params, struct p
 	json_object_object_add(job, "identity", identity_json(c));
 	json_object_object_add(job, "params", job_params);
 	fds[0] = proto_msg_take_fd(msg, 0);
-	k = worker_pool_submit(c->server->pool, job, fds, 1, on_job_done, c, &c->job);
+	k = worker_pool_submit(c->server->pool, c->cred.uid, job, fds, 1, on_job_done, c, &c->job);
 	if (k < 0)
 		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
 	c->job_id = id;
@@ -453,6 +489,8 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 	proto_msg_done(&msg);
 	if (k < 0)
 		conn_free(c);
+	else if (!c->job)
+		conn_idle_arm(c, true);
 	return 0;
 }
 
@@ -551,6 +589,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 		conn_free(c);
 		return 0;
 	}
+	conn_idle_arm(c, true);
 	log_debug("connection from uid %u gid %u pid %d", (unsigned)c->cred.uid,
 		  (unsigned)c->cred.gid, (int)c->cred.pid);
 	return 0;

@@ -16,6 +16,7 @@ struct server_config {
 	unsigned max_connections; /* in total */
 	unsigned max_connections_per_uid; /* per client uid */
 	uint64_t job_timeout_usec; /* for the message of a timed-out load */
+	uint64_t idle_timeout_usec; /* a connection with no request this long is dropped */
 	const struct policy *const *policy;
 	const struct store_config *store; /* for the usage `policy` reports against quotas */
 };

@@ -32,6 +32,7 @@ struct worker {
 
 struct worker_job {
 	struct worker_pool *pool;
+	uid_t uid; /* whose: no user may hold more than max_jobs_per_uid workers */
 	json_object *msg;
 	int *fds;
 	size_t n_fds;
@@ -126,10 +127,43 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 
 /* ---- the pool, in the event loop ---- */
 
+static unsigned pool_running_for(const struct worker_pool *p, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (const struct worker *w = p->workers; w; w = w->next)
+		n += w->job && w->job->uid == uid;
+	return n;
+}
+
+/*
+ * The first queued job whose user is under max_jobs_per_uid: so one user's
+ * queue of slow loads or test runs can't take every worker from the rest.
+ */
+static struct worker_job **queue_find_eligible(struct worker_pool *p)
+{
+	for (struct worker_job **pp = &p->queue; *pp; pp = &(*pp)->next)
+		if (p->cfg.max_jobs_per_uid == 0 ||
+		    pool_running_for(p, (*pp)->uid) < p->cfg.max_jobs_per_uid)
+			return pp;
+	return NULL;
+}
+
+static struct worker_job *queue_take(struct worker_pool *p, struct worker_job **pp)
+{
+	struct worker_job *j = *pp;
+
+	*pp = j->next;
+	if (p->queue_tail == &j->next)
+		p->queue_tail = pp;
+	j->next = NULL;
+	return j;
+}
+
 /* Arm the deferred steps that have work to do (and only those, or the loop would spin). */
 static void pool_schedule(struct worker_pool *p)
 {
-	if (p->queue && p->n_idle > 0 && p->n_busy < p->cfg.max_workers)
+	if (p->queue && p->n_idle > 0 && p->n_busy < p->cfg.max_workers && queue_find_eligible(p))
 		sd_event_source_set_enabled(p->dispatch, SD_EVENT_ONESHOT);
 	if (p->n_idle < p->cfg.max_workers)
 		sd_event_source_set_enabled(p->spawn, SD_EVENT_ONESHOT);
@@ -337,17 +371,16 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 	struct worker_pool *p = userdata;
 
 	while (p->queue && p->n_busy < p->cfg.max_workers) {
-		struct worker *w = pool_take_idle(p);
-		struct worker_job *j;
+		struct worker_job **pp = queue_find_eligible(p), *j;
+		struct worker *w;
 		int k;
 
+		if (!pp)
+			break;
+		w = pool_take_idle(p);
 		if (!w)
 			break;
-		j = p->queue;
-		p->queue = j->next;
-		if (!p->queue)
-			p->queue_tail = &p->queue;
-		j->next = NULL;
+		j = queue_take(p, pp);
 		k = worker_start_job(w, j);
 		if (k < 0) {
 			/* That worker is gone; the job goes back to the front for the next one. */
@@ -364,7 +397,7 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 	return 0;
 }
 
-int worker_pool_submit(struct worker_pool *p, json_object *msg, int *fds, size_t n_fds,
+int worker_pool_submit(struct worker_pool *p, uid_t uid, json_object *msg, int *fds, size_t n_fds,
 		       worker_done_fn done, void *userdata, struct worker_job **ret)
 {
 	struct worker_job *j = calloc(1, sizeof(*j));
@@ -376,6 +409,7 @@ int worker_pool_submit(struct worker_pool *p, json_object *msg, int *fds, size_t
 		return -ENOMEM;
 	}
 	*j = (struct worker_job){.pool = p,
+				 .uid = uid,
 				 .msg = msg,
 				 .fds = fds,
 				 .n_fds = n_fds,

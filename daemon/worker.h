@@ -21,6 +21,7 @@ typedef void (*worker_done_fn)(void *userdata, struct proto_msg *reply, int erro
 
 struct worker_pool_config {
 	unsigned max_workers; /* jobs running at once */
+	unsigned max_jobs_per_uid; /* of those, at most this many one user's (0: no limit) */
 	uint64_t job_timeout_usec; /* a worker running longer is killed */
 	const struct policy *const *policy; /* current policy, inherited by workers at fork */
 	struct load_config load;
@@ -30,8 +31,12 @@ int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg,
 		    struct worker_pool **ret);
 struct worker_pool *worker_pool_free(struct worker_pool *p);
 
-/* Queue a job (json and fds taken). The callback runs later, never from inside this call. */
-int worker_pool_submit(struct worker_pool *p, json_object *job, int *fds, size_t n_fds,
+/*
+ * Queue a job of uid's (json and fds taken). Jobs start in order, except
+ * that a user already running max_jobs_per_uid jobs waits while others go.
+ * The callback runs later, never from inside this call.
+ */
+int worker_pool_submit(struct worker_pool *p, uid_t uid, json_object *job, int *fds, size_t n_fds,
 		       worker_done_fn done, void *userdata, struct worker_job **ret);
 /* The client went away: drop the job, killing its worker if it runs. No callback follows. */
 void worker_job_cancel(struct worker_job *j);

@@ -100,9 +100,18 @@ int harness_start(const char *extra_arg)
 		return -errno;
 	if (H.daemon == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		execl(exe, exe, "--socket", H.socket, "--policy-dir", H.policy_dir, "--pin-root",
-		      H.pin_root, "--state-dir", H.state_dir, "--workers", "2", extra_arg,
-		      (char *)NULL);
+		/* extra_arg: more options, separated by spaces. */
+		char *argv[32] = {exe,		"--socket",   H.socket,	  "--policy-dir",
+				  H.policy_dir, "--pin-root", H.pin_root, "--state-dir",
+				  H.state_dir,	"--workers",  "2"};
+		char *extra = extra_arg ? strdup(extra_arg) : NULL, *save = NULL;
+		int n = 11;
+
+		for (char *t = extra ? strtok_r(extra, " ", &save) : NULL; t && n < 31;
+		     t = strtok_r(NULL, " ", &save))
+			argv[n++] = t;
+		argv[n] = NULL;
+		execv(exe, argv);
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++) {

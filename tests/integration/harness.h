@@ -26,7 +26,8 @@ extern struct harness H;
 int harness_init(void);
 /* Write policy.d/NAME with the given JSON text. */
 int harness_write_policy(const char *name, const char *json);
-/* Start the daemon on H.socket; waits until it accepts connections. */
+/* Start the daemon on H.socket, with extra options (space-separated, or NULL); waits until it
+ * accepts connections. */
 int harness_start(const char *extra_arg);
 /* Stop the daemon with sig and reap it, keeping its pins and state (restart tests). */
 int harness_kill(int sig);

@@ -24,6 +24,9 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1061,6 +1064,148 @@ static void test_crash_recovery(void **state)
 	assert_int_equal(ctl(&owner, "unload", "orphan", NULL), 0);
 }
 
+/* ---- limits on what one client may take ---- */
+
+static int client_slow_load_times_out(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = lib_load("slow", NULL, NULL, 0, &res, &err);
+
+	CHECK(k < 0 && err && strcmp(err->code, "timeout") == 0 &&
+		      strstr(err->message, "verifier ran over"),
+	      "slow load: %d %s", k, err ? err->message : "");
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+struct timed_request {
+	bool test_run; /* a long test run of "hog", else a quick load */
+	int pipe_w;
+};
+
+/* Run the request, then report when it finished (µs, CLOCK_MONOTONIC) through the pipe. */
+static int client_timed_request(void *arg)
+{
+	const struct timed_request *t = arg;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	uint64_t done;
+	int k;
+
+	if (t->test_run) {
+		static const uint8_t packet[64];
+		struct bpfbroker_test_run_opts o = {.sz = sizeof(o),
+						    .object = "hog",
+						    .program = "count_packets",
+						    .data_in = packet,
+						    .data_in_size = sizeof(packet),
+						    .repeat = 1000000};
+		struct bpfbroker_test_run_result *tr = NULL;
+		struct bpfbroker *b;
+
+		CHECK(connect_broker(&b) == 0, "connect");
+		k = bpfbroker_test_run(b, &o, &tr, &err);
+		bpfbroker_test_run_result_free(tr);
+		bpfbroker_close(b);
+	} else {
+		k = lib_load("counter", NULL, NULL, 0, &res, &err);
+		bpfbroker_result_free(res);
+	}
+	done = now_usec();
+	CHECK(k == 0, "request: %s", err ? err->message : strerror(-k));
+	CHECK(write(t->pipe_w, &done, sizeof(done)) == sizeof(done), "write: %m");
+	return 0;
+}
+
+static pid_t spawn_as(const struct user *u, int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(harness_as_user(u, fn, arg));
+	return pid;
+}
+
+static void test_limits(void **state)
+{
+	struct bpfbroker *b;
+	struct timed_request hog1 = {.test_run = true}, hog2 = {.test_run = true}, quick = {};
+	uint64_t a1, a2, q;
+	int p[3][2], status;
+	pid_t pids[3];
+	char buf[256];
+	ssize_t n;
+
+	/* The verifier is stopped at its limit, with a clear error; the daemon serves on. */
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start("--verifier-timeout 0.02 --idle-timeout 1"), 0);
+	assert_int_equal(harness_as_user(&owner, client_slow_load_times_out, NULL), 0);
+	assert_int_equal(ctl(&owner, "list", NULL), 0);
+
+	/* A connection that sends nothing is told so and dropped. */
+	assert_int_equal(connect_broker(&b), 0);
+	{
+		int fd = bpfbroker_call_raw(b, "{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\"}",
+					    NULL, 0, &(char *){NULL}, &(int *){NULL}, &(size_t){0});
+
+		assert_int_equal(fd, 0);
+	}
+	bpfbroker_close(b);
+	{
+		int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		struct sockaddr_un sa = {.sun_family = AF_UNIX};
+		struct timeval tv = {.tv_sec = 5};
+
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
+		assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+		setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		n = recv(s, buf, sizeof(buf) - 1, 0);
+		assert_true(n > 0);
+		buf[n] = '\0';
+		assert_non_null(strstr(buf, "idle"));
+		assert_int_equal(recv(s, buf, sizeof(buf), 0), 0);
+		close(s);
+	}
+
+	/*
+	 * One user can't hold every worker: with 2 workers, the owner's two long
+	 * test runs go one at a time, and another user's quick load goes in between.
+	 */
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+	assert_int_equal(ctl(&owner, "load", harness_object("counter"), "--name", "hog", NULL), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pipe2(p[i], O_CLOEXEC), 0);
+	hog1.pipe_w = p[0][1];
+	hog2.pipe_w = p[1][1];
+	quick.pipe_w = p[2][1];
+	pids[0] = spawn_as(&owner, client_timed_request, &hog1);
+	pids[1] = spawn_as(&owner, client_timed_request, &hog2);
+	usleep(30000);
+	pids[2] = spawn_as(&other, client_timed_request, &quick);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		close(p[i][1]);
+	}
+	assert_int_equal(read(p[0][0], &a1, sizeof(a1)), sizeof(a1));
+	assert_int_equal(read(p[1][0], &a2, sizeof(a2)), sizeof(a2));
+	assert_int_equal(read(p[2][0], &q, sizeof(q)), sizeof(q));
+	for (int i = 0; i < 3; i++)
+		close(p[i][0]);
+	assert_true(q < a1 && q < a2);
+	assert_int_equal(ctl(&owner, "unload", "hog", NULL), 0);
+}
+
 /* ---- hostile requests ---- */
 
 static int client_bad_requests(void *arg)
@@ -1209,6 +1354,7 @@ int main(void)
 		cmocka_unit_test(test_restart_keeps_everything),
 		cmocka_unit_test(test_crash_recovery),
 		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_limits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
