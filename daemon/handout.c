@@ -5,9 +5,59 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "caps.h"
+#include "common/bpffs.h"
 #include "common/macro.h"
+
+static bool allow_writable;
+static int guard_result = 1; /* 1: not checked yet */
+static pid_t guard_pid; /* who checked: workers are forked from the daemon, which checks too */
+static char guard_msg[2048];
+
+void handout_allow_writable_bpffs(bool allow)
+{
+	allow_writable = allow;
+}
+
+int handout_check_bpffs(char *msg, size_t size)
+{
+	struct bpffs_mount m;
+	int k;
+
+	if (allow_writable)
+		return 0;
+	if (guard_result == 1 || guard_pid != getpid()) {
+		guard_pid = getpid();
+		k = bpffs_find_writable(&m);
+		if (k == 0) {
+			guard_result = 0;
+		} else if (k > 0) {
+			guard_result = -EACCES;
+			snprintf(
+				guard_msg, sizeof(guard_msg),
+				"the bpffs at %s is writable by users other than root (mode %04o, "
+				"owner %u): whoever holds a read-only map fd could pin it there "
+				"and "
+				"reopen it read-write, so the broker hands out no read-only or "
+				"write-only map fds until it is remounted with mode=0700 (mount -o "
+				"remount,mode=0700 %s) or the administrator starts bpfbrokerd with "
+				"--allow-writable-bpffs",
+				m.path, (unsigned)m.mode, (unsigned)m.uid, m.path);
+		} else {
+			guard_result = -EACCES;
+			snprintf(guard_msg, sizeof(guard_msg),
+				 "cannot check the bpffs mounts (%s), so the broker hands out no "
+				 "read-only or write-only map fds",
+				 strerror(-k));
+		}
+	}
+	if (guard_result < 0 && msg && size > 0)
+		snprintf(msg, size, "%s", guard_msg);
+	return guard_result;
+}
 
 /* An fd for the map with exactly the granted access, checked after opening. */
 int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
@@ -17,6 +67,12 @@ int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
 	uint32_t len = sizeof(info);
 	int fd, k, want;
 
+	/* Defence in depth: callers check first, for a better message. */
+	if (access != MAP_ACCESS_RW) {
+		k = handout_check_bpffs(NULL, 0);
+		if (k < 0)
+			return k;
+	}
 	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
 		return negative_errno();
 	LIBBPF_OPTS(bpf_get_fd_by_id_opts, opts,

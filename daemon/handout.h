@@ -2,9 +2,22 @@
 /* Opening the fds a client gets: maps with exactly the granted access. */
 #pragma once
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "policy/policy.h"
+
+/*
+ * The writable-bpffs guard. While any bpffs this process sees is writable by
+ * someone other than root, an ro or wo map fd could be pinned there and
+ * reopened read-write, so they are not handed out: 0 when they may be, else
+ * -EACCES with msg saying which mount and how to fix it. The result is kept
+ * for the life of the process (a worker serves one request).
+ */
+int handout_check_bpffs(char *msg, size_t size);
+/* The administrator's explicit opt-out (--allow-writable-bpffs). */
+void handout_allow_writable_bpffs(bool allow);
 
 /*
  * A new fd for the map behind map_fd, opened with exactly access (not NONE),

@@ -739,6 +739,16 @@ static int job_load(struct job *j, struct reply *r)
 
 static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object *maps)
 {
+	for (size_t i = 0; i < j->desc.n_maps; i++) {
+		char msg[2048];
+
+		if (j->verdict.map_access[i] == MAP_ACCESS_RO ||
+		    j->verdict.map_access[i] == MAP_ACCESS_WO) {
+			if (handout_check_bpffs(msg, sizeof(msg)) < 0)
+				return reply_error(r, PROTO_E_DENIED, EACCES, "%s", msg);
+			break;
+		}
+	}
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
 		struct bpf_program *prog =

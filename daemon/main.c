@@ -21,6 +21,7 @@
 #include "log.h"
 #include "policy/policy.h"
 #include "proto/proto.h"
+#include "handout.h"
 #include "identity.h"
 #include "server.h"
 #include "store.h"
@@ -46,6 +47,7 @@ struct options {
 	double verifier_timeout_sec;
 	unsigned idle_timeout_sec;
 	unsigned max_jobs_per_uid;
+	bool allow_writable_bpffs;
 	unsigned max_connections;
 	unsigned max_connections_per_uid;
 	bool check_config;
@@ -73,6 +75,8 @@ static void help(void)
 	       "  --idle-timeout SEC         drop connections idle this long (default 120)\n"
 	       "  --max-jobs-per-uid N       workers one user may hold at once (default:\n"
 	       "                             workers - 1, at least 1)\n"
+	       "  --allow-writable-bpffs     hand out read-only and write-only map fds even\n"
+	       "                             while a bpffs is writable by non-root (unsafe)\n"
 	       "  --max-connections N        connections in total (default 1024)\n"
 	       "  --max-connections-per-uid N  connections per client uid (default 64)\n"
 	       "  --check-config             parse the policy, report problems, and exit\n"
@@ -111,6 +115,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_VERIFIER_TIMEOUT,
 		OPT_IDLE_TIMEOUT,
 		OPT_JOBS_PER_UID,
+		OPT_ALLOW_WRITABLE_BPFFS,
 	};
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, OPT_SOCKET},
@@ -128,6 +133,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"verifier-timeout", required_argument, NULL, OPT_VERIFIER_TIMEOUT},
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"max-jobs-per-uid", required_argument, NULL, OPT_JOBS_PER_UID},
+		{"allow-writable-bpffs", no_argument, NULL, OPT_ALLOW_WRITABLE_BPFFS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
@@ -199,6 +205,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_JOBS_PER_UID:
 			k = parse_unsigned(optarg, 1, 256, &o->max_jobs_per_uid);
+			break;
+		case OPT_ALLOW_WRITABLE_BPFFS:
+			o->allow_writable_bpffs = true;
 			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;
@@ -422,6 +431,16 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	handout_allow_writable_bpffs(d.opt.allow_writable_bpffs);
+	{
+		char msg[2048];
+
+		if (handout_check_bpffs(msg, sizeof(msg)) < 0)
+			log_error("%s", msg);
+		else if (d.opt.allow_writable_bpffs)
+			log_warning("--allow-writable-bpffs: read-only and write-only map fds are "
+				    "handed out even while a bpffs is writable by non-root");
+	}
 	pin_root_prepare(d.opt.pin_root);
 	k = state_dir_prepare(d.opt.state_dir);
 	if (k < 0)

@@ -834,6 +834,12 @@ static int named_fds(struct call *c, struct reply *r)
 		json_object_array_add(maps, e);
 		if (a == MAP_ACCESS_NONE)
 			continue;
+		if (a != MAP_ACCESS_RW) {
+			char msg[2048];
+
+			if (handout_check_bpffs(msg, sizeof(msg)) < 0)
+				return reply_error(r, PROTO_E_DENIED, EACCES, "%s", msg);
+		}
 		pinfd = pin_open(&o, m);
 		fd = pinfd < 0 ? pinfd : handout_map_fd(pinfd, a, &id);
 		safe_close(pinfd);

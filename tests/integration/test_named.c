@@ -1064,6 +1064,66 @@ static void test_crash_recovery(void **state)
 	assert_int_equal(ctl(&owner, "unload", "orphan", NULL), 0);
 }
 
+/* ---- the writable-bpffs guard ---- */
+
+static char bpffs_dir[300];
+
+static int client_pin_and_reopen(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	const struct bpfbroker_map *m;
+	char pin[400];
+	uint32_t key = 0;
+	uint64_t v = 7;
+	int k = lib_fds("wb", &res, &err), fd;
+
+	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
+	m = bpfbroker_result_map(res, "counts");
+	CHECK(m && m->fd >= 0 && m->access == BPFBROKER_ACCESS_RO, "counts not ro");
+	CHECK(bpf_map_update_elem(m->fd, &key, &v, BPF_ANY) < 0, "ro fd writable");
+	/* The kernel's hole the guard is for: pin the ro fd, get it back read-write. */
+	snprintf(pin, sizeof(pin), "%s/stolen", bpffs_dir);
+	CHECK(bpf_obj_pin(m->fd, pin) == 0, "pin into the world-writable bpffs: %m");
+	fd = bpf_obj_get(pin);
+	CHECK(fd >= 0, "obj_get: %m");
+	CHECK(bpf_map_update_elem(fd, &key, &v, BPF_ANY) == 0,
+	      "the reopened pin was not writable: the hole is closed? %m");
+	close(fd);
+	unlink(pin);
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static void test_writable_bpffs_guard(void **state)
+{
+	snprintf(bpffs_dir, sizeof(bpffs_dir), "%s/bpf", H.dir);
+	assert_int_equal(mkdir(bpffs_dir, 0755), 0);
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "wb", NULL), 0);
+	/* Without mode= a bpffs is 1777: anyone can pin there. */
+	assert_int_equal(mount("bpf", bpffs_dir, "bpf", 0, NULL), 0);
+
+	/* Read-only and write-only fds are refused, naming the mount and the fix. */
+	assert_int_equal(ctl(&owner, "map", "dump", "wb/counts", NULL), 1);
+	assert_int_equal(ctl(&owner, "run", harness_object("counter"), "--", "/bin/true", NULL), 1);
+	assert_int_equal(ctl(&owner, "-j", "run", "--name", "wb", "--", "/bin/true", NULL), 1);
+	/* Objects with only rw maps (here: none at all) are fine: nothing to gain. */
+	assert_int_equal(ctl(&owner, "run", harness_object("device"), "--", "/bin/true", NULL), 0);
+
+	/* What the guard prevents, shown with the administrator's opt-out. */
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start("--allow-writable-bpffs"), 0);
+	assert_int_equal(harness_as_user(&owner, client_pin_and_reopen, NULL), 0);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+
+	/* Remounted safely (here: gone), everything is handed out again. */
+	assert_int_equal(umount(bpffs_dir), 0);
+	assert_int_equal(ctl(&owner, "map", "dump", "wb/counts", NULL), 0);
+	assert_int_equal(ctl(&owner, "unload", "wb", NULL), 0);
+	rmdir(bpffs_dir);
+}
+
 /* ---- limits on what one client may take ---- */
 
 static int client_slow_load_times_out(void *arg)
@@ -1323,7 +1383,12 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	int k = harness_stop();
+	int k;
+
+	/* A failed guard test may leave its bpffs mounted. */
+	if (bpffs_dir[0])
+		umount2(bpffs_dir, MNT_DETACH);
+	k = harness_stop();
 
 	if (cgroups_remove() < 0) {
 		fprintf(stderr, "cannot remove the test cgroups: %m\n");
@@ -1355,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(test_crash_recovery),
 		cmocka_unit_test(test_bad_requests),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_writable_bpffs_guard),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
