@@ -32,6 +32,7 @@
 #include <linux/bpf.h>
 
 #include "common/macro.h"
+#include "doctor.h"
 #include "libbpfbroker.h"
 #include "proto/proto.h"
 
@@ -84,7 +85,9 @@ static void usage(FILE *f)
 		"fd 3\n"
 		"                            on (LISTEN_FDS, LISTEN_PID, "
 		"LISTEN_FDNAMES=map/NAME:prog/NAME)\n"
-		"  policy                    show my effective policy\n\n"
+		"  policy                    show my effective policy\n"
+		"  doctor                    what on this machine weakens the broker's guarantees\n"
+		"                            (exit 1 if anything does)\n\n"
 		"Named objects (they stay loaded; REF is NAME or OWNER/NAME):\n"
 		"  load OBJ.o --name NAME [--share MAP:user:USER:MODE]... "
 		"[--share MAP:group:GROUP:MODE]...\n"
@@ -1435,7 +1438,7 @@ static const struct command {
 	{"check", cmd_check},	    {"run", cmd_run},	    {"policy", cmd_policy},
 	{"load", cmd_load},	    {"list", cmd_list},	    {"show", cmd_show},
 	{"unload", cmd_unload},	    {"attach", cmd_attach}, {"detach", cmd_detach},
-	{"test-run", cmd_test_run}, {"map", cmd_map},
+	{"test-run", cmd_test_run}, {"map", cmd_map},	    {"doctor", NULL},
 };
 
 int main(int argc, char **argv)
@@ -1505,6 +1508,18 @@ int main(int argc, char **argv)
 		n_args = n_head - k;
 	}
 
+	if (!cmd->run) {
+		/* doctor: reports whether the broker is reachable, so it runs without it too. */
+		if (n_args != 0) {
+			fprintf(stderr, "bpfctl: doctor takes no arguments\n");
+			return EXIT_ERROR;
+		}
+		if (bpfbroker_connect(c.socket_path, &c.b) < 0)
+			c.b = NULL;
+		k = doctor_run(c.b, c.json);
+		bpfbroker_close(c.b);
+		return k;
+	}
 	k = bpfbroker_connect(c.socket_path, &c.b);
 	if (k < 0) {
 		fprintf(stderr, "bpfctl: cannot connect to the broker at %s: %s\n",

@@ -1103,6 +1103,13 @@ static void test_writable_bpffs_guard(void **state)
 	/* Without mode= a bpffs is 1777: anyone can pin there. */
 	assert_int_equal(mount("bpf", bpffs_dir, "bpf", 0, NULL), 0);
 
+	/* bpfctl doctor sees it too, from the user's side. */
+	assert_int_equal(ctl(&owner, "doctor", NULL), 1);
+	assert_non_null(strstr(out, bpffs_dir));
+	assert_non_null(strstr(out, "writable by users other than root"));
+	assert_int_equal(ctl(&owner, "-j", "doctor", NULL), 1);
+	assert_non_null(strstr(out, "\"checks\""));
+
 	/* Read-only and write-only fds are refused, naming the mount and the fix. */
 	assert_int_equal(ctl(&owner, "map", "dump", "wb/counts", NULL), 1);
 	assert_int_equal(ctl(&owner, "run", harness_object("counter"), "--", "/bin/true", NULL), 1);
