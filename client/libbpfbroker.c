@@ -771,6 +771,32 @@ int bpfbroker_unload(struct bpfbroker *b, const char *object, struct bpfbroker_e
 	return 0;
 }
 
+int bpfbroker_map_insert(struct bpfbroker *b, const char *object, const char *map, const void *key,
+			 size_t key_size, int map_fd, struct bpfbroker_error **err)
+{
+	_cleanup_free_ char *hex = NULL;
+	struct proto_msg m = {};
+	json_object *p, *result;
+	int k;
+
+	if (!object || !map || !key || key_size == 0 || map_fd < 0)
+		return -EINVAL;
+	hex = proto_hex_encode(key, key_size);
+	p = object_params(object);
+	if (!hex || !p) {
+		json_object_put(p);
+		return -ENOMEM;
+	}
+	json_object_object_add(p, "map", json_object_new_string(map));
+	json_object_object_add(p, "key", json_object_new_string(hex));
+	json_object_object_add(p, "fd", json_object_new_int(0));
+	k = request(b, "map_insert", p, &map_fd, 1, &m, &result, err);
+	if (k < 0)
+		return k;
+	proto_msg_done(&m);
+	return 0;
+}
+
 int bpfbroker_fds(struct bpfbroker *b, const char *object, struct bpfbroker_result **ret,
 		  struct bpfbroker_error **err)
 {

@@ -230,6 +230,14 @@ int bpfbroker_show(struct bpfbroker *b, const char *object, char **ret_json,
 /* Detach every link, unpin everything. */
 int bpfbroker_unload(struct bpfbroker *b, const char *object, struct bpfbroker_error **err);
 /*
+ * Put a map into a named object's map of maps at key. The kernel would take
+ * any map fd there and let the object's programs write it, so the broker
+ * hands out maps of maps read-only and inserts only a map_fd that allows
+ * writing (a read-write fd); anything else is policy-denied.
+ */
+int bpfbroker_map_insert(struct bpfbroker *b, const char *object, const char *map, const void *key,
+			 size_t key_size, int map_fd, struct bpfbroker_error **err);
+/*
  * Fresh fds for a named object, with the access the policy grants now (for
  * others: only the maps shared with them, no program fds). Like a load
  * result, plus name and (if sent) btf_fd and the maps' BTF type ids.

@@ -197,16 +197,29 @@ static enum map_access owner_share_access(json_object *meta, const struct policy
  * with them, plus what the owner shared, which can never exceed what the
  * owner may do themselves.
  */
+static bool meta_map_is_map_of_maps(json_object *meta, const char *map)
+{
+	json_object *m = meta_find(meta, "maps", map);
+	const char *type = m ? meta_string(m, "type") : NULL;
+
+	return type && (strcmp(type, "array_of_maps") == 0 || strcmp(type, "hash_of_maps") == 0);
+}
+
 static enum map_access object_map_access(const struct call *c, const struct object *o,
 					 const char *map)
 {
 	unsigned a;
 
-	if (o->is_owner)
-		return policy_grant_map_access(c->grant, map);
-	a = policy_grant_shared_access(c->grant, o->owner, o->name, map);
-	a |= owner_share_access(o->meta, &c->ident.id, map) &
-	     policy_grant_map_access(o->owner_grant, map);
+	if (o->is_owner) {
+		a = policy_grant_map_access(c->grant, map);
+	} else {
+		a = policy_grant_shared_access(c->grant, o->owner, o->name, map);
+		a |= owner_share_access(o->meta, &c->ident.id, map) &
+		     policy_grant_map_access(o->owner_grant, map);
+	}
+	/* Never writable: an fd of any mode put in it would be writable (map_insert). */
+	if (meta_map_is_map_of_maps(o->meta, map))
+		a &= MAP_ACCESS_RO;
 	return (enum map_access)a;
 }
 
@@ -1612,15 +1625,97 @@ static int named_test_run(struct call *c, struct reply *r)
 	return reply_result(r, result);
 }
 
+/* ---- map_insert: the one way into a map of maps ---- */
+
+/*
+ * The kernel takes any map fd into a map of maps without looking at its mode,
+ * and the program can then write the inner map. So clients never get a
+ * writable fd of a map of maps; instead they ask the broker, which inserts
+ * only maps they hold a read-write fd of.
+ */
+static int named_map_insert(struct call *c, struct reply *r)
+{
+	static const char *const keys[] = {"object", "map", "key", "fd", NULL};
+	_cleanup_(object_done) struct object o = {};
+	_cleanup_free_ char *error = NULL;
+	_cleanup_free_ uint8_t *key = NULL;
+	_cleanup_close_ int outer = -EBADF;
+	const char *ref, *map;
+	json_object *m, *result;
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+	size_t key_size = 0;
+	int64_t fd_index = 0;
+	int k, inner_fd, value;
+
+	k = param_check_keys(c, r, "map_insert", keys);
+	if (k > 0)
+		k = param_string(c, r, "object", true, &ref);
+	if (k > 0)
+		k = param_string(c, r, "map", true, &map);
+	if (k > 0)
+		k = param_hex(c, r, "key", 512, &key, &key_size);
+	if (k <= 0)
+		return k;
+	if (!key)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "\"key\" is required");
+	if (proto_get_int(c->params, "fd", true, 0, PROTO_MAX_REQUEST_FDS - 1, &fd_index, &error) <
+	    0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	if ((size_t)fd_index >= c->n_fds)
+		return reply_error(r, PROTO_E_FDS, EBADF,
+				   "\"fd\" must be the index of the inner map's fd, sent with the "
+				   "request");
+	inner_fd = c->fds[fd_index];
+	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
+	if (k <= 0)
+		return k;
+	m = meta_find(o.meta, "maps", map);
+	if (!m || !meta_map_is_map_of_maps(o.meta, map))
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+				   "object \"%s\" has no map of maps \"%s\"", o.name, map);
+	/* The policy's grant for the outer map still says whether you may change it at all. */
+	if (!(policy_grant_map_access(c->grant, map) & MAP_ACCESS_WO))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "your policy does not let you write map \"%s\"", map);
+	if (bpf_obj_get_info_by_fd(inner_fd, &info, &len) < 0)
+		return reply_error(r, PROTO_E_INVALID, EBADF, "the fd sent is not a BPF map");
+	if ((fcntl(inner_fd, F_GETFL) & O_ACCMODE) != O_RDWR)
+		return reply_error(
+			r, PROTO_E_DENIED, EACCES,
+			"map %u is not writable through the fd you sent: a map of maps "
+			"would let programs write it, so it takes only maps you may write",
+			info.id);
+	if ((uint32_t)key_size != (uint32_t)meta_int(m, "key_size"))
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "map \"%s\" takes %lld-byte keys",
+				   map, (long long)meta_int(m, "key_size"));
+	outer = pin_open(&o, m);
+	if (outer < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -outer, "cannot open map \"%s\": %s", map,
+				   strerror(-outer));
+	value = inner_fd;
+	if (bpf_map_update_elem(outer, key, &value, BPF_ANY) < 0)
+		return reply_error(r, PROTO_E_LOAD, errno,
+				   "the kernel refused map %u in \"%s\": %m (an inner map must "
+				   "match the outer map's template)",
+				   info.id, map);
+	result = json_object_new_object();
+	if (!result)
+		return -ENOMEM;
+	json_object_object_add(result, "inserted", json_object_new_int64(info.id));
+	return reply_result(r, result);
+}
+
 /* ---- dispatch ---- */
 
 static const struct method {
 	const char *name;
 	int (*handle)(struct call *c, struct reply *r);
 } methods[] = {
-	{"list", named_list},	      {"show", named_show},	{"unload", named_unload},
-	{"fds", named_fds},	      {"attach", named_attach}, {"detach", named_detach},
-	{"test_run", named_test_run},
+	{"list", named_list},	      {"show", named_show},
+	{"unload", named_unload},     {"fds", named_fds},
+	{"attach", named_attach},     {"detach", named_detach},
+	{"test_run", named_test_run}, {"map_insert", named_map_insert},
 };
 
 static const struct method *method_find(const char *name)

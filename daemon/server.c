@@ -199,8 +199,8 @@ static const struct worker_method {
 	const char *name;
 	size_t max_fds;
 } worker_methods[] = {
-	{"load", 1}, {"list", 0},   {"show", 0},   {"unload", 0},
-	{"fds", 0},  {"attach", 1}, {"detach", 0}, {"test_run", 0},
+	{"load", 1},   {"list", 0},   {"show", 0},     {"unload", 0},	  {"fds", 0},
+	{"attach", 1}, {"detach", 0}, {"test_run", 0}, {"map_insert", 1},
 };
 
 static const struct worker_method *worker_method_find(const char *name)

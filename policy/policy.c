@@ -2334,6 +2334,11 @@ static int decide_program(const struct policy_grant *g, const struct object_prog
 	return 0;
 }
 
+bool policy_map_type_is_map_of_maps(int map_type)
+{
+	return map_type == BPF_MAP_TYPE_ARRAY_OF_MAPS || map_type == BPF_MAP_TYPE_HASH_OF_MAPS;
+}
+
 static int decide_map(const struct policy_grant *g, const struct object_map *map,
 		      struct verdict_item *it)
 {
@@ -2347,9 +2352,7 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 		return item_deny(
 			it, "map \"%s\" is pinned by name, which your policy does not allow", name);
 	/* The kernel doesn't check an fd's mode when it goes into a map of maps. */
-	if ((map->map_type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
-	     map->map_type == BPF_MAP_TYPE_HASH_OF_MAPS) &&
-	    !g->maps_of_maps)
+	if (policy_map_type_is_map_of_maps(map->map_type) && !g->maps_of_maps)
 		return item_deny(
 			it,
 			"map \"%s\" is a map of maps, which your policy does not allow "
@@ -2428,6 +2431,14 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 			if (r < 0)
 				return r;
 			v.map_access[i] = policy_grant_map_access(g, d->maps[i].name);
+			/*
+			 * Whoever can write a map of maps can put any map fd they
+			 * hold in it, whatever its mode. So its fd is at most
+			 * read-only; the broker does the inserts (map_insert) after
+			 * checking the inserted fd allows writing.
+			 */
+			if (policy_map_type_is_map_of_maps(d->maps[i].map_type))
+				v.map_access[i] &= MAP_ACCESS_RO;
 		}
 	}
 

@@ -275,5 +275,7 @@ void policy_verdict_done(struct policy_verdict *v);
  * types), for the max_map_memory_bytes quota. Deliberately generous.
  */
 uint64_t policy_map_memory_estimate(const struct object_map *m);
+/* array_of_maps, hash_of_maps: fds of these are never handed out writable. */
+bool policy_map_type_is_map_of_maps(int map_type);
 /* The first denial reason in v, or NULL if allowed. */
 const char *policy_verdict_first_reason(const struct policy_verdict *v);

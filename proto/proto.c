@@ -195,13 +195,15 @@ static bool json_is_finite(json_object *o, unsigned depth)
 	switch (json_object_get_type(o)) {
 	case json_type_double:
 		return isfinite(json_object_get_double(o));
-	case json_type_object:
+	case json_type_object: {
+		/* Braces: the macro declares variables, which a case label can't precede in C. */
 		json_object_object_foreach (o, key, v) {
 			(void)key;
 			if (!json_is_finite(v, depth + 1))
 				return false;
 		}
 		return true;
+	}
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(o); i++)
 			if (!json_is_finite(json_object_array_get_idx(o, i), depth + 1))
@@ -672,7 +674,7 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 		}
 		if (r >= 0)
 			r = get_name(o, has_user ? "user" : "group",
-					 has_user ? &out->user : &out->group, error);
+				     has_user ? &out->user : &out->group, error);
 		if (r >= 0)
 			r = get_name(o, "access", &out->access, error);
 		if (r >= 0 && strcmp(out->access, "ro") != 0 && strcmp(out->access, "wo") != 0 &&

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: unit and integration tests on the real kernel, once
 # with warnings as errors and once more under AddressSanitizer and
-# UndefinedBehaviorSanitizer. Run as root from the source tree. Ends with
-# "N passed, N failed".
+# UndefinedBehaviorSanitizer; then the fuzz targets, for a bounded time.
+# Run as root from the source tree. Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +34,20 @@ run_suite build -Dwerror=true -Dwarning_level=2 || rc=1
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	run_suite build-sanitize -Dwerror=true -Dwarning_level=2 -Db_sanitize=address,undefined \
 	-Db_lundef=false || rc=1
+# Fuzz targets: each replays its seed corpus (meson test, suite fuzz), then
+# fuzzes for a bounded time (BPFBROKER_FUZZ_SECONDS, default 15 s each).
+# tools/fuzz.sh runs them longer.
+if tools/fuzz.sh "${BPFBROKER_FUZZ_SECONDS:-15}"; then
+	meson test -C build-fuzz --suite fuzz --no-rebuild --print-errorlogs >/dev/null || true
+	log=build-fuzz/meson-logs/testlog.json
+	if [ -f "$log" ]; then
+		passed=$((passed + $(grep -c '"result": "OK"' "$log" || true)))
+		failed=$((failed + $(grep -vc '"result": "OK"' "$log" || true)))
+	fi
+else
+	failed=$((failed + 1))
+	rc=1
+fi
 [ "$failed" = 0 ] || rc=1
 echo "$passed passed, $failed failed"
 exit $rc

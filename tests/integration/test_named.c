@@ -48,6 +48,7 @@
 #define UID_QUOTA 4306 /* small quotas */
 #define UID_QUOTA_MEM 4307 /* little map memory */
 #define UID_QUOTA_PROGS 4308 /* one loaded program */
+#define UID_NESTER 4309 /* granted maps of maps */
 
 static gid_t share_gid;
 static const char *share_group;
@@ -60,6 +61,7 @@ static const struct user tester = {UID_TESTER, UID_TESTER};
 static const struct user quota = {UID_QUOTA, UID_QUOTA};
 static const struct user quota_mem = {UID_QUOTA_MEM, UID_QUOTA_MEM};
 static const struct user quota_progs = {UID_QUOTA_PROGS, UID_QUOTA_PROGS};
+static const struct user nester = {UID_NESTER, UID_NESTER};
 static const struct user root = {0, 0};
 
 static char cg_base[256], cg_owned[300], cg_root_owned[300];
@@ -692,6 +694,74 @@ static void test_maps_of_maps_refused(void **state)
 	assert_int_equal(ctl(&owner, "load", harness_object("mapinmap"), "--name", "mim", NULL), 1);
 	assert_int_equal(ctl(&owner, "check", harness_object("mapinmap"), NULL), 1);
 	assert_non_null(strstr(out, "map of maps"));
+}
+
+/*
+ * With maps of maps granted, the outer map still never comes writable: the
+ * broker inserts, and only maps the client may write.
+ */
+static int client_nester(void *arg)
+{
+	struct bpfbroker_result *eg = NULL, *mim = NULL, *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	const struct bpfbroker_map *counts, *outer, *inner;
+	static const uint8_t packet[64];
+	struct bpfbroker_test_run_opts tr = {.sz = sizeof(tr),
+					     .object = "mim",
+					     .program = "write_inner",
+					     .data_in = packet,
+					     .data_in_size = sizeof(packet)};
+	struct bpfbroker_test_run_result *trr = NULL;
+	struct bpfbroker *b;
+	uint32_t key = 0;
+	uint64_t v = 0;
+	int k, fd;
+
+	k = lib_load("egress", "eg3", NULL, 0, &eg, &err);
+	CHECK(k == 0, "load egress: %s", err ? err->message : strerror(-k));
+	k = lib_load("mapinmap", "mim", NULL, 0, &res, &err);
+	CHECK(k == 0, "load mapinmap: %s", err ? err->message : strerror(-k));
+	bpfbroker_result_free(res);
+	k = lib_fds("mim", &mim, &err);
+	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
+	counts = bpfbroker_result_map(eg, "counts");
+	outer = bpfbroker_result_map(mim, "outer");
+	inner = bpfbroker_result_map(mim, "inner");
+	CHECK(counts && counts->access == BPFBROKER_ACCESS_RO, "counts not ro");
+	CHECK(outer && outer->access == BPFBROKER_ACCESS_RO, "outer map of maps handed out %s",
+	      outer ? bpfbroker_access_to_string(outer->access) : "not at all");
+	CHECK(inner && inner->access == BPFBROKER_ACCESS_RW, "inner not rw");
+	/* The kernel would take the ro counts fd: the outer fd must not allow it. */
+	fd = counts->fd;
+	CHECK(bpf_map_update_elem(outer->fd, &key, &fd, BPF_ANY) < 0 && errno == EPERM,
+	      "outer map writable: %m");
+
+	CHECK(connect_broker(&b) == 0, "connect");
+	k = bpfbroker_map_insert(b, "mim", "outer", &key, sizeof(key), counts->fd, &err);
+	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "ro insert: %d %s", k,
+	      code_of(err));
+	bpfbroker_error_free(err);
+	err = NULL;
+	k = bpfbroker_map_insert(b, "mim", "outer", &key, sizeof(key), inner->fd, &err);
+	CHECK(k == 0, "rw insert: %s", err ? err->message : strerror(-k));
+	/* The program now writes the inner map: one the client could write anyway. */
+	k = bpfbroker_test_run(b, &tr, &trr, &err);
+	CHECK(k == 0, "test run: %s", err ? err->message : strerror(-k));
+	bpfbroker_test_run_result_free(trr);
+	CHECK(bpf_map_lookup_elem(inner->fd, &key, &v) == 0 && v == 1, "inner reads %llu",
+	      (unsigned long long)v);
+	CHECK(map_read_u64(counts->fd) == 0, "counts was written");
+	bpfbroker_close(b);
+	bpfbroker_result_free(eg);
+	bpfbroker_result_free(mim);
+	return 0;
+}
+
+static void test_map_of_maps_inserts(void **state)
+{
+	assert_int_equal(harness_as_user(&nester, client_nester, NULL), 0);
+	assert_int_equal(ctl(&nester, "unload", "mim", NULL), 0);
+	assert_int_equal(ctl(&nester, "unload", "eg3", NULL), 0);
 }
 
 static void test_isolation(void **state)
@@ -1369,13 +1439,18 @@ static int setup(void **state)
 		 "[\"base\"],"
 		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
 		 "  \"limits\": {\"max_loaded_programs\": 1}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"], "
+		 "\"helper_classes\": [\"base\"], \"maps_of_maps\": true,"
+		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"}, {\"name\": \"*\", "
+		 "\"access\": \"rw\"}]}},"
 		 " {\"match\": {\"uids\": [\"0\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"],"
 		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
 		 "\"rw\"}]}}"
 		 "]}",
 		 UID_OWNER, UID_OTHER, UID_MEMBER, UID_NONMEMBER, UID_TRACER, UID_TESTER, UID_QUOTA,
-		 UID_QUOTA_MEM, UID_QUOTA_PROGS);
+		 UID_QUOTA_MEM, UID_QUOTA_PROGS, UID_NESTER);
 	if (harness_write_policy("50-named.json", policy) < 0)
 		return -1;
 	if (cgroups_create() < 0) {
@@ -1416,6 +1491,7 @@ int main(void)
 		cmocka_unit_test(test_tracing_attach),
 		cmocka_unit_test(test_test_run_only),
 		cmocka_unit_test(test_maps_of_maps_refused),
+		cmocka_unit_test(test_map_of_maps_inserts),
 		cmocka_unit_test(test_isolation),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_quotas),

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: BPF ELF objects, inspected as the daemon's worker does
+ * (daemon/load.c): inspect_elf_calls() on the raw image, then libbpf's
+ * bpf_object__open_mem() and inspect_object(), then a policy decision under a
+ * permissive policy. The input is also read as raw instructions by
+ * inspect_insns_helpers().
+ *
+ * libbpf before 1.3 trusts the BTF it is given: a name offset outside the
+ * string section or a type id past the last type makes bpf_object__open_mem()
+ * dereference NULL (e.g. strcmp(NULL) for an extern func whose name_off is out
+ * of range). Those are libbpf's bugs, not the project's, and would stop every
+ * run within seconds; with such a libbpf, objects whose .BTF fails the checks
+ * libbpf 1.3 added (btf_validate_type) still go through inspect_elf_calls()
+ * but not through libbpf. Set FUZZ_INSPECT_TRUST_LIBBPF=1 to hand them to
+ * libbpf anyway.
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <bpf/libbpf_version.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/inspect.h"
+#include "policy/policy.h"
+
+static struct policy_grant *grant;
+
+static const char permissive[] =
+	"{\"rules\":[{\"match\":{\"uids\":[\"0-4294967294\"]},"
+	"\"allow\":{\"program_types\":[\"socket_filter\",\"kprobe\",\"cgroup_skb\","
+	"\"raw_tracepoint\",\"tracepoint\",\"xdp\",\"sched_cls\",\"cgroup_device\"],"
+	"\"helper_classes\":[\"base\"],\"maps\":[{\"name\":\"ro_*\",\"access\":\"ro\"},"
+	"{\"name\":\"*\",\"access\":\"rw\"}],\"pinning\":true}}]}";
+
+static bool trust_libbpf;
+
+static bool name_ok(const struct btf *btf, __u32 off)
+{
+	return btf__name_by_offset(btf, off) != NULL;
+}
+
+static bool type_ok(const struct btf *btf, __u32 id)
+{
+	return id < btf__type_cnt(btf);
+}
+
+/* What libbpf 1.3's btf_validate_type() checks: names and referenced type ids. */
+static bool btf_is_sane(const struct btf *btf)
+{
+	for (__u32 id = 1; id < btf__type_cnt(btf); id++) {
+		const struct btf_type *t = btf__type_by_id(btf, id);
+		__u16 vlen;
+
+		if (!t || !name_ok(btf, t->name_off))
+			return false;
+		vlen = btf_vlen(t);
+		switch (btf_kind(t)) {
+		case BTF_KIND_PTR:
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_TYPE_TAG:
+		case BTF_KIND_VAR:
+		case BTF_KIND_DECL_TAG:
+		case BTF_KIND_FUNC:
+			if (!type_ok(btf, t->type))
+				return false;
+			if (btf_kind(t) == BTF_KIND_FUNC &&
+			    (!btf__type_by_id(btf, t->type) ||
+			     !btf_is_func_proto(btf__type_by_id(btf, t->type))))
+				return false;
+			break;
+		case BTF_KIND_ARRAY:
+			if (!type_ok(btf, btf_array(t)->type) ||
+			    !type_ok(btf, btf_array(t)->index_type))
+				return false;
+			break;
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+			for (__u16 i = 0; i < vlen; i++)
+				if (!name_ok(btf, btf_members(t)[i].name_off) ||
+				    !type_ok(btf, btf_members(t)[i].type))
+					return false;
+			break;
+		case BTF_KIND_ENUM:
+			for (__u16 i = 0; i < vlen; i++)
+				if (!name_ok(btf, btf_enum(t)[i].name_off))
+					return false;
+			break;
+		case BTF_KIND_ENUM64:
+			for (__u16 i = 0; i < vlen; i++)
+				if (!name_ok(btf, btf_enum64(t)[i].name_off))
+					return false;
+			break;
+		case BTF_KIND_FUNC_PROTO:
+			if (!type_ok(btf, t->type))
+				return false;
+			for (__u16 i = 0; i < vlen; i++)
+				if (!name_ok(btf, btf_params(t)[i].name_off) ||
+				    !type_ok(btf, btf_params(t)[i].type))
+					return false;
+			break;
+		case BTF_KIND_DATASEC:
+			for (__u16 i = 0; i < vlen; i++)
+				if (!type_ok(btf, btf_var_secinfos(t)[i].type))
+					return false;
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+/* False if the object has a .BTF section that libbpf < 1.3 cannot safely use. */
+static bool libbpf_can_open(const void *image, size_t size)
+{
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool ok = true;
+
+	if (trust_libbpf || LIBBPF_MAJOR_VERSION > 1 ||
+	    (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION >= 3))
+		return true;
+	elf = elf_memory((char *)image, size);
+	if (!elf)
+		return true; /* libbpf fails the same way */
+	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+			Elf_Data *data;
+			struct btf *btf;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (!name || strcmp(name, ".BTF") != 0)
+				continue;
+			data = elf_getdata(scn, NULL);
+			if (!data || !data->d_buf)
+				continue;
+			btf = btf__new(data->d_buf, data->d_size);
+			if (btf) {
+				ok = btf_is_sane(btf);
+				btf__free(btf);
+			}
+			break;
+		}
+	}
+	elf_end(elf);
+	return ok;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct policy_identity id = {.uid = 1000, .gid = 1000};
+	struct policy *p = policy_new();
+	char *error = NULL;
+
+	libbpf_set_print(NULL);
+	elf_version(EV_CURRENT);
+	trust_libbpf = getenv("FUZZ_INSPECT_TRUST_LIBBPF") != NULL;
+	if (!p || policy_load_string(p, "fuzz.json", permissive, NULL, NULL, &error) < 0 ||
+	    policy_resolve(p, &id, &grant) < 0) {
+		fprintf(stderr, "fuzz_inspect: policy: %s\n", error ? error : "?");
+		abort();
+	}
+	policy_free(p);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct elf_calls *calls = NULL;
+	struct bpf_object *obj;
+	char *error = NULL;
+	int *helpers = NULL;
+	size_t n_helpers = 0, n_kfunc = 0;
+	void *copy;
+
+	/* An exactly sized heap copy, so ASan sees reads past the end. */
+	copy = malloc(size ? size : 1);
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+
+	if (inspect_insns_helpers(copy, size / 8, &helpers, &n_helpers, &n_kfunc) == 0)
+		free(helpers);
+
+	if (inspect_elf_calls(copy, size, &calls, &error) < 0) {
+		free(error);
+		free(copy);
+		return 0;
+	}
+	obj = NULL;
+	if (libbpf_can_open(copy, size)) {
+		LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "obj");
+
+		obj = bpf_object__open_mem(copy, size, &opts);
+	}
+	if (obj) {
+		struct object_desc desc = {};
+
+		if (inspect_object(obj, calls, size, &desc, &error) == 0) {
+			struct policy_verdict v = {};
+
+			if (policy_decide(grant, &desc, &v) < 0)
+				abort();
+			(void)policy_verdict_first_reason(&v);
+			for (size_t i = 0; i < desc.n_maps; i++)
+				(void)policy_map_memory_estimate(&desc.maps[i]);
+			policy_verdict_done(&v);
+			object_desc_done(&desc);
+		}
+		bpf_object__close(obj);
+	}
+	free(error);
+	elf_calls_free(calls);
+	free(copy);
+	return 0;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: the wire protocol as a client stream would deliver it.
+ *
+ * Input layout (fixed header, so mutations of the payload don't shift it):
+ *   byte 0            flags: bits 0-1 pick max_bytes for proto_recv()
+ *                     (request limit, reply limit, 64, 1024)
+ *   byte 1            number of chunks k = 1 + byte % 8
+ *   k * 3 bytes       per chunk: 16-bit little-endian length (clamped to what
+ *                     is left; the last chunk takes the rest) and the number
+ *                     of fds to attach (byte % 6, so sometimes too many)
+ *   rest              payload, cut into the k chunks
+ * Each chunk goes as one SOCK_SEQPACKET packet through a socketpair into the
+ * real receive path, proto_recv(); every message it returns goes through
+ * proto_request_check() and proto_load_request_decode(), and a decoded load
+ * request must survive encode -> proto_parse -> decode unchanged. Each chunk is
+ * also handed to proto_parse() directly in an exactly sized buffer. Every fd
+ * opened is closed again; the fd count is checked after each input.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "proto/proto.h"
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		abort();
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the DIR's own fd */
+}
+
+static int send_chunk(int sock, const uint8_t *buf, size_t len, int fd_source, size_t n_fds)
+{
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	char control[CMSG_SPACE(sizeof(int) * 8)] = {};
+	int fds[8];
+
+	if (n_fds > 0) {
+		struct cmsghdr *cmsg;
+
+		for (size_t i = 0; i < n_fds; i++)
+			fds[i] = fd_source; /* the receiver gets a new fd for each */
+		mh.msg_control = control;
+		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
+		cmsg = CMSG_FIRSTHDR(&mh);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+		memcpy(CMSG_DATA(cmsg), fds, sizeof(int) * n_fds);
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? -1 : 0;
+}
+
+/* decode(encode(req)) must give back the same request. */
+static void check_roundtrip(const struct proto_load_request *req, size_t n_fds)
+{
+	json_object *enc = proto_load_request_encode(req), *parsed = NULL, *enc2;
+	struct proto_load_request again = {};
+	const char *text, *text2;
+	char *error = NULL;
+	size_t len;
+
+	if (!enc)
+		abort();
+	text = json_object_to_json_string_length(enc, JSON_C_TO_STRING_PLAIN, &len);
+	if (proto_parse(text, len, &parsed, &error) < 0) {
+		fprintf(stderr, "encoded load request does not parse: %s\n%s\n", error, text);
+		abort();
+	}
+	if (proto_load_request_decode(parsed, n_fds, &again, &error) < 0) {
+		fprintf(stderr, "encoded load request does not decode: %s\n%s\n", error, text);
+		abort();
+	}
+	enc2 = proto_load_request_encode(&again);
+	text2 = json_object_to_json_string_ext(enc2, JSON_C_TO_STRING_PLAIN);
+	if (strcmp(text, text2) != 0) {
+		fprintf(stderr, "load request changed in a round trip:\n%s\n%s\n", text, text2);
+		abort();
+	}
+	json_object_put(enc2);
+	proto_load_request_done(&again);
+	json_object_put(parsed);
+	json_object_put(enc);
+	free(error);
+}
+
+/* Send the decoded request again with proto_send() and its fds; it must come back whole. */
+static void resend(int sv[2], int64_t id, const struct proto_load_request *req,
+		   const struct proto_msg *m)
+{
+	json_object *msg = proto_request_new(id, "load", proto_load_request_encode(req));
+	struct proto_msg back = {};
+	json_object *params;
+	const char *method;
+	char *error = NULL;
+	int64_t id2;
+
+	if (!msg)
+		abort();
+	if (proto_send(sv[0], msg, m->fds, m->n_fds, PROTO_MAX_REQUEST_BYTES) < 0) {
+		json_object_put(msg);
+		return; /* larger than a request may be: fine */
+	}
+	if (proto_recv(sv[1], PROTO_MAX_REQUEST_BYTES, PROTO_MAX_REQUEST_FDS, &back, &error) != 1 ||
+	    back.n_fds != m->n_fds ||
+	    proto_request_check(back.json, &id2, &method, &params, &error) < 0 || id2 != id ||
+	    strcmp(method, "load") != 0) {
+		fprintf(stderr, "resent request did not come back: %s\n", error ? error : "?");
+		abort();
+	}
+	proto_msg_done(&back);
+	json_object_put(msg);
+	free(error);
+}
+
+static void handle_msg(int sv[2], struct proto_msg *m)
+{
+	struct proto_load_request req = {};
+	json_object *params = NULL;
+	const char *method = NULL;
+	char *error = NULL;
+	int64_t id;
+
+	if (proto_request_check(m->json, &id, &method, &params, &error) < 0) {
+		free(error);
+		return;
+	}
+	/* The daemon decodes "load" params; try every request's params the same way. */
+	if (proto_load_request_decode(params, m->n_fds, &req, &error) == 0) {
+		int fd;
+
+		check_roundtrip(&req, m->n_fds);
+		resend(sv, id, &req, m);
+		fd = proto_msg_take_fd(m, req.object_fd);
+		if (fd < 0)
+			abort(); /* decode promised the index is in range */
+		close(fd);
+		if (proto_msg_take_fd(m, req.object_fd) != -EBADF)
+			abort();
+		proto_load_request_done(&req);
+	}
+	free(error);
+	error = NULL;
+
+	{
+		json_object *reply = proto_reply_new(id, json_object_new_string(method));
+		json_object *err = proto_error_new(id, PROTO_E_INVALID, -22, method);
+
+		if (!reply || !err)
+			abort();
+		json_object_put(reply);
+		json_object_put(err);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const size_t max_bytes_choice[] = {PROTO_MAX_REQUEST_BYTES, PROTO_MAX_REPLY_BYTES,
+						  64, 1024};
+	static int baseline = -1;
+	size_t lens[8], fd_counts[8], k, max_bytes, off;
+	const uint8_t *payload;
+	size_t payload_len;
+	int sv[2], fd_source;
+
+	if (size < 2)
+		return 0;
+	max_bytes = max_bytes_choice[data[0] & 3];
+	k = 1 + data[1] % 8;
+	if (size < 2 + 3 * k)
+		return 0;
+	payload = data + 2 + 3 * k;
+	payload_len = size - 2 - 3 * k;
+	off = 0;
+	for (size_t i = 0; i < k; i++) {
+		const uint8_t *h = data + 2 + 3 * i;
+		size_t want = (size_t)h[0] | (size_t)h[1] << 8;
+		size_t left = payload_len - off;
+
+		lens[i] = (i == k - 1 || want > left) ? left : want;
+		fd_counts[i] = h[2] % 6;
+		off += lens[i];
+	}
+
+	if (baseline < 0)
+		baseline = count_fds();
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		abort();
+	fd_source = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd_source < 0)
+		abort();
+
+	off = 0;
+	for (size_t i = 0; i < k; i++) {
+		const uint8_t *chunk = payload + off;
+		struct proto_msg m = {};
+		char *error = NULL;
+		json_object *o = NULL;
+		char *copy;
+		int r;
+
+		off += lens[i];
+
+		/* The pure parser, on a buffer exactly the chunk's size. */
+		copy = malloc(lens[i] ? lens[i] : 1);
+		if (!copy)
+			abort();
+		memcpy(copy, chunk, lens[i]);
+		if (proto_parse(copy, lens[i], &o, &error) == 0)
+			json_object_put(o);
+		free(copy);
+		free(error);
+		error = NULL;
+
+		if (send_chunk(sv[0], chunk, lens[i], fd_source, fd_counts[i]) < 0)
+			continue;
+		r = proto_recv(sv[1], max_bytes, PROTO_MAX_REQUEST_FDS, &m, &error);
+		if (r == 1) {
+			if (!m.json || m.n_fds != fd_counts[i])
+				abort();
+			handle_msg(sv, &m);
+			proto_msg_done(&m);
+		} else if (r == -EAGAIN) {
+			abort(); /* a packet was sent, so one must be waiting */
+		}
+		free(error);
+	}
+
+	close(fd_source);
+	close(sv[0]);
+	close(sv[1]);
+	if (count_fds() != baseline) {
+		fprintf(stderr, "fd leak: %d fds open, %d before\n", count_fds(), baseline);
+		abort();
+	}
+	return 0;
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write the fuzz_proto seed corpus (tests/fuzz/corpus/fuzz_proto/).
+
+Input layout, as fuzz_proto.c reads it: flags byte (bits 0-1: max_bytes
+choice), chunk count byte (1 + b % 8), per chunk 16-bit little-endian length
+and fd count, then the concatenated payload.
+"""
+import json
+import os
+import struct
+import sys
+
+
+def seed(chunks, flags=0):
+    out = bytes([flags, len(chunks) - 1])
+    for data, n_fds in chunks:
+        out += struct.pack("<HB", len(data), n_fds)
+    return out + b"".join(d for d, _ in chunks)
+
+
+def req(method, params=None, id=1, version=1):
+    m = {"bpfbroker": version, "id": id, "method": method}
+    if params is not None:
+        m["params"] = params
+    return json.dumps(m, separators=(",", ":")).encode()
+
+
+LOAD_FULL = {
+    "object_fd": 0,
+    "object_name": "counter",
+    "check_only": True,
+    "name": "my-obj",
+    "shares": [
+        {"map": "counts", "user": "alice", "access": "ro"},
+        {"map": "counts", "group": "1000", "access": "rw"},
+    ],
+    "globals": [{"name": "limit", "value": "0a000000"}],
+    "map_sizes": [{"name": "counts", "max_entries": 128}],
+    "programs": [{"name": "count", "type": "socket_filter",
+                  "attach_type": "cgroup_inet_egress"}],
+}
+
+SEEDS = {
+    "load-minimal": [(req("load", {"object_fd": 0}), 1)],
+    "load-full": [(req("load", LOAD_FULL, id=7), 1)],
+    "load-fd2-of-3": [(req("load", {"object_fd": 2, "check_only": False}), 3)],
+    "hello-policy-stream": [(req("hello", id=1), 0), (req("policy", id=2), 0),
+                            (req("list", {}, id=3), 0),
+                            (req("unload", {"name": "my-obj"}, id=4), 0)],
+    "load-split": [(req("load", LOAD_FULL)[:40], 1), (req("load", LOAD_FULL)[40:], 1)],
+    "bad-version": [(req("hello", version=2), 0)],
+    "bad-too-many-fds": [(req("load", {"object_fd": 0}), 5)],
+    "bad-nan": [(b'{"bpfbroker":1,"id":1,"method":"x","params":{"a":NaN}}', 0)],
+    "bad-deep": [(b'{"a":' * 20 + b"1" + b"}" * 20, 0)],
+    "bad-nul": [(b'{"bpfbroker":1,"id":1,\x00"method":"hello"}', 0)],
+    "bad-trailing": [(req("hello") + b" {}", 0), (b"[1,2,3]", 0), (b"", 0)],
+    "bad-big-id": [(b'{"bpfbroker":1,"id":18446744073709551615,"method":"hello"}', 0)],
+    "bad-load-params": [(req("load", {"object_fd": 1, "globals": [{"name": "g", "value": "abc"}]}), 1),
+                        (req("load", {"object_fd": 0, "shares": [{"map": "m", "user": "u", "group": "g", "access": "ro"}]}), 1)],
+    "small-limit": [(req("load", LOAD_FULL), 1)],
+}
+FLAGS = {"small-limit": 2}
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "corpus", "fuzz_proto")
+    os.makedirs(out, exist_ok=True)
+    for name, chunks in SEEDS.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(seed(chunks, FLAGS.get(name, 0)))
+
+
+if __name__ == "__main__":
+    main()
