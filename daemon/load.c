@@ -16,6 +16,7 @@
 #include <sys/vfs.h>
 #include <time.h>
 
+#include "btfcheck.h"
 #include "caps.h"
 #include "common/macro.h"
 #include "inspect.h"
@@ -265,6 +266,10 @@ static int job_open(struct job *j, struct reply *r)
 	if (k < 0)
 		return reply_error(r, PROTO_E_OBJECT, -k, "not a usable BPF object: %s",
 				   error ? error : strerror(-k));
+	if (!btfcheck_object(j->object, j->object_size))
+		return reply_error(r, PROTO_E_OBJECT, EINVAL,
+				   "not a usable BPF object: its BTF refers to a name or type that "
+				   "does not exist");
 	j->obj = bpf_object__open_mem(j->object, j->object_size, &opts);
 	if (!j->obj) {
 		k = negative_errno();

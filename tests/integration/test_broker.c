@@ -653,6 +653,37 @@ static void test_bpfctl(void **state)
 	assert_non_null(strstr(out, expect));
 }
 
+/* ---- objects the fuzzer found crashing libbpf 1.1.2: refused before libbpf sees them ---- */
+
+static int client_malformed_btf(void *arg)
+{
+	static const char *const files[] = {"btf-bad-name.bpf.elf", "btf-bad-type.bpf.elf"};
+
+	for (size_t i = 0; i < 2; i++) {
+		struct bpfbroker_result *res = NULL;
+		struct bpfbroker_error *err = NULL;
+		struct bpfbroker *b;
+		char path[600];
+		int k;
+
+		snprintf(path, sizeof(path), "%s/tests/malformed/%s",
+			 getenv("BPFBROKER_TEST_SRC_DIR"), files[i]);
+		CHECK(connect_broker(&b) == 0, "connect");
+		k = bpfbroker_load_file(b, path, NULL, &res, &err);
+		bpfbroker_close(b);
+		CHECK(k < 0 && err && strcmp(err->code, "bad-object") == 0 &&
+			      strstr(err->message, "BTF"),
+		      "%s: %d %s", files[i], k, err ? err->message : "(no error reply)");
+		bpfbroker_error_free(err);
+	}
+	return 0;
+}
+
+static void test_malformed_btf(void **state)
+{
+	assert_int_equal(harness_as_user(&nobody, client_malformed_btf, NULL), 0);
+}
+
 /* ---- least privilege, read back from the kernel ---- */
 
 static unsigned count_fds(pid_t pid);
@@ -931,6 +962,7 @@ int main(void)
 		cmocka_unit_test(test_uid_range),
 		cmocka_unit_test(test_reload),
 		cmocka_unit_test(test_check_config),
+		cmocka_unit_test(test_malformed_btf),
 		cmocka_unit_test(test_privileges),
 		cmocka_unit_test(test_daemon_fds_flat),
 	};
