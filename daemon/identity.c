@@ -37,6 +37,12 @@ int identity_from_job(json_object *job, struct identity *ret)
 		i.groups[k] = (gid_t)json_object_get_int64(json_object_array_get_idx(groups, k));
 	i.id = (struct policy_identity){
 		.uid = (uid_t)uid, .gid = (gid_t)gid, .groups = i.groups, .n_groups = n};
+	{
+		int64_t pid = 0;
+
+		if (proto_get_int(identity, "pid", false, 0, INT32_MAX, &pid, NULL) >= 0)
+			i.pid = (pid_t)pid;
+	}
 	*ret = i;
 	return 0;
 }

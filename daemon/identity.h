@@ -15,6 +15,7 @@
 struct identity {
 	struct policy_identity id; /* id.groups points into groups */
 	gid_t *groups;
+	pid_t pid; /* the caller's process at accept (for the audit trail), or 0 */
 };
 
 void identity_done(struct identity *i);

@@ -16,7 +16,9 @@
 #include <sys/vfs.h>
 #include <time.h>
 
+#include "audit.h"
 #include "btfcheck.h"
+#include "common/sha256.h"
 #include "caps.h"
 #include "common/macro.h"
 #include "inspect.h"
@@ -1205,6 +1207,77 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 	return 0;
 }
 
+/* "name:type,..." of the programs that load, and the helper classes they use. */
+static void job_describe_programs(const struct job *j, char *progs, size_t n_progs, char *classes,
+				  size_t n_classes)
+{
+	uint64_t used = 0;
+	size_t len = 0;
+
+	progs[0] = classes[0] = '\0';
+	for (size_t i = 0; i < j->desc.n_programs; i++) {
+		const struct object_program *p = &j->desc.programs[i];
+
+		if (!p->load)
+			continue;
+		if (len < n_progs)
+			len += (size_t)snprintf(progs + len, n_progs - len, "%s%s:%s",
+						len ? "," : "", p->name ? p->name : "?",
+						policy_prog_type_to_string(p->prog_type) ?: "?");
+		for (size_t h = 0; h < p->n_helpers; h++) {
+			int c = (int)helper_classify(p->helpers[h]);
+
+			if (c >= 0 && c < 64)
+				used |= 1ull << c;
+		}
+		if (p->n_kfuncs)
+			used |= 1ull << HELPER_CLASS_KFUNC;
+	}
+	len = 0;
+	for (int c = 0; c < 64 && c < _HELPER_CLASS_MAX; c++)
+		if ((used & (1ull << c)) && len < n_classes)
+			len += (size_t)snprintf(
+				classes + len, n_classes - len, "%s%s", len ? "," : "",
+				helper_class_to_string((enum helper_class)c) ?: "?");
+}
+
+/* One audit record per request, whatever happened (see audit.h). */
+static void job_audit(const struct job *j, struct reply *r)
+{
+	char sha[SHA256_HEX_SIZE], progs[1024], classes[512], object[128];
+	const char *code = reply_error_code(r);
+	struct audit_record a = {
+		.event = j->req.check_only ? "check" : "load",
+		.uid = j->id.uid,
+		.pid = j->ident.pid,
+	};
+
+	if (j->object) {
+		sha256_hex(j->object, j->object_size, sha);
+		a.object_sha256 = sha;
+	}
+	job_describe_programs(j, progs, sizeof(progs), classes, sizeof(classes));
+	a.programs = progs[0] ? progs : NULL;
+	a.helper_classes = classes[0] ? classes : NULL;
+	if (j->req.name) {
+		snprintf(object, sizeof(object), "%u/%s", (unsigned)j->id.uid, j->req.name);
+		a.object = object;
+	}
+	if (!code) {
+		/* check: the verdict; load: it loaded. */
+		a.decision = !j->req.check_only || (j->have_verdict && j->verdict.allowed) ? "allow"
+											   : "deny";
+		if (j->req.check_only && j->have_verdict)
+			a.reason = policy_verdict_first_reason(&j->verdict);
+	} else {
+		a.decision = strcmp(code, PROTO_E_DENIED) == 0 || strcmp(code, PROTO_E_QUOTA) == 0
+				     ? "deny"
+				     : "error";
+		a.reason = reply_error_message(r);
+	}
+	audit_log(&a);
+}
+
 int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *jobmsg,
 		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
 {
@@ -1214,6 +1287,8 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 
 	libbpf_set_print(libbpf_print_capture);
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
+	if (k >= 0)
+		job_audit(&j, &r);
 	job_done(&j);
 	close_many(fds, n_fds);
 	return reply_finish(&r, k, ret_body, ret_fds, ret_n_fds);

@@ -16,6 +16,7 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "caps.h"
 #include "common/macro.h"
 #include "log.h"
@@ -269,6 +270,11 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	sd_notify(0, "RELOADING=1");
 	if (policy_load(d->opt.policy_dir, &p) < 0) {
 		log_error("policy reload failed; the previous policy stays in force");
+		audit_log(&(struct audit_record){
+			.event = "policy-reload",
+			.decision = "error",
+			.reason = "the new policy is invalid; the previous one "
+				  "stays in force"});
 	} else {
 		policy_free(d->policy);
 		d->policy = p;
@@ -277,6 +283,7 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 		worker_pool_refresh(d->pool);
 		log_info("policy reloaded from %s: %zu rules", d->opt.policy_dir,
 			 policy_n_rules(p));
+		audit_log(&(struct audit_record){.event = "policy-reload", .decision = "allow"});
 	}
 	sd_notify(0, "READY=1");
 	return 0;

@@ -20,6 +20,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "caps.h"
 #include "common/macro.h"
 #include "handout.h"
@@ -1758,6 +1759,56 @@ static int call_run(struct call *c, json_object *job, const struct method **ret_
 	return 1;
 }
 
+/* One audit record per request (list and show only when refused: they decide nothing). */
+static void call_audit(struct call *c, const char *method, struct reply *r)
+{
+	const char *code = reply_error_code(r), *ref = NULL, *program = NULL;
+	char object[160], target[192] = "";
+	json_object *t, *v;
+	struct audit_record a = {.event = method, .uid = c->ident.id.uid, .pid = c->ident.pid};
+
+	if (!code && (strcmp(method, "list") == 0 || strcmp(method, "show") == 0))
+		return;
+	(void)proto_get_string(c->params, "object", false, &ref, NULL);
+	(void)proto_get_string(c->params, "program", false, &program, NULL);
+	if (ref) {
+		/* OWNER/NAME (the caller's own when no owner is given), and /PROGRAM. */
+		if (strchr(ref, '/'))
+			snprintf(object, sizeof(object), "%.64s%s%.64s", ref, program ? "/" : "",
+				 program ? program : "");
+		else
+			snprintf(object, sizeof(object), "%u/%.64s%s%.64s",
+				 (unsigned)c->ident.id.uid, ref, program ? "/" : "",
+				 program ? program : "");
+		a.object = object;
+	}
+	if (json_object_object_get_ex(c->params, "target", &t) &&
+	    json_object_is_type(t, json_type_object)) {
+		const char *type = NULL, *name = NULL, *at = NULL;
+
+		if (json_object_object_get_ex(t, "type", &v))
+			type = json_object_get_string(v);
+		if (json_object_object_get_ex(t, "name", &v))
+			name = json_object_get_string(v);
+		if (json_object_object_get_ex(t, "attach_type", &v))
+			at = json_object_get_string(v);
+		snprintf(target, sizeof(target), "%.32s%s%.64s%s%.32s", type ? type : "?",
+			 name ? " " : "", name ? name : "", at ? " " : "", at ? at : "");
+		a.target = target;
+	}
+	if (!code) {
+		a.decision = "allow";
+	} else {
+		a.decision = strcmp(code, PROTO_E_DENIED) == 0 ||
+					     strcmp(code, PROTO_E_QUOTA) == 0 ||
+					     strcmp(code, PROTO_E_NOT_FOUND) == 0
+				     ? "deny"
+				     : "error";
+		a.reason = reply_error_message(r);
+	}
+	audit_log(&a);
+}
+
 int named_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
 		 int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
 {
@@ -1774,6 +1825,8 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 	k = call_run(&c, job, &m, &r);
 	if (k > 0)
 		k = m->handle(&c, &r);
+	if (k >= 0 && m)
+		call_audit(&c, m->name, &r);
 	call_done(&c);
 	close_many(fds, n_fds);
 	return reply_finish(&r, k, ret_body, ret_fds, ret_n_fds);

@@ -106,3 +106,22 @@ int reply_finish(struct reply *r, int k, json_object **ret_body, int **ret_fds, 
 	*r = (struct reply){};
 	return 0;
 }
+
+static const char *error_field(struct reply *r, const char *key)
+{
+	json_object *e = reply_error_obj(r), *v;
+
+	if (!e || !json_object_object_get_ex(e, key, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+const char *reply_error_code(struct reply *r)
+{
+	return error_field(r, "code");
+}
+
+const char *reply_error_message(struct reply *r)
+{
+	return error_field(r, "message");
+}

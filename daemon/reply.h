@@ -29,6 +29,9 @@ void reply_done(struct reply *r);
 _printf_(4, 5) int reply_error(struct reply *r, const char *code, int err, const char *fmt, ...);
 /* The "error" object of an error reply, to add details (verifier_log, reasons). */
 json_object *reply_error_obj(struct reply *r);
+/* The error reply's code and message, or NULL (for the audit trail). */
+const char *reply_error_code(struct reply *r);
+const char *reply_error_message(struct reply *r);
 /* Make r a result reply (result taken). 0 or -ENOMEM. */
 int reply_result(struct reply *r, json_object *result);
 /* Add fd (taken, closed on failure) and return its index, or -ETOOMANYREFS. */

@@ -100,6 +100,13 @@ int harness_start(const char *extra_arg)
 		return -errno;
 	if (H.daemon == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (H.daemon_log) {
+			int fd =
+				open(H.daemon_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+				_exit(126);
+		}
 		/* extra_arg: more options, separated by spaces. */
 		char *argv[32] = {exe,		"--socket",   H.socket,	  "--policy-dir",
 				  H.policy_dir, "--pin-root", H.pin_root, "--state-dir",

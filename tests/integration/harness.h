@@ -15,6 +15,7 @@ struct harness {
 	char policy_dir[300];
 	char pin_root[300]; /* on bpffs, removed at the end */
 	char state_dir[300]; /* the daemon's metadata of named objects */
+	const char *daemon_log; /* if set, harness_start() sends the daemon's stderr there */
 	char bpf_dir[256]; /* built test objects */
 	char build_dir[256];
 	pid_t daemon;

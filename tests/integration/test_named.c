@@ -1201,6 +1201,82 @@ static void test_writable_bpffs_guard(void **state)
 	rmdir(bpffs_dir);
 }
 
+/* ---- the audit trail ---- */
+
+/* The first audit line with all of the fields given (NULL-terminated), or NULL. */
+static char *audit_find(const char *log, ...)
+{
+	static char line[2048];
+	FILE *f = fopen(log, "re");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		va_list ap;
+		const char *want;
+		bool all = strstr(line, "audit:") != NULL;
+
+		va_start(ap, log);
+		while (all && (want = va_arg(ap, const char *)))
+			all = strstr(line, want) != NULL;
+		va_end(ap);
+		if (all) {
+			fclose(f);
+			return line;
+		}
+	}
+	fclose(f);
+	return NULL;
+}
+
+static void test_audit(void **state)
+{
+	char log[400], uid[32], sha[80], cmd[600];
+	FILE *p;
+
+	snprintf(log, sizeof(log), "%s/daemon.log", H.dir);
+	H.daemon_log = log;
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "au", NULL), 0);
+	assert_int_equal(ctl(&owner, "load", harness_object("mapinmap"), "--name", "au2", NULL), 1);
+	assert_int_equal(
+		ctl(&owner, "attach", "au/count_egress", "cgroup", cg_owned, "--pin", NULL), 0);
+	assert_int_not_equal(
+		ctl(&owner, "attach", "au/count_egress", "cgroup", cg_root_owned, "--pin", NULL),
+		0);
+	assert_int_equal(ctl(&owner, "detach", "au/count_egress", NULL), 0);
+	assert_int_equal(ctl(&owner, "unload", "au", NULL), 0);
+	kill(H.daemon, SIGHUP);
+	usleep(200000);
+
+	snprintf(uid, sizeof(uid), "uid=%u", UID_OWNER);
+	snprintf(cmd, sizeof(cmd), "sha256sum %s", harness_object("egress"));
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(sha, 65, p));
+	pclose(p);
+	/* Each decision, with who, what (by content), which programs and helper classes. */
+	assert_non_null(audit_find(log, "event=load", "decision=allow", uid, sha,
+				   "programs=count_egress:cgroup_skb", "helper_classes=base",
+				   "object=65534/au", NULL));
+	assert_non_null(audit_find(log, "event=load", "decision=deny", uid, "map of maps", NULL));
+	assert_non_null(audit_find(log, "event=attach", "decision=allow", uid,
+				   "object=65534/au/count_egress", "target=cgroup", NULL));
+	assert_non_null(audit_find(log, "event=attach", "decision=deny", uid, "do not own", NULL));
+	assert_non_null(audit_find(log, "event=detach", "decision=allow", uid, NULL));
+	assert_non_null(
+		audit_find(log, "event=unload", "decision=allow", uid, "object=65534/au", NULL));
+	assert_non_null(audit_find(log, "event=policy-reload", "decision=allow", NULL));
+	/* The pid is the client's, as the kernel told the broker. */
+	assert_non_null(audit_find(log, "event=unload", "pid=", NULL));
+
+	H.daemon_log = NULL;
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+}
+
 /* ---- limits on what one client may take ---- */
 
 static int client_slow_load_times_out(void *arg)
@@ -1502,6 +1578,7 @@ int main(void)
 		cmocka_unit_test(test_restart_keeps_everything),
 		cmocka_unit_test(test_crash_recovery),
 		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_audit),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_writable_bpffs_guard),
 	};

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The audit trail: every decision the broker makes (loads, checks, attaches,
+ * detaches, unloads, fds, test runs, inserts, policy reloads), allowed or
+ * denied, as one structured record. To the journal with sd_journal_send()
+ * (fields BPFBROKER_*) when journald is there, else one line on stderr:
+ *   <5>audit: event=load decision=allow uid=65534 pid=12 object_sha256=... reason="..."
+ * Values with spaces, quotes or backslashes are quoted and escaped.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct audit_record {
+	const char *event; /* "load", "check", "attach", "detach", "unload", "fds", ... */
+	const char *decision; /* "allow", "deny" or "error" */
+	uid_t uid;
+	pid_t pid;
+	const char *object_sha256; /* of the ELF as received, or NULL */
+	const char *object; /* named object "OWNER/NAME", or NULL */
+	const char *programs; /* "name:type,name:type", or NULL */
+	const char *helper_classes; /* "base,read_kernel_memory", or NULL */
+	const char *target; /* attach target, or NULL */
+	const char *reason; /* why (denials and errors), or NULL */
+};
+
+void audit_log(const struct audit_record *r);
+/* Send to stderr even where journald is (tests, foreground debugging). */
+void audit_force_stderr(bool on);
