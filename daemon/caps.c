@@ -109,6 +109,10 @@ int caps_verify(uint64_t permitted)
 	return v == 1 ? 0 : -EPERM;
 }
 
+#define SECURE_BITS_EXPECTED                                                                       \
+	(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |                           \
+	 SECBIT_NO_SETUID_FIXUP_LOCKED)
+
 int caps_daemon_init(void)
 {
 	_cleanup_(cap_freep) cap_t c = cap_init();
@@ -126,10 +130,7 @@ int caps_daemon_init(void)
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return negative_errno();
 	/* uid 0 must not regain anything through exec or setuid. */
-	if (prctl(PR_SET_SECUREBITS,
-		  SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-			  SECBIT_NO_SETUID_FIXUP_LOCKED,
-		  0, 0, 0) < 0)
+	if (prctl(PR_SET_SECUREBITS, SECURE_BITS_EXPECTED, 0, 0, 0) < 0)
 		return negative_errno();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return negative_errno();
@@ -143,7 +144,13 @@ int caps_daemon_init(void)
 	k = status_field("CapBnd", &bnd);
 	if (k < 0)
 		return k;
-	return bnd == caps_daemon_mask() ? 0 : -EPERM;
+	if (bnd != caps_daemon_mask())
+		return -EPERM;
+	/* And the securebits, as the kernel has them now. */
+	k = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+	if (k < 0)
+		return negative_errno();
+	return (k & SECURE_BITS_EXPECTED) == SECURE_BITS_EXPECTED ? 0 : -EPERM;
 }
 
 int caps_worker_init(void)

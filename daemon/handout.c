@@ -30,7 +30,35 @@ int handout_check_bpffs(char *msg, size_t size)
 	if (allow_writable)
 		return 0;
 	if (guard_result == 1 || guard_pid != getpid()) {
+		char buf[16] = "";
+		FILE *f;
+
 		guard_pid = getpid();
+		/*
+		 * The verifier doesn't look at an fd's mode when a program refers to
+		 * the map: anyone who may load programs unprivileged writes an ro map
+		 * from their own socket filter. Only with unprivileged BPF off do fd
+		 * modes mean anything.
+		 */
+		f = fopen("/proc/sys/kernel/unprivileged_bpf_disabled", "re");
+		if (f) {
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = '\0';
+			fclose(f);
+		}
+		if (buf[0] == '0') {
+			guard_result = -EACCES;
+			snprintf(
+				guard_msg, sizeof(guard_msg),
+				"kernel.unprivileged_bpf_disabled is 0: any user may load a socket "
+				"filter that writes a map it holds a read-only fd of, so the "
+				"broker "
+				"hands out no read-only or write-only map fds until it is set "
+				"(sysctl "
+				"kernel.unprivileged_bpf_disabled=2) or the administrator starts "
+				"bpfbrokerd with --allow-writable-bpffs");
+			goto out;
+		}
 		k = bpffs_find_writable(&m);
 		if (k == 0) {
 			guard_result = 0;
@@ -54,6 +82,7 @@ int handout_check_bpffs(char *msg, size_t size)
 				 strerror(-k));
 		}
 	}
+out:
 	if (guard_result < 0 && msg && size > 0)
 		snprintf(msg, size, "%s", guard_msg);
 	return guard_result;

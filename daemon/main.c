@@ -295,6 +295,8 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
+static int dir_secure(const char *path);
+
 /* Where users' pins live: a directory on bpffs that only root can enter. */
 static void pin_root_prepare(const char *pin_root)
 {
@@ -312,6 +314,28 @@ static void pin_root_prepare(const char *pin_root)
 	}
 	if (mkdir(pin_root, 0700) < 0 && errno != EEXIST)
 		log_warning("cannot create %s: %m; pinning by name will fail", pin_root);
+	dir_secure(pin_root);
+}
+
+/*
+ * A directory the broker keeps its pins or state in must be root's and 0700,
+ * also when it existed before: a user who owned it could reach every pin.
+ */
+static int dir_secure(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0) {
+		log_error("%s is not a directory owned by root: refusing to keep pins or state "
+			  "there",
+			  path);
+		return -EPERM;
+	}
+	if ((st.st_mode & 07777) != 0700 && chmod(path, 0700) < 0)
+		return log_error_errno(-errno, "cannot restrict %s to mode 0700: %m", path);
+	return 0;
 }
 
 /* Where named objects' metadata lives: root's, closed to users. */
@@ -324,26 +348,12 @@ static int state_dir_prepare(const char *state_dir)
 		return -ENOMEM;
 	if (slash && slash != parent) {
 		*slash = '\0';
-		if (mkdir(parent, 0755) < 0 && errno != EEXIST) {
-			int e = -errno;
-
-			log_error("cannot create %s: %m", parent);
-			return e;
-		}
+		if (mkdir(parent, 0755) < 0 && errno != EEXIST)
+			return log_error_errno(-errno, "cannot create %s: %m", parent);
 	}
-	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST) {
-		int e = -errno;
-
-		log_error("cannot create %s: %m", state_dir);
-		return e;
-	}
-	if (chmod(state_dir, 0700) < 0) {
-		int e = -errno;
-
-		log_error("cannot restrict %s: %m", state_dir);
-		return e;
-	}
-	return 0;
+	if (mkdir(state_dir, 0700) < 0 && errno != EEXIST)
+		return log_error_errno(-errno, "cannot create %s: %m", state_dir);
+	return dir_secure(state_dir);
 }
 
 /*

@@ -27,6 +27,9 @@ int reply_error(struct reply *r, const char *code, int err, const char *fmt, ...
 		msg = NULL;
 	va_end(ap);
 
+	/* libbpf's own error codes (4000 and up) are not errno values. */
+	if (err <= 0 || err >= 4000)
+		err = EINVAL;
 	body = proto_error_new(0, code, err, msg);
 	if (!body)
 		return -ENOMEM;
@@ -91,6 +94,11 @@ int reply_finish(struct reply *r, int k, json_object **ret_body, int **ret_fds, 
 		return -ENOMEM;
 	}
 	if (!r->body) {
+		reply_done(r);
+		return -ENOMEM;
+	}
+	/* Names and messages may carry bytes from the client's ELF: keep the reply UTF-8. */
+	if (proto_json_sanitize_utf8(r->body) < 0) {
 		reply_done(r);
 		return -ENOMEM;
 	}

@@ -27,6 +27,7 @@ struct worker {
 	struct worker_job *job; /* running job, NULL when idle or finished */
 	bool idle; /* waiting for a job */
 	bool timed_out;
+	bool lost_reply; /* its job ended with the socket closing, not a reply: say why at exit */
 	struct worker *prev, *next; /* in pool->workers */
 };
 
@@ -225,6 +226,8 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 	if (k < 0)
 		log_error("worker %d sent a bad reply: %s", (int)w->pid,
 			  error ? error : strerror(-k));
+	else if (k == 0 && j)
+		w->lost_reply = true;
 	if (j) {
 		j->done(j->userdata, k > 0 ? &msg : NULL, k > 0 ? 0 : k == 0 ? -EPIPE : k);
 		job_free(j);
@@ -243,6 +246,10 @@ static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdat
 	if (w->job && w->io)
 		on_worker_reply(w->io, w->sock, EPOLLIN, w);
 	j = worker_release_job(w);
+	if (w->lost_reply && !j)
+		/* A crash (a hostile object tripping libbpf, say) or a kill: on record. */
+		log_warning("worker %d ended without a reply (%s %d)", (int)w->pid,
+			    si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
 	if (j) {
 		log_warning("worker %d for a job ended without a reply (%s %d)", (int)w->pid,
 			    si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);

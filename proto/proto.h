@@ -86,6 +86,15 @@ json_object *proto_error_new(int64_t id, const char *code, int err, const char *
 /* Add "bpfbroker" and "id" to a reply body {"result"...} or {"error"...} made elsewhere. */
 int proto_reply_stamp(json_object *body, int64_t id);
 
+/*
+ * Replace every invalid UTF-8 sequence in o's string values with U+FFFD, so
+ * text that came from a hostile ELF (names, libbpf's and the verifier's
+ * messages) can always be sent and parsed. 0 or -ENOMEM.
+ */
+int proto_json_sanitize_utf8(json_object *o);
+/* The length of the valid UTF-8 sequence at s (1 to 4), or 0 if it is invalid. */
+size_t proto_utf8_sequence(const unsigned char *s, size_t left);
+
 /* Typed access with clear errors; *error names the key. */
 int proto_get_string(json_object *o, const char *key, bool required, const char **ret,
 		     char **error);

@@ -1137,6 +1137,34 @@ static void test_crash_recovery(void **state)
 /* ---- the writable-bpffs guard ---- */
 
 static char bpffs_dir[300];
+static char saved_unpriv_bpf[16]; /* to restore in teardown if a test stops half-way */
+
+/* Write /proc/sys/PATH (saving the old value first, if saved is given). */
+static int sysctl_set(const char *path, const char *value, char *saved, size_t size)
+{
+	char p[128];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/proc/sys/%s", path);
+	if (saved) {
+		f = fopen(p, "re");
+		if (!f || !fgets(saved, (int)size, f)) {
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+		saved[strcspn(saved, "\n")] = '\0';
+	}
+	f = fopen(p, "we");
+	if (!f)
+		return -1;
+	if (fputs(value, f) < 0) {
+		fclose(f);
+		return -1;
+	}
+	return fclose(f) == 0 ? 0 : -1;
+}
 
 static int client_pin_and_reopen(void *arg)
 {
@@ -1197,6 +1225,20 @@ static void test_writable_bpffs_guard(void **state)
 	/* Remounted safely (here: gone), everything is handed out again. */
 	assert_int_equal(umount(bpffs_dir), 0);
 	assert_int_equal(ctl(&owner, "map", "dump", "wb/counts", NULL), 0);
+
+	/*
+	 * With unprivileged BPF on, anyone's own socket filter can write a map it
+	 * holds an ro fd of (the verifier ignores fd modes): the same fail-closed.
+	 */
+	if (sysctl_set("kernel/unprivileged_bpf_disabled", "0", saved_unpriv_bpf,
+		       sizeof(saved_unpriv_bpf)) == 0) {
+		assert_int_equal(ctl(&owner, "map", "dump", "wb/counts", NULL), 1);
+		assert_int_equal(
+			sysctl_set("kernel/unprivileged_bpf_disabled", saved_unpriv_bpf, NULL, 0),
+			0);
+		saved_unpriv_bpf[0] = '\0';
+		assert_int_equal(ctl(&owner, "map", "dump", "wb/counts", NULL), 0);
+	}
 	assert_int_equal(ctl(&owner, "unload", "wb", NULL), 0);
 	rmdir(bpffs_dir);
 }
@@ -1543,9 +1585,11 @@ static int teardown(void **state)
 {
 	int k;
 
-	/* A failed guard test may leave its bpffs mounted. */
+	/* A failed guard test may leave its bpffs mounted, or the sysctl changed. */
 	if (bpffs_dir[0])
 		umount2(bpffs_dir, MNT_DETACH);
+	if (saved_unpriv_bpf[0])
+		sysctl_set("kernel/unprivileged_bpf_disabled", saved_unpriv_bpf, NULL, 0);
 	k = harness_stop();
 
 	if (cgroups_remove() < 0) {

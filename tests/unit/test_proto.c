@@ -1693,6 +1693,35 @@ static void test_recv_not_a_socket(void **state)
 	close_many(p, 2);
 }
 
+/* Text from a hostile ELF may be any bytes: replies carry it as valid UTF-8. */
+static void test_sanitize_utf8(void **state)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	char *text = NULL;
+
+	json_object_object_add(o, "ok", json_object_new_string("pr\xc3\xa9 \xf0\x9f\x98\x80"));
+	json_object_object_add(o, "bad", json_object_new_string("prog '\277\242'"));
+	json_object_array_add(a, json_object_new_string_len("a\0b\xed\xa0\x80", 6));
+	json_object_array_add(a, json_object_new_string("\xc0\xaf overlong"));
+	json_object_object_add(o, "list", a);
+	assert_int_equal(proto_json_sanitize_utf8(o), 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "ok")),
+			    "pr\xc3\xa9 \xf0\x9f\x98\x80");
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "bad")),
+			    "prog '\xef\xbf\xbd\xef\xbf\xbd'");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(a, 1)),
+			    "\xef\xbf\xbd\xef\xbf\xbd overlong");
+	/* Whatever the bytes were, the daemon's strict parser takes the result. */
+	text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	o = NULL;
+	assert_int_equal(proto_parse(text, strlen(text), &o, NULL), 0);
+	json_object_put(o);
+	free(text);
+	assert_int_equal(proto_utf8_sequence((const unsigned char *)"\xf4\x90\x80\x80", 4), 0);
+	assert_int_equal(proto_utf8_sequence((const unsigned char *)"\xe2\x82", 2), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1744,6 +1773,7 @@ int main(void)
 		cmocka_unit_test(test_recv_eagain),
 		cmocka_unit_test(test_send_no_sigpipe),
 		cmocka_unit_test(test_recv_not_a_socket),
+		cmocka_unit_test(test_sanitize_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
