@@ -540,6 +540,14 @@ static bool pin_name_is_safe(const char *name)
 	return true;
 }
 
+static bool pinned_map_exists(const struct job *j, const char *name)
+{
+	char path[PATH_MAX + 256];
+
+	snprintf(path, sizeof(path), "%s/%s", j->pin_dir, name);
+	return access(path, F_OK) == 0;
+}
+
 static int job_prepare_pins(struct job *j, struct reply *r)
 {
 	struct statfs sfs;
@@ -565,6 +573,23 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 	}
 	if (!any)
 		return 1;
+	/*
+	 * Reusing a pinned map makes this object's programs reach it, and the
+	 * kernel doesn't check fd modes for that: it needs write access to the
+	 * map, as a map of maps insert does.
+	 */
+	for (size_t i = 0; i < j->desc.n_maps; i++) {
+		const struct object_map *m = &j->desc.maps[i];
+
+		if (m->pinned && pinned_map_exists(j, m->name) &&
+		    !(j->verdict.map_access[i] & MAP_ACCESS_WO))
+			return reply_error(
+				r, PROTO_E_DENIED, EPERM,
+				"map \"%s\" is pinned by name and exists: this object's "
+				"programs would reach it, which needs write access, and your "
+				"policy grants %s",
+				m->name, map_access_to_string(j->verdict.map_access[i]));
+	}
 	if (statfs(j->cfg->store.pin_root, &sfs) < 0 || (unsigned long)sfs.f_type != BPF_FS_MAGIC)
 		return reply_error(r, PROTO_E_LOAD, ENOENT,
 				   "the object pins maps by name, but the broker has no bpffs "
@@ -864,14 +889,6 @@ static int job_check_shares(struct job *j, struct reply *r)
 					   map_access_to_string(j->verdict.map_access[m]));
 	}
 	return 1;
-}
-
-static bool pinned_map_exists(const struct job *j, const char *name)
-{
-	char path[PATH_MAX + 256];
-
-	snprintf(path, sizeof(path), "%s/%s", j->pin_dir, name);
-	return access(path, F_OK) == 0;
 }
 
 static int job_check_quotas(struct job *j, struct reply *r)

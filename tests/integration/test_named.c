@@ -764,6 +764,18 @@ static void test_map_of_maps_inserts(void **state)
 	assert_int_equal(ctl(&nester, "unload", "eg3", NULL), 0);
 }
 
+/*
+ * Reusing a map pinned by name is another way to make a program reach it:
+ * it needs write access too. The first load makes the pin (its own program,
+ * its own new map); a second that would reuse an ro map is refused.
+ */
+static void test_pinned_reuse_needs_write(void **state)
+{
+	assert_int_equal(ctl(&nester, "load", harness_object("pinned"), "--name", "pin1", NULL), 0);
+	assert_int_equal(ctl(&nester, "load", harness_object("pinned"), "--name", "pin2", NULL), 1);
+	assert_int_equal(ctl(&nester, "unload", "pin1", NULL), 0);
+}
+
 static void test_isolation(void **state)
 {
 	char ref[64];
@@ -1559,9 +1571,10 @@ static int setup(void **state)
 		 "  \"limits\": {\"max_loaded_programs\": 1}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"], "
-		 "\"helper_classes\": [\"base\"], \"maps_of_maps\": true,"
-		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"}, {\"name\": \"*\", "
-		 "\"access\": \"rw\"}]}},"
+		 "\"helper_classes\": [\"base\"], \"maps_of_maps\": true, \"pinning\": true,"
+		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"}, {\"name\": "
+		 "\"shared_pin\", "
+		 "\"access\": \"ro\"}, {\"name\": \"*\", \"access\": \"rw\"}]}},"
 		 " {\"match\": {\"uids\": [\"0\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"],"
 		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
@@ -1612,6 +1625,7 @@ int main(void)
 		cmocka_unit_test(test_test_run_only),
 		cmocka_unit_test(test_maps_of_maps_refused),
 		cmocka_unit_test(test_map_of_maps_inserts),
+		cmocka_unit_test(test_pinned_reuse_needs_write),
 		cmocka_unit_test(test_isolation),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_quotas),
