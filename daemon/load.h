@@ -25,5 +25,8 @@ struct load_config {
  * Always produces a reply body ({"result": ...} or {"error": ...}) and the
  * fds it refers to; returns 0, or -ENOMEM when not even an error reply could be built.
  */
+/* Write the audit record of the last load_handle(), after its reply went out. */
+void load_audit_flush(void);
+
 int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
 		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds);

@@ -16,6 +16,9 @@
 #include <systemd/sd-event.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+#include <stdarg.h>
+
 #include "audit.h"
 #include "caps.h"
 #include "common/macro.h"
@@ -297,6 +300,42 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 
 static int dir_secure(const char *path);
 
+extern const unsigned char warmup_object[];
+extern const size_t warmup_object_size;
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+/*
+ * libbpf probes kernel features lazily and caches the answers in the
+ * process. Workers are forked from us: probing here, once, with our own
+ * compiled-in object (not a client's: the event loop still never opens one)
+ * saves every load the probes. A failure only means workers probe themselves.
+ */
+static void libbpf_warm_up(void)
+{
+	static const cap_value_t bpf_cap[] = {CAP_BPF};
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "warmup");
+	struct bpf_object *obj;
+	int k;
+
+	libbpf_set_print(libbpf_quiet);
+	obj = bpf_object__open_mem(warmup_object, warmup_object_size, &opts);
+	if (!obj) {
+		log_debug("libbpf warm-up: cannot open our object");
+		return;
+	}
+	k = caps_set_effective(bpf_cap, 1);
+	if (k >= 0)
+		k = bpf_object__load(obj);
+	caps_clear_effective();
+	bpf_object__close(obj);
+	if (k < 0)
+		log_debug("libbpf warm-up: %s", strerror(-k));
+}
+
 /* Where users' pins live: a directory on bpffs that only root can enter. */
 static void pin_root_prepare(const char *pin_root)
 {
@@ -438,6 +477,7 @@ int main(int argc, char **argv)
 		policy_free(d.policy);
 		return EXIT_FAILURE;
 	}
+	libbpf_warm_up();
 
 	/* sd-event takes these through signalfd and child sources; workers unblock them. */
 	sigemptyset(&mask);

@@ -1281,7 +1281,7 @@ static int user_attachments(struct call *c, uid_t uid, uint64_t *ret)
 	return 0;
 }
 
-/* Attachments are bounded like loads: in number, and per minute with them. */
+/* Attachments are bounded in number (per minute, with loads, by the event loop). */
 static int attach_check_quotas(struct call *c, struct reply *r)
 {
 	const struct policy_limits *l = &c->grant->limits;
@@ -1298,16 +1298,6 @@ static int attach_check_quotas(struct call *c, struct reply *r)
 				   "%llu, your limit is %llu",
 				   (unsigned long long)(n - 1),
 				   (unsigned long long)l->max_attachments);
-	k = store_rate_take(&c->cfg->store, c->ident.id.uid, l->max_loads_per_minute, &n);
-	if (k == -EDQUOT)
-		return reply_error(
-			r, PROTO_E_QUOTA, EDQUOT,
-			"you reached your quota max_loads_per_minute (loads and attaches): "
-			"%llu in the last minute, your limit is %llu",
-			(unsigned long long)n, (unsigned long long)l->max_loads_per_minute);
-	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your requests: %s",
-				   strerror(-k));
 	return 1;
 }
 

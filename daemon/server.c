@@ -10,10 +10,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "caps.h"
 #include "common/macro.h"
+#include "rate.h"
 #include "log.h"
 
 #ifndef SO_PEERPIDFD
@@ -53,6 +55,7 @@ struct server {
 	struct listener *listeners;
 	struct conn *conns;
 	unsigned n_conns;
+	struct rate_limiter *rate; /* loads and attaches per user per minute */
 };
 
 static struct conn *conn_free(struct conn *c)
@@ -335,6 +338,43 @@ static int conn_open_netns(struct conn *c)
 	return fd;
 }
 
+/*
+ * max_loads_per_minute: loads and attaches count, across all of a user's
+ * connections, before they cost a worker. 1 to go on, or an answered refusal.
+ */
+static int conn_rate_take(struct conn *c, int64_t id)
+{
+	struct policy_identity ident = conn_identity(c);
+	struct policy_grant *g = NULL;
+	struct timespec ts;
+	uint64_t count = 0, max;
+	char buf[192];
+	int k;
+
+	k = policy_resolve(*c->server->cfg.policy, &ident, &g);
+	if (k < 0)
+		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot resolve the policy");
+	/* Users no rule matches are refused by the worker; they still may not flood it. */
+	max = g->matched ? g->limits.max_loads_per_minute : POLICY_DEFAULT_MAX_LOADS_PER_MINUTE;
+	policy_grant_free(g);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	k = rate_take(c->server->rate, c->cred.uid, max,
+		      (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, &count);
+	if (k == -EDQUOT) {
+		snprintf(buf, sizeof(buf),
+			 "you reached your quota max_loads_per_minute (loads and attaches): %llu "
+			 "in the last minute, your limit is %llu",
+			 (unsigned long long)count, (unsigned long long)max);
+		k = conn_send_error(c, id, PROTO_E_QUOTA, EDQUOT, buf);
+		return k < 0 ? k : 0;
+	}
+	if (k < 0) {
+		k = conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot count your requests");
+		return k < 0 ? k : 0;
+	}
+	return 1;
+}
+
 /* A named-object method: {"identity", "method", "params"} to a worker. */
 static int handle_worker_method(struct conn *c, int64_t id, const struct worker_method *m,
 				json_object *params, struct proto_msg *msg)
@@ -351,6 +391,12 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 	if (params && !json_object_is_type(params, json_type_object))
 		return conn_send_error(c, id, PROTO_E_INVALID, EINVAL,
 				       "\"params\" must be an object");
+	if (strcmp(m->name, "attach") == 0) {
+		int k = conn_rate_take(c, id);
+
+		if (k <= 0)
+			return k;
+	}
 	job = json_object_new_object();
 	if (!job)
 		return -ENOMEM;
@@ -397,6 +443,13 @@ static int handle_load(struct conn *c, int64_t id, json_object *params, struct p
 		snprintf(buf, sizeof(buf), "the request carries %zu fds; load takes exactly 1",
 			 msg->n_fds);
 		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
+	}
+	if (!req.check_only) {
+		k = conn_rate_take(c, id);
+		if (k <= 0) {
+			proto_load_request_done(&req);
+			return k;
+		}
 	}
 	req.object_fd = 0;
 	job_params = proto_load_request_encode(&req);
@@ -663,6 +716,11 @@ int server_new(sd_event *event, struct worker_pool *pool, const struct server_co
 
 	if (!s)
 		return -ENOMEM;
+	s->rate = rate_limiter_new();
+	if (!s->rate) {
+		free(s);
+		return -ENOMEM;
+	}
 	s->event = sd_event_ref(event);
 	s->pool = pool;
 	s->cfg = *cfg;
@@ -676,6 +734,7 @@ struct server *server_free(struct server *s)
 		return NULL;
 	while (s->conns)
 		conn_free(s->conns);
+	s->rate = rate_limiter_free(s->rate);
 	while (s->listeners) {
 		struct listener *l = s->listeners;
 

@@ -74,64 +74,6 @@ int store_lock_user(const struct store_config *c, uid_t uid)
 	return fd;
 }
 
-static uint64_t now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec;
-}
-
-int store_rate_take(const struct store_config *c, uid_t uid, uint64_t max, uint64_t *ret_count)
-{
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	_cleanup_free_ uint64_t *times = NULL;
-	size_t n = 0;
-	uint64_t now = now_sec(), t;
-	FILE *f;
-	int k;
-
-	k = user_state_dir(c, uid, path, sizeof(path));
-	if (k < 0)
-		return k;
-	strncat(path, "/loads", sizeof(path) - strlen(path) - 1);
-	times = calloc(max + 1, sizeof(*times));
-	if (!times)
-		return -ENOMEM;
-	f = fopen(path, "re");
-	if (f) {
-		while (fscanf(f, "%" SCNu64, &t) == 1)
-			if (t + 60 > now && t <= now) {
-				if (n < max)
-					times[n++] = t;
-				else {
-					/* keep the newest max entries */
-					memmove(times, times + 1, sizeof(*times) * (max - 1));
-					times[max - 1] = t;
-				}
-			}
-		fclose(f);
-	}
-	if (n >= max) {
-		*ret_count = n;
-		return -EDQUOT;
-	}
-	times[n++] = now;
-	snprintf(tmp, sizeof(tmp), "%s" TMP_SUFFIX, path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return -errno;
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%" PRIu64 "\n", times[i]);
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		k = -errno;
-		unlink(tmp);
-		return k;
-	}
-	*ret_count = n;
-	return 0;
-}
-
 int store_object_dir(const struct store_config *c, uid_t uid, const char *name, char *buf,
 		     size_t size)
 {

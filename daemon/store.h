@@ -7,7 +7,6 @@
  *   <pin_root>/<uid>/-pinned/<MAP>       maps the object pins by name (LIBBPF_PIN_BY_NAME)
  *   <state_dir>/<uid>/<NAME>.json        metadata: the commit record of a named object
  *   <state_dir>/<uid>/lock               flock(2) serialising one user's changes
- *   <state_dir>/<uid>/loads              times of recent loads, for the per-minute quota
  *
  * Every directory is root's, mode 0700: users reach pins only through the
  * broker. bpffs refuses '.' in names, which is why pins have no extension and
@@ -41,13 +40,6 @@ struct store_usage {
 
 /* Take the user's lock (creating the user's state directory). Returns the fd holding it. */
 int store_lock_user(const struct store_config *c, uid_t uid);
-
-/*
- * Count a load against the per-minute quota: -EDQUOT (with *ret_count the
- * loads in the last minute) if max loads already happened in the last 60 s,
- * else records this one. Needs the user's lock.
- */
-int store_rate_take(const struct store_config *c, uid_t uid, uint64_t max, uint64_t *ret_count);
 
 int store_object_dir(const struct store_config *c, uid_t uid, const char *name, char *buf,
 		     size_t size);

@@ -123,6 +123,7 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 
 		k = e ? proto_send(WORKER_FD, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;
 	}
+	load_audit_flush();
 	_exit(k < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
 }
 
