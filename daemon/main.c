@@ -506,6 +506,7 @@ int main(int argc, char **argv)
 		.pin_root = d.opt.pin_root,
 		.state_dir = d.opt.state_dir,
 		.fault = d.opt.fault_inject,
+		.daemon_pid = getpid(),
 	};
 	store_recover_in_child(&d.store);
 	if (d.opt.admin_group) {

@@ -558,6 +558,6 @@ void store_fault(const struct store_config *c, const char *point)
 	if (!c->fault || strcmp(c->fault, point) != 0)
 		return;
 	log_error("fault injection: crashing at %s", point);
-	kill(getppid(), SIGKILL);
+	kill(c->daemon_pid > 0 ? c->daemon_pid : getppid(), SIGKILL);
 	kill(getpid(), SIGKILL);
 }

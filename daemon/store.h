@@ -30,6 +30,7 @@ struct store_config {
 	const char *pin_root; /* bpffs directory the broker owns */
 	const char *state_dir; /* metadata directory the broker owns */
 	const char *fault; /* testing: crash the daemon at this point (see store_fault()) */
+	pid_t daemon_pid; /* whom store_fault() kills: workers are the daemon's grandchildren */
 };
 
 struct store_usage {

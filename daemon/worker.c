@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@ struct worker {
 	struct worker_pool *pool;
 	pid_t pid;
 	int sock;
+	int pidfd; /* workers are the spawner's children: we watch and kill them by pidfd */
 	sd_event_source *io, *child, *timer;
 	struct worker_job *job; /* running job, NULL when idle or finished */
 	bool idle; /* waiting for a job */
@@ -50,6 +53,11 @@ struct worker_pool {
 	unsigned n_idle, n_busy;
 	struct worker_job *queue, **queue_tail;
 	sd_event_source *spawn, *dispatch;
+	/* The spawner: a child that forks workers for us, so fork() never blocks the loop. */
+	pid_t spawner_pid;
+	int spawner_sock;
+	sd_event_source *spawner_io, *spawner_child;
+	unsigned n_spawning; /* asked for, not yet arrived */
 };
 
 static void job_free(struct worker_job *j)
@@ -167,7 +175,7 @@ static void pool_schedule(struct worker_pool *p)
 {
 	if (p->queue && p->n_idle > 0 && p->n_busy < p->cfg.max_workers && queue_find_eligible(p))
 		sd_event_source_set_enabled(p->dispatch, SD_EVENT_ONESHOT);
-	if (p->n_idle < p->cfg.max_workers)
+	if (p->n_idle + p->n_spawning < p->cfg.max_workers)
 		sd_event_source_set_enabled(p->spawn, SD_EVENT_ONESHOT);
 }
 
@@ -192,8 +200,16 @@ static struct worker *worker_free(struct worker *w)
 	sd_event_source_disable_unref(w->child);
 	sd_event_source_disable_unref(w->timer);
 	safe_close(w->sock);
+	safe_close(w->pidfd);
 	free(w);
 	return NULL;
+}
+
+/* By pidfd: the pid may not be reused while we hold it. Same uid, no CAP_KILL needed. */
+static void worker_kill(struct worker *w)
+{
+	if (syscall(SYS_pidfd_send_signal, w->pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+		log_warning("cannot kill worker %d: %m", (int)w->pid);
 }
 
 /* The job is over for this worker (answered, failed or cancelled); the process will exit. */
@@ -237,7 +253,8 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 	return 0;
 }
 
-static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+/* The worker's pidfd turned readable: it has exited (the spawner reaps it). */
+static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct worker *w = userdata;
 	struct worker_pool *p = w->pool;
@@ -249,11 +266,10 @@ static int on_worker_exit(sd_event_source *s, const siginfo_t *si, void *userdat
 	j = worker_release_job(w);
 	if (w->lost_reply && !j)
 		/* A crash (a hostile object tripping libbpf, say) or a kill: on record. */
-		log_warning("worker %d ended without a reply (%s %d)", (int)w->pid,
-			    si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+		log_warning("worker %d ended without a reply", (int)w->pid);
 	if (j) {
-		log_warning("worker %d for a job ended without a reply (%s %d)", (int)w->pid,
-			    si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+		log_warning("worker %d for a job ended without a reply%s", (int)w->pid,
+			    w->timed_out ? " (killed at its time limit)" : "");
 		j->done(j->userdata, NULL, w->timed_out ? -ETIME : -EPIPE);
 		job_free(j);
 	}
@@ -268,42 +284,142 @@ static int on_worker_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 
 	log_warning("worker %d ran over its time limit; killing it", (int)w->pid);
 	w->timed_out = true;
-	kill(w->pid, SIGKILL);
+	worker_kill(w);
 	return 0;
 }
 
-static int worker_spawn(struct worker_pool *p)
+/* ---- the spawner ---- */
+
+#define SPAWNER_FD 3
+
+/*
+ * The spawner's loop: one byte asks for a worker; the answer is the
+ * worker's socket and pidfd (SCM_RIGHTS) and its pid. It forks from a copy
+ * of the daemon taken at startup (or at the last policy reload), so workers
+ * carry the same policy and warmed-up libbpf, and the event loop never pays
+ * for a fork while clients wait.
+ */
+_Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent)
+{
+	sigset_t chld;
+	int sfd;
+
+	/*
+	 * SIGCHLD is not ignored: exited workers wait as zombies until we reap
+	 * them (when their signal comes), so the pidfd we open right after
+	 * fork() names the right process.
+	 */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &chld, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(EXIT_FAILURE);
+	if ((sock != SPAWNER_FD && dup2(sock, SPAWNER_FD) < 0) ||
+	    close_range(SPAWNER_FD + 1, ~0U, 0) < 0)
+		_exit(EXIT_FAILURE);
+	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		_exit(EXIT_FAILURE);
+	for (;;) {
+		struct pollfd pfds[2] = {{.fd = SPAWNER_FD, .events = POLLIN},
+					 {.fd = sfd, .events = POLLIN}};
+		struct signalfd_siginfo si;
+		char c, cbuf[CMSG_SPACE(2 * sizeof(int))] = {};
+		struct iovec iov;
+		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+		struct cmsghdr *cm;
+		int sv[2], status, pidfd;
+		int32_t pid32;
+		pid_t pid;
+		ssize_t n;
+
+		if (poll(pfds, 2, -1) < 0 && errno != EINTR)
+			_exit(EXIT_FAILURE);
+		if (pfds[1].revents & POLLIN) {
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				;
+			while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+				if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
+					log_warning("worker %d died of signal %d", (int)pid,
+						    WTERMSIG(status));
+		}
+		if (!(pfds[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		do
+			n = recv(SPAWNER_FD, &c, 1, 0);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			_exit(EXIT_SUCCESS); /* the daemon closed us: policy reload or shutdown */
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+			continue;
+		/* Replies carry up to PROTO_MAX_REPLY_BYTES in one packet. */
+		(void)caps_sndbuf_force(sv[1], WORKER_SNDBUF);
+		pid = fork();
+		if (pid == 0) {
+			safe_close(sv[0]);
+			worker_child_main(p, sv[1], getppid());
+		}
+		safe_close(sv[1]);
+		pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+		if (pidfd < 0) {
+			if (pid > 0)
+				kill(pid, SIGKILL);
+			safe_close(sv[0]);
+			pid32 = -1;
+			iov = (struct iovec){.iov_base = &pid32, .iov_len = sizeof(pid32)};
+			(void)sendmsg(SPAWNER_FD, &mh, MSG_NOSIGNAL);
+			continue;
+		}
+		pid32 = pid;
+		iov = (struct iovec){.iov_base = &pid32, .iov_len = sizeof(pid32)};
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
+		memcpy(CMSG_DATA(cm), (int[]){sv[0], pidfd}, 2 * sizeof(int));
+		if (sendmsg(SPAWNER_FD, &mh, MSG_NOSIGNAL) < 0)
+			kill(pid, SIGKILL);
+		safe_close(sv[0]);
+		safe_close(pidfd);
+	}
+}
+
+static void spawner_stop(struct worker_pool *p)
+{
+	p->spawner_io = sd_event_source_disable_unref(p->spawner_io);
+	p->spawner_child = sd_event_source_disable_unref(p->spawner_child);
+	p->spawner_sock = safe_close(p->spawner_sock);
+	if (p->spawner_pid > 0) {
+		/* It exits when its socket closes; make sure, and reap it. */
+		kill(p->spawner_pid, SIGKILL);
+		(void)waitpid(p->spawner_pid, NULL, 0);
+	}
+	p->spawner_pid = 0;
+	p->n_spawning = 0; /* what it still owed us is gone with it */
+}
+
+static int worker_add(struct worker_pool *p, int sock, int pidfd, pid_t pid)
 {
 	_cleanup_free_ struct worker *w = calloc(1, sizeof(*w));
-	int sv[2], sndbuf = WORKER_SNDBUF, k;
-	pid_t parent = getpid(), pid;
+	int k;
 
-	if (!w)
+	if (!w) {
+		safe_close(sock);
+		safe_close(pidfd);
 		return -ENOMEM;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return negative_errno();
-	/* Replies carry up to PROTO_MAX_REPLY_BYTES in one packet. */
-	(void)caps_sndbuf_force(sv[1], sndbuf);
-
-	pid = fork();
-	if (pid < 0) {
-		k = negative_errno();
-		safe_close(sv[0]);
-		safe_close(sv[1]);
-		return k;
 	}
-	if (pid == 0)
-		worker_child_main(p, sv[1], parent);
-	safe_close(sv[1]);
-
 	w->pool = p;
 	w->pid = pid;
-	w->sock = sv[0];
-	k = sd_event_add_child(p->event, &w->child, pid, WEXITED, on_worker_exit, w);
+	w->sock = sock;
+	w->pidfd = pidfd;
+	k = sd_event_add_io(p->event, &w->child, pidfd, EPOLLIN, on_worker_exit, w);
 	if (k < 0) {
-		kill(pid, SIGKILL);
-		(void)waitpid(pid, NULL, 0);
+		worker_kill(w);
 		safe_close(w->sock);
+		safe_close(w->pidfd);
 		return k;
 	}
 	/* Read a reply before noticing the exit that follows it. */
@@ -317,12 +433,112 @@ static int worker_spawn(struct worker_pool *p)
 	return 0;
 }
 
+/* A worker from the spawner: its socket and pidfd, and its pid. */
+static int on_spawner_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct worker_pool *p = userdata;
+	char cbuf[CMSG_SPACE(2 * sizeof(int))];
+	int32_t pid32 = -1;
+	struct iovec iov = {.iov_base = &pid32, .iov_len = sizeof(pid32)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf)};
+	int fds[2] = {-1, -1};
+	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0) {
+		log_error("the worker spawner is gone; starting another");
+		spawner_stop(p);
+		pool_schedule(p);
+		return 0;
+	}
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(2 * sizeof(int)))
+			memcpy(fds, CMSG_DATA(cm), sizeof(fds));
+	if (p->n_spawning > 0)
+		p->n_spawning--;
+	if (n != sizeof(pid32) || pid32 <= 0 || fds[0] < 0 || fds[1] < 0) {
+		safe_close(fds[0]);
+		safe_close(fds[1]);
+		log_error("the worker spawner could not start a worker");
+		return 0;
+	}
+	if (worker_add(p, fds[0], fds[1], pid32) < 0)
+		log_error("cannot take worker %d", (int)pid32);
+	pool_schedule(p);
+	return 0;
+}
+
+static int on_spawner_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+{
+	struct worker_pool *p = userdata;
+
+	log_warning("the worker spawner exited (%s %d)",
+		    si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
+	p->spawner_child = sd_event_source_disable_unref(p->spawner_child);
+	p->spawner_pid = 0; /* reaped by sd-event */
+	spawner_stop(p);
+	pool_schedule(p);
+	return 0;
+}
+
+static int spawner_start(struct worker_pool *p)
+{
+	int sv[2], k;
+	pid_t parent = getpid(), pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return negative_errno();
+	pid = fork();
+	if (pid < 0) {
+		k = negative_errno();
+		safe_close(sv[0]);
+		safe_close(sv[1]);
+		return k;
+	}
+	if (pid == 0)
+		spawner_main(p, sv[1], parent);
+	safe_close(sv[1]);
+	p->spawner_pid = pid;
+	p->spawner_sock = sv[0];
+	k = sd_event_add_io(p->event, &p->spawner_io, sv[0], EPOLLIN, on_spawner_io, p);
+	if (k >= 0)
+		k = sd_event_add_child(p->event, &p->spawner_child, pid, WEXITED, on_spawner_exit,
+				       p);
+	if (k < 0) {
+		spawner_stop(p);
+		return k;
+	}
+	return 0;
+}
+
+/* Ask the spawner for one more worker (it arrives in on_spawner_io()). */
+static int worker_spawn(struct worker_pool *p)
+{
+	char c = 0;
+	int k;
+
+	if (p->spawner_pid <= 0) {
+		k = spawner_start(p);
+		if (k < 0)
+			return k;
+	}
+	if (send(p->spawner_sock, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		return negative_errno();
+	p->n_spawning++;
+	return 0;
+}
+
 static int on_spawn(sd_event_source *s, void *userdata)
 {
 	struct worker_pool *p = userdata;
 	int k;
 
-	if (p->n_idle >= p->cfg.max_workers)
+	if (p->n_idle + p->n_spawning >= p->cfg.max_workers)
 		return 0;
 	k = worker_spawn(p);
 	if (k < 0) {
@@ -351,21 +567,21 @@ static int worker_start_job(struct worker *w, struct worker_job *j)
 	p->n_idle--;
 	k = proto_send(w->sock, j->msg, j->fds, j->n_fds, PROTO_MAX_REQUEST_BYTES * 2);
 	if (k < 0) {
-		kill(w->pid, SIGKILL);
+		worker_kill(w);
 		return k;
 	}
 	/* The worker has its own copies now. */
 	close_many(j->fds, j->n_fds);
 	k = sd_event_add_io(p->event, &w->io, w->sock, EPOLLIN, on_worker_reply, w);
 	if (k < 0) {
-		kill(w->pid, SIGKILL);
+		worker_kill(w);
 		return k;
 	}
 	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
 	k = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC, now + p->cfg.job_timeout_usec,
 			      0, on_worker_timeout, w);
 	if (k < 0) {
-		kill(w->pid, SIGKILL);
+		worker_kill(w);
 		return k;
 	}
 	w->job = j;
@@ -440,7 +656,7 @@ void worker_job_cancel(struct worker_job *j)
 	if (j->worker) {
 		struct worker *w = j->worker;
 
-		kill(w->pid, SIGKILL);
+		worker_kill(w);
 		worker_release_job(w);
 	} else {
 		struct worker_job **pp = &p->queue;
@@ -465,6 +681,8 @@ void worker_pool_refresh(struct worker_pool *p)
 			p->n_idle--;
 			shutdown(w->sock, SHUT_RDWR);
 		}
+	/* So was the spawner: the next worker comes from a new one, with the new policy. */
+	spawner_stop(p);
 	pool_schedule(p);
 }
 
@@ -488,6 +706,7 @@ int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg, struc
 	p->event = sd_event_ref(event);
 	p->cfg = *cfg;
 	p->queue_tail = &p->queue;
+	p->spawner_sock = -EBADF;
 	k = sd_event_add_defer(event, &p->spawn, on_spawn, p);
 	if (k >= 0)
 		k = sd_event_add_defer(event, &p->dispatch, on_dispatch, p);
@@ -515,8 +734,7 @@ struct worker_pool *worker_pool_free(struct worker_pool *p)
 	while (p->workers) {
 		struct worker *w = p->workers;
 
-		kill(w->pid, SIGKILL);
-		(void)waitpid(w->pid, NULL, 0);
+		worker_kill(w);
 		if (w->job) {
 			job_free(w->job);
 			w->job = NULL;
@@ -524,6 +742,7 @@ struct worker_pool *worker_pool_free(struct worker_pool *p)
 		}
 		worker_free(w);
 	}
+	spawner_stop(p);
 	sd_event_source_disable_unref(p->spawn);
 	sd_event_source_disable_unref(p->dispatch);
 	sd_event_unref(p->event);
