@@ -2,6 +2,7 @@
 #include "harness.h"
 
 #include <bpf/bpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -314,4 +315,21 @@ const char *harness_find_group(gid_t *gid)
 		}
 	}
 	return NULL;
+}
+
+unsigned harness_count_fds(pid_t pid)
+{
+	char path[64];
+	unsigned n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
 }

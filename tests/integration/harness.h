@@ -54,6 +54,8 @@ int harness_bpfctl(const struct user *u, char *out, size_t size, const char *con
 /* Remember the newest kernel object ids, and later check none newer survive. */
 void harness_mark_kernel_objects(void);
 int harness_check_no_kernel_objects_left(void);
+/* How many fds a process has open (/proc/PID/fd). */
+unsigned harness_count_fds(pid_t pid);
 /* An existing group to test group rules with (its name; its gid in *gid). */
 const char *harness_find_group(gid_t *gid);
 

@@ -686,8 +686,6 @@ static void test_malformed_btf(void **state)
 
 /* ---- least privilege, read back from the kernel ---- */
 
-static unsigned count_fds(pid_t pid);
-
 /* A "Key:\tvalue" line of /proc/PID/status, as a number in base. */
 static unsigned long long status_field(pid_t pid, const char *key, int base)
 {
@@ -762,7 +760,7 @@ static void test_privileges(void **state)
 	assert_int_equal(status_field(w, "CapPrm", 16), worker);
 	assert_int_equal(status_field(w, "NoNewPrivs", 10), 1);
 	/* stdin, stdout, stderr and the socket to the event loop; nothing of anyone else. */
-	assert_int_equal(count_fds(w), 4);
+	assert_int_equal(harness_count_fds(w), 4);
 }
 
 /* ---- the quickstart's example, policy reload, configuration check ---- */
@@ -859,30 +857,13 @@ static void test_check_config(void **state)
 
 /* ---- nothing left behind ---- */
 
-static unsigned count_fds(pid_t pid)
-{
-	char path[64];
-	unsigned n = 0;
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static unsigned daemon_fds_at_start;
 
 /* After the first load: sd-event has made its timerfd for job timeouts by then. */
 static void test_daemon_fds_baseline(void **state)
 {
 	usleep(200000); /* the pool refills, so idle workers' sockets are counted */
-	daemon_fds_at_start = count_fds(H.daemon);
+	daemon_fds_at_start = harness_count_fds(H.daemon);
 	assert_int_not_equal(daemon_fds_at_start, 0);
 }
 
@@ -890,14 +871,14 @@ static void test_daemon_fds_flat(void **state)
 {
 	/* Every connection the tests made is closed; idle workers are the same count. */
 	usleep(100000);
-	if (count_fds(H.daemon) != daemon_fds_at_start) {
+	if (harness_count_fds(H.daemon) != daemon_fds_at_start) {
 		char cmd[128];
 
 		snprintf(cmd, sizeof(cmd), "ls -l /proc/%d/fd >&2", (int)H.daemon);
 		fprintf(stderr, "daemon had %u fds at start\n", daemon_fds_at_start);
 		(void)system(cmd);
 	}
-	assert_int_equal(count_fds(H.daemon), daemon_fds_at_start);
+	assert_int_equal(harness_count_fds(H.daemon), daemon_fds_at_start);
 }
 
 /* ---- setup ---- */

@@ -59,23 +59,6 @@ static const struct user nobody = {UID_NOBODY, UID_NOBODY};
 
 /* ---- the daemon seen from outside ---- */
 
-static unsigned count_fds(pid_t pid)
-{
-	char path[64];
-	unsigned n = 0;
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static long rss_kb(pid_t pid)
 {
 	char path[64], line[256];
@@ -181,7 +164,7 @@ static int quiet_stats(struct dstat *st)
 			return -ESRCH;
 		for (size_t j = 0; j < n && rest; j++)
 			rest = proc_state(kids[j], NULL) == 'S';
-		fds = count_fds(H.daemon);
+		fds = harness_count_fds(H.daemon);
 		if (rest && fds == last) {
 			st->fds = fds;
 			st->rss_kb = rss_kb(H.daemon);
