@@ -67,6 +67,13 @@ struct call {
 	size_t n_fds;
 	int netns; /* the caller's network namespace, from the event loop (attach only), or -1 */
 	int lock;
+	/* For list and show: the kernel's links, walked once per request, not per object. */
+	struct link_entry *links;
+	size_t n_links;
+	bool have_links;
+	/* And the last owner's name: one user database lookup per owner, not per object. */
+	uid_t owner_name_uid;
+	char owner_name[64];
 };
 
 /* A named object as the request sees it. */
@@ -88,6 +95,7 @@ static void object_done(struct object *o)
 
 static void call_done(struct call *c)
 {
+	free(c->links);
 	identity_done(&c->ident);
 	policy_grant_free(c->grant);
 	safe_close(c->lock);
@@ -361,68 +369,97 @@ static bool link_pinned(const char *dir, uint32_t id)
 	return access(path, F_OK) == 0;
 }
 
-/*
- * Every link (pinned by the broker, or held as an fd by anyone) of the
- * object's programs: walking the kernel's links is the only complete answer,
- * and what unload detaches too (store.c).
- */
-static int object_links(const struct object *o, struct link_entry **ret, size_t *ret_n)
+/* Every link in the kernel, with its info. Needs CAP_SYS_ADMIN (BPF_LINK_GET_FD_BY_ID). */
+static int links_walk(struct link_entry **ret, size_t *ret_n)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
-	_cleanup_free_ uint32_t *prog_ids = NULL;
 	struct link_entry *v = NULL;
-	size_t n = 0, n_progs = 0;
+	size_t n = 0;
 	uint32_t id = 0;
-	int k;
+	int k = caps_set_effective(caps, ARRAY_SIZE(caps));
 
-	/* The programs really pinned there, not ids from metadata that may be stale. */
-	k = store_object_prog_ids(o->dir, &prog_ids, &n_progs);
-	if (k < 0)
-		return k;
-	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
 	while (bpf_link_get_next_id(id, &id) == 0) {
-		struct link_entry e = {.id = id};
+		struct link_entry e = {.id = id}, *nv;
 		uint32_t len = sizeof(e.info);
-		bool ours = false;
 		int fd = bpf_link_get_fd_by_id(id);
 
 		if (fd < 0)
 			continue;
 		e.info.raw_tracepoint.tp_name = (uint64_t)(uintptr_t)e.tp_name;
 		e.info.raw_tracepoint.tp_name_len = sizeof(e.tp_name);
-		if (bpf_obj_get_info_by_fd(fd, &e.info, &len) < 0) {
-			safe_close(fd);
-			continue;
-		}
+		k = bpf_obj_get_info_by_fd(fd, &e.info, &len);
 		safe_close(fd);
+		if (k < 0)
+			continue;
 		if (e.info.type != BPF_LINK_TYPE_RAW_TRACEPOINT)
 			e.tp_name[0] = '\0';
 		e.tp_name[sizeof(e.tp_name) - 1] = '\0';
-		for (size_t i = 0; i < n_progs; i++)
-			if (prog_ids[i] == e.info.prog_id)
-				ours = true;
-		if (!ours)
-			continue;
 		e.prog_id = e.info.prog_id;
-		e.pinned = link_pinned(o->dir, id);
-		{
-			struct link_entry *nv = reallocarray(v, n + 1, sizeof(*v));
-
-			if (!nv) {
-				free(v);
-				caps_clear_effective();
-				return -ENOMEM;
-			}
-			v = nv;
-			v[n++] = e;
+		nv = reallocarray(v, n + 1, sizeof(*v));
+		if (!nv) {
+			free(v);
+			caps_clear_effective();
+			return -ENOMEM;
 		}
+		v = nv;
+		v[n++] = e;
 	}
 	caps_clear_effective();
 	*ret = v;
 	*ret_n = n;
 	return 0;
+}
+
+/*
+ * The links (pinned by the broker, or held as an fd by anyone) of the
+ * object's programs, out of all (from links_walk()): walking the kernel's
+ * links is the only complete answer, and what unload detaches too.
+ */
+static int object_links_of(const struct object *o, const struct link_entry *all, size_t n_all,
+			   struct link_entry **ret, size_t *ret_n)
+{
+	_cleanup_free_ uint32_t *prog_ids = NULL;
+	struct link_entry *v = NULL;
+	size_t n = 0, n_progs = 0;
+	int k;
+
+	/* The programs really pinned there, not ids from metadata that may be stale. */
+	k = store_object_prog_ids(o->dir, &prog_ids, &n_progs);
+	if (k < 0)
+		return k;
+	for (size_t l = 0; l < n_all; l++) {
+		bool ours = false;
+		struct link_entry *nv;
+
+		for (size_t i = 0; i < n_progs && !ours; i++)
+			ours = prog_ids[i] == all[l].prog_id;
+		if (!ours)
+			continue;
+		nv = reallocarray(v, n + 1, sizeof(*v));
+		if (!nv) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[n] = all[l];
+		v[n++].pinned = link_pinned(o->dir, all[l].id);
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int object_links(const struct object *o, struct link_entry **ret, size_t *ret_n)
+{
+	_cleanup_free_ struct link_entry *all = NULL;
+	size_t n_all = 0;
+	int k = links_walk(&all, &n_all);
+
+	if (k < 0)
+		return k;
+	return object_links_of(o, all, n_all, ret, ret_n);
 }
 
 static const char *prog_name_by_id(json_object *meta, uint32_t id)
@@ -479,13 +516,27 @@ static json_object *link_json(const struct object *o, const struct link_entry *e
 
 /* ---- list, show ---- */
 
-static json_object *object_json(const struct call *c, const struct object *o)
+static const char *call_owner_name(struct call *c, uid_t uid)
+{
+	struct passwd *pw;
+
+	if (c->owner_name[0] && c->owner_name_uid == uid)
+		return c->owner_name;
+	pw = getpwuid(uid);
+	if (!pw)
+		return NULL;
+	snprintf(c->owner_name, sizeof(c->owner_name), "%s", pw->pw_name);
+	c->owner_name_uid = uid;
+	return c->owner_name;
+}
+
+static json_object *object_json(struct call *c, const struct object *o)
 {
 	json_object *j = json_object_new_object(), *progs = json_object_new_array();
 	json_object *maps = json_object_new_array(), *links = json_object_new_array();
 	json_object *mp = meta_array(o->meta, "programs"), *mm = meta_array(o->meta, "maps");
 	_cleanup_free_ struct link_entry *le = NULL;
-	struct passwd *pw = getpwuid(o->owner);
+	const char *owner_name = call_owner_name(c, o->owner);
 	size_t n_links = 0;
 
 	if (!j || !progs || !maps || !links) {
@@ -497,8 +548,8 @@ static json_object *object_json(const struct call *c, const struct object *o)
 	}
 	json_object_object_add(j, "name", json_object_new_string(o->name));
 	json_object_object_add(j, "owner", json_object_new_int64(o->owner));
-	if (pw)
-		json_object_object_add(j, "owner_name", json_object_new_string(pw->pw_name));
+	if (owner_name)
+		json_object_object_add(j, "owner_name", json_object_new_string(owner_name));
 	json_object_object_add(j, "loaded_at",
 			       json_object_new_int64(meta_int(o->meta, "loaded_at")));
 	/*
@@ -541,7 +592,9 @@ static json_object *object_json(const struct call *c, const struct object *o)
 	}
 	json_object_object_add(j, "programs", progs);
 	json_object_object_add(j, "maps", maps);
-	if (full && object_links(o, &le, &n_links) >= 0)
+	if (full && !c->have_links)
+		c->have_links = links_walk(&c->links, &c->n_links) >= 0;
+	if (full && c->have_links && object_links_of(o, c->links, c->n_links, &le, &n_links) >= 0)
 		for (size_t i = 0; i < n_links; i++)
 			json_object_array_add(links, link_json(o, &le[i]));
 	json_object_object_add(j, "links", links);
