@@ -291,29 +291,129 @@ static char *keep_pin(const struct dirent *e)
 	return e->d_name[0] != '.' ? strdup(e->d_name) : NULL;
 }
 
+/*
+ * What each committed metadata file holds for the quotas, cached by the
+ * file's identity (inode, size, mtime): a named load would otherwise parse
+ * every one of the user's metadata files, which makes many loads quadratic.
+ * A metadata file is only ever replaced by rename, so a changed object is a
+ * new identity; the cache file is rewritten when it changes, and a cache
+ * that can't be read is rebuilt.
+ */
+struct usage_entry {
+	uint64_t ino, size, mtime_ns, programs, memory;
+};
+
+#define USAGE_CACHE "usage-cache"
+
+static size_t usage_cache_load(const char *dir, struct usage_entry **ret)
+{
+	char path[PATH_MAX + 32];
+	struct usage_entry *v = NULL, e;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" USAGE_CACHE, dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fscanf(f, "%" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &e.ino,
+		      &e.size, &e.mtime_ns, &e.programs, &e.memory) == 5 &&
+	       n < 65536) {
+		struct usage_entry *nv = reallocarray(v, n + 1, sizeof(*v));
+
+		if (!nv)
+			break;
+		v = nv;
+		v[n++] = e;
+	}
+	fclose(f);
+	*ret = v;
+	return n;
+}
+
+static void usage_cache_save(const char *dir, const struct usage_entry *v, size_t n)
+{
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" USAGE_CACHE, dir);
+	/* Per process: the event loop (bpfctl policy) and a worker may both write it. */
+	snprintf(tmp, sizeof(tmp), "%s.%d" TMP_SUFFIX, path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			v[i].ino, v[i].size, v[i].mtime_ns, v[i].programs, v[i].memory);
+	if (fclose(f) != 0 || rename(tmp, path) < 0)
+		unlink(tmp);
+}
+
 int store_usage(const struct store_config *c, uid_t uid, struct store_usage *ret)
 {
 	char dir[PATH_MAX];
 	struct store_usage u = {};
 	char **names = NULL;
-	size_t n = 0;
+	_cleanup_free_ struct usage_entry *cache = NULL, *now = NULL;
+	size_t n = 0, n_cache, n_now = 0;
+	bool changed = false;
 	int k = store_list_names(c, uid, &names, &n);
 
 	if (k < 0)
 		return k;
+	k = user_state_dir(c, uid, dir, sizeof(dir));
+	if (k < 0) {
+		store_names_free(names, n);
+		return k;
+	}
+	n_cache = usage_cache_load(dir, &cache);
+	now = calloc(n ? n : 1, sizeof(*now));
+	if (!now) {
+		store_names_free(names, n);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
-		json_object *meta = NULL, *a, *v;
+		char path[PATH_MAX + 80];
+		struct usage_entry e = {};
+		struct stat st;
+		bool hit = false;
 
-		if (store_meta_read(c, uid, names[i], &meta) < 0)
+		snprintf(path, sizeof(path), "%s/%s" META_SUFFIX, dir, names[i]);
+		if (stat(path, &st) < 0)
 			continue;
+		e.ino = st.st_ino;
+		e.size = (uint64_t)st.st_size;
+		e.mtime_ns =
+			(uint64_t)st.st_mtim.tv_sec * 1000000000 + (uint64_t)st.st_mtim.tv_nsec;
+		for (size_t j = 0; j < n_cache && !hit; j++)
+			if (cache[j].ino == e.ino && cache[j].size == e.size &&
+			    cache[j].mtime_ns == e.mtime_ns) {
+				e = cache[j];
+				hit = true;
+			}
+		if (!hit) {
+			json_object *meta = NULL, *a, *v;
+
+			if (store_meta_read(c, uid, names[i], &meta) < 0)
+				continue;
+			if (json_object_object_get_ex(meta, "programs", &a))
+				e.programs = json_object_array_length(a);
+			if (json_object_object_get_ex(meta, "map_memory_bytes", &v))
+				e.memory = (uint64_t)json_object_get_int64(v);
+			json_object_put(meta);
+			changed = true;
+		}
 		u.named_objects++;
-		if (json_object_object_get_ex(meta, "programs", &a))
-			u.programs += json_object_array_length(a);
-		if (json_object_object_get_ex(meta, "map_memory_bytes", &v))
-			u.map_memory_bytes += (uint64_t)json_object_get_int64(v);
-		json_object_put(meta);
+		u.programs += e.programs;
+		u.map_memory_bytes += e.memory;
+		now[n_now++] = e;
 	}
 	store_names_free(names, n);
+	names = NULL;
+	n = 0;
+	/* Entries of objects gone since count as a change too: keep the cache exact. */
+	if (changed || n_now != n_cache)
+		usage_cache_save(dir, now, n_now);
 	/* Maps pinned by name outlive every object that made them. */
 	k = user_pin_dir(c, uid, dir, sizeof(dir));
 	if (k >= 0 && strlen(dir) + sizeof("/" PINNED_DIR) <= sizeof(dir))
@@ -450,11 +550,11 @@ int store_sweep_user(const struct store_config *c, uid_t uid)
 	if (k < 0)
 		return k;
 	for (size_t i = 0; i < n; i++) {
-		json_object *meta = NULL;
+		char meta[PATH_MAX];
 
-		k = store_meta_read(c, uid, dirs[i], &meta);
-		json_object_put(meta);
-		if (k != -ENOENT)
+		/* Only whether the commit record exists matters: no need to parse it. */
+		if (meta_path(c, uid, dirs[i], meta, sizeof(meta)) < 0 || access(meta, F_OK) == 0 ||
+		    errno != ENOENT)
 			continue;
 		log_info("removing %s/%s: left over by an interrupted load or unload", path,
 			 dirs[i]);
