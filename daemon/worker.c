@@ -58,7 +58,26 @@ struct worker_pool {
 	int spawner_sock;
 	sd_event_source *spawner_io, *spawner_child;
 	unsigned n_spawning; /* asked for, not yet arrived */
+	struct retired_spawner *retired; /* old spawners still waiting for their workers */
 };
+
+struct retired_spawner {
+	struct worker_pool *pool;
+	sd_event_source *child;
+	struct retired_spawner *next;
+};
+
+static void retired_free(struct retired_spawner *r)
+{
+	struct retired_spawner **pp = &r->pool->retired;
+
+	while (*pp && *pp != r)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = r->next;
+	sd_event_source_disable_unref(r->child);
+	free(r);
+}
 
 static void job_free(struct worker_job *j)
 {
@@ -349,8 +368,16 @@ _Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent
 		do
 			n = recv(SPAWNER_FD, &c, 1, 0);
 		while (n < 0 && errno == EINTR);
-		if (n <= 0)
-			_exit(EXIT_SUCCESS); /* the daemon closed us: policy reload or shutdown */
+		if (n <= 0) {
+			/*
+			 * The daemon closed us (policy reload): workers still serving
+			 * must finish, and they die with us (PR_SET_PDEATHSIG), so
+			 * wait for every one of them first.
+			 */
+			while (wait(NULL) > 0 || errno == EINTR)
+				;
+			_exit(EXIT_SUCCESS);
+		}
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 			continue;
 		/* Replies carry up to PROTO_MAX_REPLY_BYTES in one packet. */
@@ -385,6 +412,40 @@ _Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent
 		safe_close(sv[0]);
 		safe_close(pidfd);
 	}
+}
+
+/* Reaped: drop the source (and the pidfd sd-event watches it by). */
+static int on_retired_spawner_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
+{
+	retired_free(userdata);
+	return 0;
+}
+
+/*
+ * Policy reload: new workers come from a new spawner with the new policy.
+ * The old one exits once its last worker has (busy ones finish their
+ * request, idle ones are told to go); sd-event reaps it then.
+ */
+static void spawner_retire(struct worker_pool *p)
+{
+	p->spawner_io = sd_event_source_disable_unref(p->spawner_io);
+	p->spawner_child = sd_event_source_disable_unref(p->spawner_child);
+	p->spawner_sock = safe_close(p->spawner_sock);
+	if (p->spawner_pid > 0) {
+		struct retired_spawner *r = calloc(1, sizeof(*r));
+
+		if (!r || sd_event_add_child(p->event, &r->child, p->spawner_pid, WEXITED,
+					     on_retired_spawner_exit, r) < 0) {
+			free(r);
+			log_warning("cannot watch the old worker spawner %d", (int)p->spawner_pid);
+		} else {
+			r->pool = p;
+			r->next = p->retired;
+			p->retired = r;
+		}
+	}
+	p->spawner_pid = 0;
+	p->n_spawning = 0; /* what it still owed us, it won't send now */
 }
 
 static void spawner_stop(struct worker_pool *p)
@@ -682,7 +743,7 @@ void worker_pool_refresh(struct worker_pool *p)
 			shutdown(w->sock, SHUT_RDWR);
 		}
 	/* So was the spawner: the next worker comes from a new one, with the new policy. */
-	spawner_stop(p);
+	spawner_retire(p);
 	pool_schedule(p);
 }
 
@@ -743,6 +804,8 @@ struct worker_pool *worker_pool_free(struct worker_pool *p)
 		worker_free(w);
 	}
 	spawner_stop(p);
+	while (p->retired)
+		retired_free(p->retired);
 	sd_event_source_disable_unref(p->spawn);
 	sd_event_source_disable_unref(p->dispatch);
 	sd_event_unref(p->event);

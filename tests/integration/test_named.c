@@ -1481,6 +1481,25 @@ static void test_limits(void **state)
 	for (int i = 0; i < 3; i++)
 		close(p[i][0]);
 	assert_true(q < a1 && q < a2);
+
+	/* A policy reload lets a request already running finish (its worker isn't killed). */
+	{
+		int pr[2];
+		pid_t pid;
+		struct timed_request hog3 = {.test_run = true};
+
+		assert_int_equal(pipe2(pr, O_CLOEXEC), 0);
+		hog3.pipe_w = pr[1];
+		pid = spawn_as(&owner, client_timed_request, &hog3);
+		usleep(50000);
+		kill(H.daemon, SIGHUP);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		close(pr[1]);
+		close(pr[0]);
+		/* And the daemon serves on, with workers from the new spawner. */
+		assert_int_equal(ctl(&owner, "list", NULL), 0);
+	}
 	assert_int_equal(ctl(&owner, "unload", "hog", NULL), 0);
 }
 
