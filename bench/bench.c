@@ -357,30 +357,45 @@ static long daemon_rss(void)
 	return proc_status_kib(G.daemon, "VmRSS");
 }
 
-/* RSS of the daemon's children (its pre-forked workers), added up. */
-static long workers_rss(int *count)
+static int children_of(pid_t parent, pid_t *pids, int max)
 {
-	char path[96], buf[4096];
-	long sum = 0;
+	char path[96];
 	int n = 0;
+	long p;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)G.daemon, (int)G.daemon);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)parent, (int)parent);
 	f = fopen(path, "re");
-	if (f) {
-		size_t got = fread(buf, 1, sizeof(buf) - 1, f);
-		char *save = NULL;
+	if (!f)
+		return 0;
+	while (n < max && fscanf(f, "%ld", &p) == 1)
+		pids[n++] = (pid_t)p;
+	fclose(f);
+	return n;
+}
 
-		buf[got] = '\0';
-		for (char *t = strtok_r(buf, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
-			long r = proc_status_kib((pid_t)atoi(t), "VmRSS");
+/*
+ * RSS of the daemon's helpers, added up: its child, the spawner, and the
+ * spawner's children, the pre-forked workers (*count of them).
+ */
+static long workers_rss(int *count)
+{
+	pid_t spawners[4], workers[64];
+	int n_spawners = children_of(G.daemon, spawners, 4), n = 0;
+	long sum = 0;
 
-			if (r > 0) {
-				sum += r;
-				n++;
-			}
-		}
-		fclose(f);
+	for (int i = 0; i < n_spawners; i++) {
+		long r = proc_status_kib(spawners[i], "VmRSS");
+
+		if (r > 0)
+			sum += r;
+		n += children_of(spawners[i], workers + n, 64 - n);
+	}
+	for (int i = 0; i < n; i++) {
+		long r = proc_status_kib(workers[i], "VmRSS");
+
+		if (r > 0)
+			sum += r;
 	}
 	*count = n;
 	return sum;
@@ -878,10 +893,12 @@ int main(int argc, char **argv)
 	rss_idle = daemon_rss();
 	wrss = workers_rss(&nworkers);
 	uname(&un);
-	printf("bpfbroker-bench%s: kernel %s, %ld CPUs, daemon pid %d with %d pre-forked workers\n",
+	printf("bpfbroker-bench%s: kernel %s, %ld CPUs, daemon pid %d with a spawner and %d "
+	       "pre-forked workers\n",
 	       G.quick ? " (quick)" : "", un.release, sysconf(_SC_NPROCESSORS_ONLN), (int)G.daemon,
 	       nworkers);
-	printf("daemon RSS idle: %ld KiB (workers: %ld KiB together)\n\n", rss_idle, wrss);
+	printf("daemon RSS idle: %ld KiB (spawner and workers: %ld KiB together)\n\n", rss_idle,
+	       wrss);
 
 	/* 1, 2: load latency per object */
 	printf("%-7s %7s %9s | %-27s | %-27s | %6s\n", "object", "insns", "bytes",
