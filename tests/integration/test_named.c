@@ -420,6 +420,30 @@ static int client_attach_device(void *arg)
 	return 0;
 }
 
+/*
+ * Delegation means the whole of it: a directory the caller owns whose
+ * cgroup.procs is still root's (a half-done chown) is not theirs to attach to.
+ */
+static void test_partial_delegation_denied(void **state)
+{
+	char dir[400], procs[420];
+
+	snprintf(dir, sizeof(dir), "%s/half", cg_base);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(chown(dir, UID_OWNER, UID_OWNER), 0);
+	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "half", NULL), 0);
+	assert_int_equal(ctl(&owner, "attach", "half/count_egress", "cgroup", dir, "--pin", NULL),
+			 1);
+	/* With cgroup.procs handed over too, it is delegated. */
+	assert_int_equal(chown(procs, UID_OWNER, UID_OWNER), 0);
+	assert_int_equal(chown_cgroup(dir, UID_OWNER), 0);
+	assert_int_equal(ctl(&owner, "attach", "half/count_egress", "cgroup", dir, "--pin", NULL),
+			 0);
+	assert_int_equal(ctl(&owner, "unload", "half", NULL), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 static void test_container_device(void **state)
 {
 	assert_int_equal(ctl(&owner, "load", harness_object("device"), "--name", "dev", NULL), 0);
@@ -1151,6 +1175,86 @@ static void test_crash_recovery(void **state)
 	assert_int_equal(ctl(&owner, "unload", "orphan", NULL), 0);
 }
 
+/* ---- connection limits ---- */
+
+static int raw_connect(void)
+{
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
+	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	return s;
+}
+
+/* Connect past the per-uid limit: the last one is told why and closed. */
+static int client_too_many_connections(void *arg)
+{
+	int fds[3], extra;
+	struct timeval tv = {.tv_sec = 5};
+	char buf[512];
+	ssize_t n;
+
+	for (int i = 0; i < 3; i++) {
+		fds[i] = raw_connect();
+		CHECK(fds[i] >= 0, "connection %d: %m", i);
+	}
+	/* Each accepted before the next is tried. */
+	usleep(100000);
+	extra = raw_connect();
+	CHECK(extra >= 0, "connect: %m");
+	setsockopt(extra, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	n = recv(extra, buf, sizeof(buf) - 1, 0);
+	CHECK(n > 0, "no error for the 4th connection");
+	buf[n] = '\0';
+	CHECK(strstr(buf, "\"busy\"") && strstr(buf, "too many connections"), "got %s", buf);
+	CHECK(recv(extra, buf, sizeof(buf), 0) == 0, "4th connection not closed");
+	close(extra);
+	/* Closing those makes room again. */
+	{
+		struct bpfbroker *b;
+		char *json = NULL;
+
+		for (int i = 0; i < 3; i++)
+			close(fds[i]);
+		usleep(100000);
+		CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect after closing: %m");
+		CHECK(bpfbroker_policy(b, &json, NULL) == 0, "policy after closing");
+		free(json);
+		bpfbroker_close(b);
+	}
+	return 0;
+}
+
+static void test_connection_limits(void **state)
+{
+	int held[2];
+
+	/* Per user: one over its share is refused, told why. */
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start("--max-connections-per-uid 3"), 0);
+	assert_int_equal(harness_as_user(&owner, client_too_many_connections, NULL), 0);
+	assert_int_equal(ctl(&other, "list", NULL), 0);
+
+	/* In total: with the daemon full, anyone else is refused until there is room. */
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start("--max-connections 2"), 0);
+	for (int i = 0; i < 2; i++)
+		assert_true((held[i] = raw_connect()) >= 0);
+	usleep(100000);
+	assert_int_equal(ctl(&other, "list", NULL), 2);
+	for (int i = 0; i < 2; i++)
+		close(held[i]);
+	usleep(100000);
+	assert_int_equal(ctl(&other, "list", NULL), 0);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
+}
+
 /* ---- the writable-bpffs guard ---- */
 
 static char bpffs_dir[300];
@@ -1650,6 +1754,7 @@ int main(void)
 		cmocka_unit_test(test_lifecycle),
 		cmocka_unit_test(test_cgroup_skb_egress),
 		cmocka_unit_test(test_container_device),
+		cmocka_unit_test(test_partial_delegation_denied),
 		cmocka_unit_test(test_netdev_attach),
 		cmocka_unit_test(test_tracing_attach),
 		cmocka_unit_test(test_test_run_only),
@@ -1669,6 +1774,7 @@ int main(void)
 		cmocka_unit_test(test_audit),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_writable_bpffs_guard),
+		cmocka_unit_test(test_connection_limits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
