@@ -87,6 +87,32 @@ static bool btf_is_sane(const struct btf *btf)
 	return true;
 }
 
+/*
+ * Section headers libbpf 1.1.2 takes on trust (found by fuzzing): every
+ * section with contents lies inside the file, and its sh_link names a
+ * section that exists.
+ */
+static bool sections_sane(Elf *elf, size_t size)
+{
+	Elf_Scn *scn = NULL;
+	size_t n_sections;
+
+	if (elf_getshdrnum(elf, &n_sections) < 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		if (sh.sh_link >= n_sections)
+			return false;
+		if (sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > size || sh.sh_size > size - sh.sh_offset))
+			return false;
+	}
+	return true;
+}
+
 bool btfcheck_object(const void *image, size_t size)
 {
 	Elf *elf;
@@ -101,6 +127,10 @@ bool btfcheck_object(const void *image, size_t size)
 	elf = elf_memory((char *)image, size);
 	if (!elf)
 		return true; /* libbpf fails the same way */
+	if (!sections_sane(elf, size)) {
+		elf_end(elf);
+		return false;
+	}
 	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
 		while ((scn = elf_nextscn(elf, scn))) {
 			GElf_Shdr sh;

@@ -12,8 +12,9 @@
 #include <stddef.h>
 
 /*
- * Does the object's .BTF section (if any) pass the checks libbpf 1.3 added
- * (names and referenced type ids in range)? True when libbpf is new enough
+ * Are the object's section headers in bounds (contents inside the file,
+ * links to sections that exist), and does its .BTF section (if any) pass the
+ * checks libbpf 1.3 added (names and referenced type ids in range)? True when libbpf is new enough
  * to check itself, or the image isn't an ELF libbpf could open anyway.
  */
 bool btfcheck_object(const void *image, size_t size);

@@ -272,8 +272,8 @@ static int job_open(struct job *j, struct reply *r)
 				   error ? error : strerror(-k));
 	if (!btfcheck_object(j->object, j->object_size))
 		return reply_error(r, PROTO_E_OBJECT, EINVAL,
-				   "not a usable BPF object: its BTF refers to a name or type that "
-				   "does not exist");
+				   "not a usable BPF object: its section headers or its BTF refer "
+				   "to data, names or types that do not exist");
 	j->obj = bpf_object__open_mem(j->object, j->object_size, &opts);
 	if (!j->obj) {
 		k = negative_errno();

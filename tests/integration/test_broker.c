@@ -657,9 +657,10 @@ static void test_bpfctl(void **state)
 
 static int client_malformed_btf(void *arg)
 {
-	static const char *const files[] = {"btf-bad-name.bpf.elf", "btf-bad-type.bpf.elf"};
+	static const char *const files[] = {"btf-bad-name.bpf.elf", "btf-bad-type.bpf.elf",
+					    "sections-out-of-range.bpf.elf"};
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		struct bpfbroker_result *res = NULL;
 		struct bpfbroker_error *err = NULL;
 		struct bpfbroker *b;
