@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -57,8 +58,31 @@ static bool daemon_accepts(void)
 	return ok;
 }
 
+/*
+ * The leak checks compare kernel object ids machine-wide, so two integration
+ * test processes (two build trees, or a CI clone next to a working tree) must
+ * not overlap: each holds this lock for its whole life. The fd is not
+ * inherited across exec, and the lock goes when the process exits.
+ */
+static int harness_lock_machine(void)
+{
+	int fd = open("/run/bpfbroker-integration.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return 0; /* fd stays open on purpose: it holds the lock */
+}
+
 int harness_init(void)
 {
+	static bool locked;
+
 	const char *bpf = getenv("BPFBROKER_TEST_BPF_DIR");
 	const char *build = getenv("BPFBROKER_BUILD_DIR");
 
@@ -70,6 +94,16 @@ int harness_init(void)
 	if (geteuid() != 0) {
 		fprintf(stderr, "integration tests must run as root\n");
 		return -EPERM;
+	}
+	if (!locked) {
+		int r = harness_lock_machine();
+
+		if (r < 0) {
+			fprintf(stderr, "cannot take the integration test lock: %s\n",
+				strerror(-r));
+			return r;
+		}
+		locked = true;
 	}
 	snprintf(H.bpf_dir, sizeof(H.bpf_dir), "%s", bpf);
 	snprintf(H.build_dir, sizeof(H.build_dir), "%s", build);
