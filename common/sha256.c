@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "sha256.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 static const uint32_t k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
@@ -22,7 +28,7 @@ static uint32_t ror(uint32_t x, unsigned n)
 	return (x >> n) | (x << (32 - n));
 }
 
-static void block(uint32_t h[8], const uint8_t *p)
+static void block_portable(uint32_t h[8], const uint8_t *p)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, hh;
 
@@ -45,6 +51,91 @@ static void block(uint32_t h[8], const uint8_t *p)
 	}
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
+
+#if defined(__x86_64__)
+/*
+ * The same compression function with the SHA extensions (SHA-NI): about ten
+ * times faster, which matters because the daemon hashes every object it
+ * loads for the audit record (1.8 MB took 12 ms with the portable code).
+ *
+ * sha256rnds2 does two rounds on the state split in two registers, ABEF
+ * and CDGH (A in the highest dword); sha256msg1/msg2 compute the message
+ * schedule four words at a time.
+ */
+__attribute__((target("sha,sse4.1,ssse3"))) static void block_shani(uint32_t h[8], const uint8_t *p)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+	__m128i abef, cdgh, abef_start, cdgh_start, tmp, w[4];
+
+	/* h[] is A..H in order: rearrange into ABEF and CDGH. */
+	tmp = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xb1); /* B A D C */
+	cdgh = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1b); /* H G F E */
+	abef = _mm_alignr_epi8(tmp, cdgh, 8); /* F E B A */
+	cdgh = _mm_blend_epi16(cdgh, tmp, 0xf0); /* H G D C */
+	abef_start = abef;
+	cdgh_start = cdgh;
+
+	for (int i = 0; i < 4; i++)
+		w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)), bswap);
+	for (int g = 0; g < 16; g++) {
+		/* w[g % 4] holds words 4g..4g+3; from g = 4 on they come from the schedule. */
+		if (g >= 4)
+			w[g % 4] = _mm_sha256msg2_epu32(
+				_mm_add_epi32(_mm_sha256msg1_epu32(w[g % 4], w[(g + 1) % 4]),
+					      _mm_alignr_epi8(w[(g + 3) % 4], w[(g + 2) % 4], 4)),
+				w[(g + 3) % 4]);
+		tmp = _mm_add_epi32(w[g % 4], _mm_loadu_si128((const __m128i *)&k[4 * g]));
+		cdgh = _mm_sha256rnds2_epu32(cdgh, abef, tmp);
+		/* After two rounds the old ABEF is the new CDGH: swap roles. */
+		abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(tmp, 0x0e));
+	}
+	abef = _mm_add_epi32(abef, abef_start);
+	cdgh = _mm_add_epi32(cdgh, cdgh_start);
+
+	tmp = _mm_shuffle_epi32(abef, 0x1b); /* A B E F */
+	cdgh = _mm_shuffle_epi32(cdgh, 0xb1); /* G H C D */
+	_mm_storeu_si128((__m128i *)&h[0], _mm_blend_epi16(tmp, cdgh, 0xf0)); /* A B C D */
+	_mm_storeu_si128((__m128i *)&h[4], _mm_alignr_epi8(cdgh, tmp, 8)); /* E F G H */
+}
+
+static bool have_shani;
+
+/* Once, at startup: CPUID traps to the hypervisor on a VM, so never per hash. */
+__attribute__((constructor)) static void sha256_detect(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3))
+		return;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return;
+	have_shani = (b & bit_SHA) != 0;
+}
+
+static void block(uint32_t h[8], const uint8_t *p)
+{
+	if (have_shani)
+		block_shani(h, p);
+	else
+		block_portable(h, p);
+}
+
+void sha256_portable_only(bool on)
+{
+	sha256_detect();
+	if (on)
+		have_shani = false;
+}
+#else
+static void block(uint32_t h[8], const uint8_t *p)
+{
+	block_portable(h, p);
+}
+
+void sha256_portable_only(bool on)
+{
+}
+#endif
 
 void sha256(const void *data, size_t size, uint8_t digest[32])
 {
