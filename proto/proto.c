@@ -47,29 +47,33 @@ int proto_msg_take_fd(struct proto_msg *m, size_t idx)
 	return TAKE_FD(m->fds[idx]);
 }
 
-int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t max_bytes)
+void proto_raw_done(struct proto_raw *m)
 {
-	size_t len;
-	const char *text = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len);
-	struct iovec iov;
+	if (!m)
+		return;
+	if (m->fds)
+		close_many(m->fds, m->n_fds);
+	free(m->fds);
+	m->fds = NULL;
+	m->n_fds = 0;
+	free(m->buf);
+	m->buf = NULL;
+	m->len = 0;
+}
+
+int proto_send_raw(int sock, const char *buf, size_t len, const int *fds, size_t n_fds)
+{
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	_cleanup_free_ void *control = NULL;
+	char control[CMSG_SPACE(sizeof(int) * PROTO_MAX_REPLY_FDS)];
 	ssize_t n;
 
-	if (!text)
-		return -ENOMEM;
-	if (len > max_bytes)
-		return -EMSGSIZE;
 	if (n_fds > PROTO_MAX_REPLY_FDS)
 		return -ETOOMANYREFS;
-	iov = (struct iovec){.iov_base = (void *)text, .iov_len = len};
-
 	if (n_fds > 0) {
 		struct cmsghdr *cmsg;
 
-		control = calloc(1, CMSG_SPACE(sizeof(int) * n_fds));
-		if (!control)
-			return -ENOMEM;
+		memset(control, 0, CMSG_SPACE(sizeof(int) * n_fds));
 		mh.msg_control = control;
 		mh.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
 		cmsg = CMSG_FIRSTHDR(&mh);
@@ -87,6 +91,18 @@ int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t 
 	if ((size_t)n != len)
 		return -EIO; /* SOCK_SEQPACKET sends whole packets; anything else is a bug */
 	return 0;
+}
+
+int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t max_bytes)
+{
+	size_t len;
+	const char *text = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len);
+
+	if (!text)
+		return -ENOMEM;
+	if (len > max_bytes)
+		return -EMSGSIZE;
+	return proto_send_raw(sock, text, len, fds, n_fds);
 }
 
 /* Collect the fds of every SCM_RIGHTS header, so none leaks whatever else is wrong. */
@@ -122,39 +138,55 @@ static int collect_fds(struct msghdr *mh, int **ret, size_t *ret_n)
 	return 0;
 }
 
-int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret, char **error)
+int proto_recv_raw(int sock, size_t max_bytes, size_t max_fds, struct proto_raw *ret, char **error)
 {
-	/* One byte more than allowed, so an oversized packet is seen as MSG_TRUNC. */
-	_cleanup_free_ char *buf = malloc(max_bytes + 1);
 	/* Room for one fd more than allowed, so surplus fds show up without MSG_CTRUNC. */
 	size_t control_len = CMSG_SPACE(sizeof(int) * (max_fds + 1));
 	_cleanup_free_ void *control = calloc(1, control_len);
-	struct iovec iov = {.iov_base = buf, .iov_len = max_bytes + 1};
+	struct iovec iov = {};
 	struct msghdr mh = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 		.msg_control = control,
 		.msg_controllen = control_len,
 	};
-	struct proto_msg m = {};
-	json_object *json = NULL;
+	struct proto_raw m = {};
 	ssize_t n;
 	int r;
 
-	if (!buf || !control)
+	if (!control)
 		return -ENOMEM;
+	/*
+	 * The packet's real length first (MSG_PEEK | MSG_TRUNC, nothing copied,
+	 * no fds taken), so the buffer fits it: allocating the maximum (1 MiB for
+	 * replies) would cost an mmap, page faults and an munmap per message.
+	 * One byte more than allowed still shows an oversized packet as MSG_TRUNC.
+	 */
+	do
+		n = recv(sock, NULL, 0, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : negative_errno();
+	iov.iov_len = (size_t)n > max_bytes ? max_bytes + 1 : (size_t)n + 1;
+	m.buf = malloc(iov.iov_len);
+	if (!m.buf)
+		return -ENOMEM;
+	iov.iov_base = m.buf;
 
 	do
 		n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_TRUNC | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return errno == EWOULDBLOCK ? -EAGAIN : negative_errno();
+	if (n < 0) {
+		r = errno == EWOULDBLOCK ? -EAGAIN : negative_errno();
+		goto fail;
+	}
 
 	collect_fds(&mh, &m.fds, &m.n_fds);
 
-	if (n == 0 && m.n_fds == 0 && !(mh.msg_flags & MSG_CTRUNC))
+	if (n == 0 && m.n_fds == 0 && !(mh.msg_flags & MSG_CTRUNC)) {
+		proto_raw_done(&m);
 		return 0;
-
+	}
 	if (mh.msg_flags & MSG_CTRUNC) {
 		set_error(error, "control message truncated: more than %zu fds, or not SCM_RIGHTS",
 			  max_fds);
@@ -172,16 +204,30 @@ int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret
 		r = -EMSGSIZE;
 		goto fail;
 	}
-	r = proto_parse(buf, (size_t)n, &json, error);
-	if (r < 0)
-		goto fail;
-
-	m.json = json;
+	m.len = (size_t)n;
 	*ret = m;
 	return 1;
 fail:
-	proto_msg_done(&m);
+	proto_raw_done(&m);
 	return r;
+}
+
+int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret, char **error)
+{
+	struct proto_raw raw = {};
+	json_object *json = NULL;
+	int r = proto_recv_raw(sock, max_bytes, max_fds, &raw, error);
+
+	if (r <= 0)
+		return r;
+	r = proto_parse(raw.buf, raw.len, &json, error);
+	if (r < 0) {
+		proto_raw_done(&raw);
+		return r;
+	}
+	free(raw.buf);
+	*ret = (struct proto_msg){.json = json, .fds = raw.fds, .n_fds = raw.n_fds};
+	return 1;
 }
 
 /*

@@ -55,6 +55,16 @@ void proto_msg_done(struct proto_msg *m); /* closes fds that were not taken, put
 /* Take fd number idx out of m (it will not be closed by proto_msg_done); -EBADF if absent. */
 int proto_msg_take_fd(struct proto_msg *m, size_t idx);
 
+/* One message as it came off the socket: bytes not yet parsed, and its fds. */
+struct proto_raw {
+	char *buf;
+	size_t len;
+	int *fds;
+	size_t n_fds;
+};
+
+void proto_raw_done(struct proto_raw *m); /* closes fds that were not taken, frees buf */
+
 /*
  * Send msg with fds (may be NULL/0). Never raises SIGPIPE. 0 or negative errno
  * (-EMSGSIZE when the encoded message is larger than max_bytes).
@@ -71,6 +81,15 @@ int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t 
  *   -EBADMSG   not a JSON object, or too deep, or containing a NUL byte.
  */
 int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret, char **error);
+
+/*
+ * The same two without JSON: send len bytes as they are; receive one packet
+ * with the same checks of size and fds but no parsing (1, 0 on EOF, -EAGAIN
+ * or an error as above). For relaying a message whose sender is trusted.
+ */
+int proto_send_raw(int sock, const char *buf, size_t len, const int *fds, size_t n_fds);
+int proto_recv_raw(int sock, size_t max_bytes, size_t max_fds, struct proto_raw *ret,
+		   char **error);
 
 /* Pure: parse len bytes into a JSON object (the fuzzed entry point). */
 int proto_parse(const char *buf, size_t len, json_object **ret, char **error);

@@ -1467,6 +1467,49 @@ static void test_recv_too_large_closes_fds(void **state)
 	close_pair(sv);
 }
 
+/*
+ * The raw pair relays a worker's reply unparsed: the bytes and the fds come
+ * through exactly, the buffer fits the packet (sized from a peek), and the
+ * size and fd limits hold as for proto_recv(), which is built on it.
+ */
+static void test_raw_relay(void **state)
+{
+	static const char text[] = "{\"bpfbroker\":1,\"id\":7,\"result\":{}}";
+	int sv[2], fds[2] = {new_memfd(), new_memfd()};
+	struct proto_raw m = {};
+	struct fd_snapshot before;
+	char *error = NULL;
+
+	seqpacket_pair(sv, false);
+	assert_int_equal(proto_send_raw(sv[0], text, sizeof(text) - 1, fds, 2), 0);
+	assert_int_equal(proto_recv_raw(sv[1], 1024, 4, &m, &error), 1);
+	assert_int_equal(m.len, sizeof(text) - 1);
+	assert_memory_equal(m.buf, text, m.len);
+	assert_int_equal(m.n_fds, 2);
+	assert_true(fcntl(m.fds[0], F_GETFD) & FD_CLOEXEC);
+	proto_raw_done(&m);
+	assert_null(m.fds);
+
+	/* Over the limit: refused, its fds closed, the next packet unaffected. */
+	assert_int_equal(proto_send_raw(sv[0], text, sizeof(text) - 1, fds, 2), 0);
+	assert_int_equal(proto_send_raw(sv[0], "{}", 2, NULL, 0), 0);
+	fd_snapshot(&before);
+	assert_int_equal(proto_recv_raw(sv[1], 10, 4, &m, &error), -EMSGSIZE);
+	assert_fds_unchanged(&before);
+	free(error);
+	error = NULL;
+	assert_int_equal(proto_recv_raw(sv[1], 10, 4, &m, &error), 1);
+	assert_int_equal(m.len, 2);
+	proto_raw_done(&m);
+
+	/* Nothing waiting on a non-blocking read; end of stream after the peer closed. */
+	assert_int_equal(proto_recv_raw(sv[1], 10, 4, &m, &error), -EAGAIN);
+	close(sv[0]);
+	assert_int_equal(proto_recv_raw(sv[1], 10, 4, &m, &error), 0);
+	close(sv[1]);
+	close_many(fds, 2);
+}
+
 static void test_recv_too_many_fds(void **state)
 {
 	int sv[2], fds[PROTO_MAX_REQUEST_FDS + 1];
@@ -1766,6 +1809,7 @@ int main(void)
 		cmocka_unit_test(test_send_too_large),
 		cmocka_unit_test(test_recv_size_limit),
 		cmocka_unit_test(test_recv_too_large_closes_fds),
+		cmocka_unit_test(test_raw_relay),
 		cmocka_unit_test(test_recv_too_many_fds),
 		cmocka_unit_test(test_recv_truncated_control),
 		cmocka_unit_test(test_recv_bad_message_closes_fds),
