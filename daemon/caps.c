@@ -2,12 +2,15 @@
 #include "caps.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <linux/securebits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "common/macro.h"
 
@@ -150,18 +153,42 @@ int caps_daemon_init(void)
 	return (k & SECURE_BITS_EXPECTED) == SECURE_BITS_EXPECTED ? 0 : -EPERM;
 }
 
-int caps_worker_init(void)
+int caps_spawner_init(void)
 {
 	_cleanup_(cap_freep) cap_t c = cap_init(); /* all clear */
 
 	if (!c)
 		return -ENOMEM;
+	/*
+	 * The bounding set stays the daemon's: shrinking it needs CAP_SETPCAP,
+	 * which the daemon gave up first. Leaving the permitted set is enough:
+	 * no_new_privs and the locked securebits mean nothing regains it.
+	 */
 	if (cap_set_flag(c, CAP_PERMITTED, ARRAY_SIZE(worker_caps), worker_caps, CAP_SET) < 0)
 		return negative_errno();
 	/* Keep the capabilities when nothing else changes; uid stays 0. */
 	if (cap_set_proc(c) < 0)
 		return negative_errno();
 	return caps_verify(caps_worker_mask());
+}
+
+int caps_worker_check(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
+	uint64_t permitted, effective, inheritable;
+
+	/* Two syscalls, not a read of /proc/self/status: this runs for every request. */
+	if (syscall(SYS_capget, &h, d) < 0)
+		return negative_errno();
+	permitted = (uint64_t)d[1].permitted << 32 | d[0].permitted;
+	effective = (uint64_t)d[1].effective << 32 | d[0].effective;
+	inheritable = (uint64_t)d[1].inheritable << 32 | d[0].inheritable;
+	if (permitted != caps_worker_mask() || effective != 0 || inheritable != 0)
+		return -EPERM;
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return -EPERM;
+	return 0;
 }
 
 int caps_set_effective(const cap_value_t *caps, int n)

@@ -21,8 +21,13 @@ uint64_t caps_daemon_mask(void);
 uint64_t caps_worker_mask(void);
 /* Is permitted exactly this, effective/inheritable/ambient empty, no_new_privs on? */
 int caps_verify(uint64_t permitted);
-/* Reduce a freshly forked worker: permitted = what loading may need, effective empty. */
-int caps_worker_init(void);
+/*
+ * Reduce the worker spawner, once: permitted set = what loading may need,
+ * effective empty; read back. Every worker it forks inherits this.
+ */
+int caps_spawner_init(void);
+/* A worker's own cheap re-check of what it inherited (capget, no_new_privs). */
+int caps_worker_check(void);
 /* Make exactly these capabilities effective (others dropped from the effective set). */
 int caps_set_effective(const cap_value_t *caps, int n);
 /*

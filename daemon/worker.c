@@ -44,6 +44,7 @@ struct worker_job {
 	void *userdata;
 	struct worker *worker;
 	struct worker_job *next; /* in pool->queue while waiting */
+	sd_event_source *queued; /* waiting, too, is bounded by the job timeout */
 };
 
 struct worker_pool {
@@ -58,6 +59,13 @@ struct worker_pool {
 	int spawner_sock;
 	sd_event_source *spawner_io, *spawner_child;
 	unsigned n_spawning; /* asked for, not yet arrived */
+	/*
+	 * A spawner that dies right after starting (it could not set itself up)
+	 * is restarted after a growing delay, not at once in a loop.
+	 */
+	uint64_t spawner_started, spawner_retry_at; /* CLOCK_MONOTONIC, usec */
+	unsigned spawner_quick_deaths;
+	sd_event_source *respawn;
 	struct retired_spawner *retired; /* old spawners still waiting for their workers */
 };
 
@@ -83,6 +91,7 @@ static void job_free(struct worker_job *j)
 {
 	if (!j)
 		return;
+	sd_event_source_disable_unref(j->queued);
 	json_object_put(j->msg);
 	close_many(j->fds, j->n_fds);
 	free(j->fds);
@@ -97,6 +106,7 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 	json_object *body = NULL;
 	_cleanup_free_ int *fds = NULL;
 	size_t n_fds = 0;
+	int64_t id = 0;
 	struct pollfd pfd = {.fd = WORKER_FD, .events = POLLIN};
 	sigset_t none;
 	int k;
@@ -113,9 +123,10 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 		_exit(EXIT_FAILURE);
 	if (close_range(WORKER_FD + 1, ~0U, 0) < 0)
 		_exit(EXIT_FAILURE);
-	k = caps_worker_init();
+	/* The spawner reduced them for every worker; check we got exactly that. */
+	k = caps_worker_check();
 	if (k < 0) {
-		log_error("worker: cannot reduce capabilities: %s", strerror(-k));
+		log_error("worker: unexpected capabilities: %s", strerror(-k));
 		_exit(EXIT_FAILURE);
 	}
 
@@ -132,6 +143,9 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 					     ? json_object_get_string(m)
 					     : "load";
 
+		if (json_object_object_get_ex(msg.json, "id", &m))
+			id = json_object_get_int64(m);
+
 		if (named_is_method(method))
 			k = named_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds,
 					 &body, &fds, &n_fds);
@@ -140,12 +154,13 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 					&body, &fds, &n_fds);
 	}
 	msg.n_fds = 0; /* the handler took (and closed) them */
-	if (k < 0)
+	if (k < 0 || proto_reply_stamp(body, id) < 0)
 		_exit(EXIT_FAILURE);
+	/* Stamped with the client's request id: the event loop relays it as it is. */
 	k = proto_send(WORKER_FD, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);
 	if (k == -EMSGSIZE) {
 		json_object *e =
-			proto_error_new(0, PROTO_E_TOO_LARGE, EMSGSIZE,
+			proto_error_new(id, PROTO_E_TOO_LARGE, EMSGSIZE,
 					"the reply would exceed the protocol's size limit");
 
 		k = e ? proto_send(WORKER_FD, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;
@@ -186,7 +201,29 @@ static struct worker_job *queue_take(struct worker_pool *p, struct worker_job **
 	if (p->queue_tail == &j->next)
 		p->queue_tail = pp;
 	j->next = NULL;
+	j->queued = sd_event_source_disable_unref(j->queued);
 	return j;
+}
+
+static void queue_unlink(struct worker_pool *p, struct worker_job *j)
+{
+	for (struct worker_job **pp = &p->queue; *pp; pp = &(*pp)->next)
+		if (*pp == j) {
+			queue_take(p, pp);
+			return;
+		}
+}
+
+/* No worker took the job in time (say, the spawner keeps failing): answer, don't hang. */
+static int on_job_queue_timeout(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct worker_job *j = userdata;
+
+	log_warning("a job of uid %u waited over its time limit for a worker", (unsigned)j->uid);
+	queue_unlink(j->pool, j);
+	j->done(j->userdata, NULL, -ETIME);
+	job_free(j);
+	return 0;
 }
 
 /* Arm the deferred steps that have work to do (and only those, or the loop would spin). */
@@ -250,12 +287,12 @@ static struct worker_job *worker_release_job(struct worker *w)
 static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct worker *w = userdata;
-	struct proto_msg msg = {};
+	struct proto_raw msg = {};
 	_cleanup_free_ char *error = NULL;
 	struct worker_job *j;
 	int k;
 
-	k = proto_recv(fd, PROTO_MAX_REPLY_BYTES, PROTO_MAX_REPLY_FDS, &msg, &error);
+	k = proto_recv_raw(fd, PROTO_MAX_REPLY_BYTES, PROTO_MAX_REPLY_FDS, &msg, &error);
 	if (k == -EAGAIN)
 		return 0;
 	j = worker_release_job(w);
@@ -268,7 +305,7 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 		j->done(j->userdata, k > 0 ? &msg : NULL, k > 0 ? 0 : k == 0 ? -EPIPE : k);
 		job_free(j);
 	}
-	proto_msg_done(&msg);
+	proto_raw_done(&msg);
 	return 0;
 }
 
@@ -337,6 +374,14 @@ _Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent
 	if ((sock != SPAWNER_FD && dup2(sock, SPAWNER_FD) < 0) ||
 	    close_range(SPAWNER_FD + 1, ~0U, 0) < 0)
 		_exit(EXIT_FAILURE);
+	/* Testing: a spawner that can never start (the daemon must back off, not spin). */
+	if (p->cfg.load.store.fault && strcmp(p->cfg.load.store.fault, "spawner-start") == 0)
+		_exit(EXIT_FAILURE);
+	/* What workers may hold, once for all of them (CAP_SYS_PTRACE goes). */
+	if (caps_spawner_init() < 0) {
+		log_error("worker spawner: cannot reduce capabilities");
+		_exit(EXIT_FAILURE);
+	}
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		_exit(EXIT_FAILURE);
@@ -448,6 +493,32 @@ static void spawner_retire(struct worker_pool *p)
 	p->n_spawning = 0; /* what it still owed us, it won't send now */
 }
 
+static uint64_t pool_now(struct worker_pool *p)
+{
+	uint64_t now = 0;
+
+	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
+	return now;
+}
+
+#define SPAWNER_QUICK_DEATH_USEC (1000 * 1000ull)
+#define SPAWNER_RETRY_MAX_USEC (10 * 1000 * 1000ull)
+
+/* The spawner died unasked: if it had only just started, wait longer before the next. */
+static void spawner_note_death(struct worker_pool *p)
+{
+	uint64_t now = pool_now(p), delay;
+
+	if (now - p->spawner_started >= SPAWNER_QUICK_DEATH_USEC) {
+		p->spawner_quick_deaths = 0;
+		return;
+	}
+	p->spawner_quick_deaths++;
+	delay = 10000ull << (p->spawner_quick_deaths < 10 ? p->spawner_quick_deaths : 10);
+	p->spawner_retry_at =
+		now + (delay < SPAWNER_RETRY_MAX_USEC ? delay : SPAWNER_RETRY_MAX_USEC);
+}
+
 static void spawner_stop(struct worker_pool *p)
 {
 	p->spawner_io = sd_event_source_disable_unref(p->spawner_io);
@@ -512,6 +583,7 @@ static int on_spawner_io(sd_event_source *s, int fd, uint32_t revents, void *use
 		return 0;
 	if (n <= 0) {
 		log_error("the worker spawner is gone; starting another");
+		spawner_note_death(p);
 		spawner_stop(p);
 		pool_schedule(p);
 		return 0;
@@ -542,6 +614,7 @@ static int on_spawner_exit(sd_event_source *s, const siginfo_t *si, void *userda
 		    si->si_code == CLD_EXITED ? "status" : "signal", si->si_status);
 	p->spawner_child = sd_event_source_disable_unref(p->spawner_child);
 	p->spawner_pid = 0; /* reaped by sd-event */
+	spawner_note_death(p);
 	spawner_stop(p);
 	pool_schedule(p);
 	return 0;
@@ -584,9 +657,16 @@ static int worker_spawn(struct worker_pool *p)
 	int k;
 
 	if (p->spawner_pid <= 0) {
+		if (pool_now(p) < p->spawner_retry_at) {
+			/* Back off; the timer schedules the pool again. */
+			if (sd_event_source_set_time(p->respawn, p->spawner_retry_at) >= 0)
+				sd_event_source_set_enabled(p->respawn, SD_EVENT_ONESHOT);
+			return -EAGAIN;
+		}
 		k = spawner_start(p);
 		if (k < 0)
 			return k;
+		p->spawner_started = pool_now(p);
 	}
 	if (send(p->spawner_sock, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		return negative_errno();
@@ -602,11 +682,19 @@ static int on_spawn(sd_event_source *s, void *userdata)
 	if (p->n_idle + p->n_spawning >= p->cfg.max_workers)
 		return 0;
 	k = worker_spawn(p);
+	if (k == -EAGAIN)
+		return 0; /* the spawner keeps dying; retried when the delay is over */
 	if (k < 0) {
 		log_error("cannot start a worker: %s", strerror(-k));
 		return 0; /* retried when the next job comes or a worker exits */
 	}
 	pool_schedule(p);
+	return 0;
+}
+
+static int on_respawn(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	pool_schedule(userdata);
 	return 0;
 }
 
@@ -675,6 +763,9 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 			p->queue = j;
 			if (!j->next)
 				p->queue_tail = &j->next;
+			(void)sd_event_add_time_relative(p->event, &j->queued, CLOCK_MONOTONIC,
+							 p->cfg.job_timeout_usec, 0,
+							 on_job_queue_timeout, j);
 			break;
 		}
 	}
@@ -686,6 +777,7 @@ int worker_pool_submit(struct worker_pool *p, uid_t uid, json_object *msg, int *
 		       worker_done_fn done, void *userdata, struct worker_job **ret)
 {
 	struct worker_job *j = calloc(1, sizeof(*j));
+	int k;
 
 	if (!j) {
 		json_object_put(msg);
@@ -700,6 +792,12 @@ int worker_pool_submit(struct worker_pool *p, uid_t uid, json_object *msg, int *
 				 .n_fds = n_fds,
 				 .done = done,
 				 .userdata = userdata};
+	k = sd_event_add_time_relative(p->event, &j->queued, CLOCK_MONOTONIC,
+				       p->cfg.job_timeout_usec, 0, on_job_queue_timeout, j);
+	if (k < 0) {
+		job_free(j);
+		return k;
+	}
 	*p->queue_tail = j;
 	p->queue_tail = &j->next;
 	pool_schedule(p);
@@ -720,15 +818,7 @@ void worker_job_cancel(struct worker_job *j)
 		worker_kill(w);
 		worker_release_job(w);
 	} else {
-		struct worker_job **pp = &p->queue;
-
-		while (*pp && *pp != j)
-			pp = &(*pp)->next;
-		if (*pp) {
-			*pp = j->next;
-			if (p->queue_tail == &j->next)
-				p->queue_tail = pp;
-		}
+		queue_unlink(p, j);
 	}
 	job_free(j);
 }
@@ -771,6 +861,10 @@ int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg, struc
 	k = sd_event_add_defer(event, &p->spawn, on_spawn, p);
 	if (k >= 0)
 		k = sd_event_add_defer(event, &p->dispatch, on_dispatch, p);
+	if (k >= 0)
+		k = sd_event_add_time(event, &p->respawn, CLOCK_MONOTONIC, 0, 0, on_respawn, p);
+	if (k >= 0)
+		k = sd_event_source_set_enabled(p->respawn, SD_EVENT_OFF);
 	if (k < 0) {
 		worker_pool_free(p);
 		return k;
@@ -808,6 +902,7 @@ struct worker_pool *worker_pool_free(struct worker_pool *p)
 		retired_free(p->retired);
 	sd_event_source_disable_unref(p->spawn);
 	sd_event_source_disable_unref(p->dispatch);
+	sd_event_source_disable_unref(p->respawn);
 	sd_event_unref(p->event);
 	free(p);
 	return NULL;

@@ -16,8 +16,12 @@
 struct worker_pool;
 struct worker_job;
 
-/* Called once per submitted job: with the worker's reply (taken by the callee), or an error. */
-typedef void (*worker_done_fn)(void *userdata, struct proto_msg *reply, int error);
+/*
+ * Called once per submitted job: with the worker's reply as it came (bytes
+ * and fds, still owned by the pool), or an error. The job's "id" is what the
+ * worker stamps its reply with, so the reply can be relayed unparsed.
+ */
+typedef void (*worker_done_fn)(void *userdata, struct proto_raw *reply, int error);
 
 struct worker_pool_config {
 	unsigned max_workers; /* jobs running at once */

@@ -1288,6 +1288,70 @@ static void test_sigterm_during_loads(void **state)
 	}
 }
 
+/* Clock ticks of CPU a process has used (utime + stime, /proc/PID/stat). */
+static unsigned long long cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long utime = 0, stime = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* After "pid (comm)": state is field 3, utime 14, stime 15. */
+	if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+			&stime) != 2)
+		return 0;
+	return utime + stime;
+}
+
+static int client_load_times_out(void *arg)
+{
+	struct bpfbroker *b = NULL;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k;
+
+	watchdog_init();
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	alarm(REQUEST_WATCHDOG);
+	k = bpfbroker_load_mem(b, bases[0].buf, bases[0].len, NULL, &res, &err);
+	alarm(0);
+	CHECK(k < 0 && err, "a load without workers: %d, no error reply", k);
+	CHECK(strcmp(err->code, "timeout") == 0, "got %s: %s", err->code, err->message);
+	bpfbroker_error_free(err);
+	bpfbroker_close(b);
+	return 0;
+}
+
+/*
+ * A worker spawner that dies as soon as it starts (here by fault injection;
+ * in life, say, a capability it cannot drop): the daemon restarts it with a
+ * growing delay instead of in a tight loop, and a queued request is answered
+ * with a timeout instead of waiting forever.
+ */
+static void test_spawner_keeps_failing(void **state)
+{
+	unsigned long long t0, t1;
+
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(
+		harness_start("--fault-inject=spawner-start --timeout=2 --verifier-timeout=1"), 0);
+	t0 = cpu_ticks(H.daemon);
+	assert_int_equal(harness_as_user(&nobody, client_load_times_out, NULL), 0);
+	sleep(1);
+	t1 = cpu_ticks(H.daemon);
+	/* Restarting in a loop burns a whole CPU; backing off, next to nothing. */
+	fprintf(stderr, "spawner failing: daemon used %llu ticks in 3 s\n", t1 - t0);
+	assert_true(t1 - t0 < (unsigned long long)sysconf(_SC_CLK_TCK) / 4);
+	assert_true(daemon_alive());
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(JOB_TIMEOUT), 0);
+}
+
 /* ---- setup ---- */
 
 static int setup(void **state)
@@ -1335,9 +1399,12 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_malformed_objects),    cmocka_unit_test(test_worker_killed),
-		cmocka_unit_test(test_client_hangs_up),	     cmocka_unit_test(test_many_requests),
+		cmocka_unit_test(test_malformed_objects),
+		cmocka_unit_test(test_worker_killed),
+		cmocka_unit_test(test_client_hangs_up),
+		cmocka_unit_test(test_many_requests),
 		cmocka_unit_test(test_sigterm_during_loads),
+		cmocka_unit_test(test_spawner_keeps_failing),
 	};
 
 	return cmocka_run_group_tests_name("hostile", tests, setup, teardown);
