@@ -612,7 +612,7 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 
 static int job_raise_caps(struct job *j)
 {
-	bool net_admin = false, perfmon = false;
+	bool net_admin = false, perfmon = j->grant->load_with_perfmon;
 	cap_value_t caps[3];
 	int n = 0;
 

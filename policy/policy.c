@@ -60,6 +60,7 @@ struct policy_rule {
 	helper_class_mask_t helper_classes;
 	bool pinning;
 	bool maps_of_maps;
+	bool load_with_perfmon;
 	struct policy_map_pattern *maps;
 	size_t n_maps;
 	struct policy_attach attach;
@@ -1255,9 +1256,9 @@ static int parse_shared(struct parse_ctx *c, const char *path, json_object *arr,
 static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rule,
 		       struct policy_rule *out)
 {
-	static const char *const keys[] = {"program_types",  "program_fds", "test_run_types",
-					   "helper_classes", "maps",	    "pinning",
-					   "maps_of_maps",   "attach",	    "shared"};
+	static const char *const keys[] = {
+		"program_types", "program_fds",	 "test_run_types",    "helper_classes", "maps",
+		"pinning",	 "maps_of_maps", "load_with_perfmon", "attach",		"shared"};
 	char path[JPATH_MAX], kpath[JPATH_MAX], epath[JPATH_MAX];
 	json_object *a, *v;
 	int r;
@@ -1329,6 +1330,9 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 		}
 	}
 	r = get_bool(c, path, a, "maps_of_maps", &out->maps_of_maps);
+	if (r < 0)
+		return r;
+	r = get_bool(c, path, a, "load_with_perfmon", &out->load_with_perfmon);
 	if (r < 0)
 		return r;
 	return get_bool(c, path, a, "pinning", &out->pinning);
@@ -1824,6 +1828,7 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 	g->helper_classes |= r->helper_classes;
 	g->pinning = g->pinning || r->pinning;
 	g->maps_of_maps = g->maps_of_maps || r->maps_of_maps;
+	g->load_with_perfmon = g->load_with_perfmon || r->load_with_perfmon;
 	g->attach.cgroup_attach_types |= r->attach.cgroup_attach_types;
 	k = strv_append(&g->attach.tracepoints, &g->attach.n_tracepoints, r->attach.tracepoints,
 			r->attach.n_tracepoints);
@@ -2179,6 +2184,7 @@ json_object *policy_grant_to_json(const struct policy_grant *g)
 	    json_add(o, "shared", shared_to_json(g)) < 0 ||
 	    json_add(o, "pinning", json_object_new_boolean(g->pinning)) < 0 ||
 	    json_add(o, "maps_of_maps", json_object_new_boolean(g->maps_of_maps)) < 0 ||
+	    json_add(o, "load_with_perfmon", json_object_new_boolean(g->load_with_perfmon)) < 0 ||
 	    json_add(o, "maps", map_rules_to_json(g)) < 0 ||
 	    json_add(o, "limits", TAKE_PTR(limits)) < 0)
 		return NULL;

@@ -129,6 +129,12 @@ struct policy_grant {
 	 * caller's own programs) every map the caller holds any fd of.
 	 */
 	bool maps_of_maps;
+	/*
+	 * Load with CAP_PERFMON effective, whatever the program types: the
+	 * verifier then skips its Spectre v1/v4 mitigations and lets programs
+	 * store kernel pointers where the caller can read them.
+	 */
+	bool load_with_perfmon;
 	struct policy_limits limits;
 	/* Per matching rule, its map patterns in order; used by policy_grant_map_access(). */
 	struct policy_grant_maps {

@@ -760,6 +760,35 @@ static void test_privileges(void **state)
 	assert_int_equal(harness_count_fds(w), 4);
 }
 
+/* ---- load_with_perfmon ---- */
+
+static int client_ptrleak(void *arg)
+{
+	bool granted = arg != NULL;
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	int k = load("ptrleak", NULL, &r, &e);
+
+	if (granted) {
+		CHECK(k == 0, "with load_with_perfmon: %s", e ? e->message : strerror(-k));
+		bpfbroker_result_free(r);
+		return 0;
+	}
+	/* The verifier's own pointer-leak check, as for any unprivileged loader. */
+	CHECK(k < 0 && e, "without load_with_perfmon the pointer leak loaded");
+	CHECK(strcmp(e->code, "load-failed") == 0, "code %s: %s", e->code, e->message);
+	CHECK(e->verifier_log && strstr(e->verifier_log, "leaks addr"), "verifier log: %s",
+	      e->verifier_log ? e->verifier_log : "(none)");
+	bpfbroker_error_free(e);
+	return 0;
+}
+
+static void test_load_with_perfmon(void **state)
+{
+	assert_int_equal(harness_as_user(&nobody, client_ptrleak, NULL), 0);
+	assert_int_equal(harness_as_user(&tracer, client_ptrleak, (void *)1), 0);
+}
+
 /* ---- the quickstart's example, policy reload, configuration check ---- */
 
 static void test_example(void **state)
@@ -889,37 +918,38 @@ static int setup(void **state)
 		return -1;
 	if (harness_init() < 0)
 		return -1;
-	snprintf(policy, sizeof(policy),
-		 "{\"rules\": ["
-		 " {\"match\": {\"uids\": [\"65534\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
-		 "[\"base\"],"
-		 "   \"pinning\": true,"
-		 "   \"maps\": [{\"name\": \"config*\", \"access\": \"ro\"},"
-		 "            {\"name\": \"secret\", \"access\": \"none\"},"
-		 "            {\"name\": \"events_wo\", \"access\": \"wo\"},"
-		 "            {\"name\": \"*\", \"access\": \"rw\"}]},"
-		 "  \"limits\": {\"max_map_entries\": 1024}},"
-		 " {\"match\": {\"uids\": [\"%d\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"raw_tracepoint\", "
-		 "\"kprobe\", \"tracing\"],"
-		 "   \"helper_classes\": [\"base\"], \"pinning\": true,"
-		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]}},"
-		 " {\"match\": {\"uids\": [\"%d\"]},"
-		 "  \"allow\": {\"program_types\": [\"raw_tracepoint\"], \"program_fds\": "
-		 "[\"raw_tracepoint\"],"
-		 "   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
-		 "\"rw\"}]}},"
-		 " {\"match\": {\"uids\": [\"100000-165535\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
-		 "[\"base\"],"
-		 "   \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}},"
-		 " {\"match\": {\"groups\": [\"%s\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
-		 "[\"base\"],"
-		 "   \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}}"
-		 "]}",
-		 UID_TRACER, UID_ATTACHER, group);
+	snprintf(
+		policy, sizeof(policy),
+		"{\"rules\": ["
+		" {\"match\": {\"uids\": [\"65534\"]},"
+		"  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		"[\"base\"],"
+		"   \"pinning\": true,"
+		"   \"maps\": [{\"name\": \"config*\", \"access\": \"ro\"},"
+		"            {\"name\": \"secret\", \"access\": \"none\"},"
+		"            {\"name\": \"events_wo\", \"access\": \"wo\"},"
+		"            {\"name\": \"*\", \"access\": \"rw\"}]},"
+		"  \"limits\": {\"max_map_entries\": 1024}},"
+		" {\"match\": {\"uids\": [\"%d\"]},"
+		"  \"allow\": {\"program_types\": [\"socket_filter\", \"raw_tracepoint\", "
+		"\"kprobe\", \"tracing\"],"
+		"   \"helper_classes\": [\"base\"], \"pinning\": true, \"load_with_perfmon\": true,"
+		"   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]}},"
+		" {\"match\": {\"uids\": [\"%d\"]},"
+		"  \"allow\": {\"program_types\": [\"raw_tracepoint\"], \"program_fds\": "
+		"[\"raw_tracepoint\"],"
+		"   \"helper_classes\": [\"base\"], \"maps\": [{\"name\": \"*\", \"access\": "
+		"\"rw\"}]}},"
+		" {\"match\": {\"uids\": [\"100000-165535\"]},"
+		"  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		"[\"base\"],"
+		"   \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}},"
+		" {\"match\": {\"groups\": [\"%s\"]},"
+		"  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		"[\"base\"],"
+		"   \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}}"
+		"]}",
+		UID_TRACER, UID_ATTACHER, group);
 	if (harness_write_policy("50-test.json", policy) < 0)
 		return -1;
 	harness_mark_kernel_objects();
@@ -956,6 +986,7 @@ int main(void)
 		cmocka_unit_test(test_check_config),
 		cmocka_unit_test(test_malformed_btf),
 		cmocka_unit_test(test_privileges),
+		cmocka_unit_test(test_load_with_perfmon),
 		cmocka_unit_test(test_daemon_fds_flat),
 	};
 

@@ -477,7 +477,7 @@ static void test_parse_errors(void **state)
 	assert_parse_error(ALLOW("\"program_type\":[]"),
 			   "e.json: rules[0].allow: unknown key \"program_type\" (expected "
 			   "program_types, program_fds, test_run_types, helper_classes, maps, "
-			   "pinning, maps_of_maps, attach or shared)");
+			   "pinning, maps_of_maps, load_with_perfmon, attach or shared)");
 	assert_parse_error(
 		ALLOW("\"maps\":[{\"name\":\"a\",\"acess\":\"rw\"}]"),
 		"e.json: rules[0].allow.maps[0]: unknown key \"acess\" (expected name or "
@@ -1276,6 +1276,30 @@ static void test_lifecycle_parse_errors(void **state)
 			   "ceiling of 4096");
 }
 
+static void test_load_with_perfmon(void **state)
+{
+	struct policy *p =
+		load("{\"rules\":[{\"match\":{\"uids\":[\"1\",\"2\"]}},"
+		     "{\"match\":{\"uids\":[\"2\"]},\"allow\":{\"load_with_perfmon\":true}}]}",
+		     NULL);
+	struct policy_grant *g1 = resolve(p, 1, 1, NULL, 0), *g2 = resolve(p, 2, 2, NULL, 0);
+	json_object *o = policy_grant_to_json(g2), *v;
+
+	/* Off unless a matching rule says so; one rule saying so is enough. */
+	assert_false(g1->load_with_perfmon);
+	assert_true(g2->load_with_perfmon);
+	assert_true(json_object_object_get_ex(o, "load_with_perfmon", &v));
+	assert_true(json_object_get_boolean(v));
+	json_object_put(o);
+	assert_parse_error(
+		ALLOW("\"load_with_perfmon\":1"),
+		"e.json: rules[0].allow.load_with_perfmon: expected true or false, got an "
+		"integer");
+	policy_grant_free(g1);
+	policy_grant_free(g2);
+	policy_free(p);
+}
+
 static void test_maps_of_maps(void **state)
 {
 	struct policy *p =
@@ -1358,6 +1382,7 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_parse_errors),
 		cmocka_unit_test(test_map_memory_estimate),
 		cmocka_unit_test(test_maps_of_maps),
+		cmocka_unit_test(test_load_with_perfmon),
 		cmocka_unit_test(test_cgroup_attach_list),
 	};
 
