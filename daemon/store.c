@@ -122,13 +122,15 @@ int store_meta_read(const struct store_config *c, uid_t uid, const char *name, j
 {
 	char path[PATH_MAX];
 	json_object *o;
-	int k = meta_path(c, uid, name, path, sizeof(path));
+	int fd, k = meta_path(c, uid, name, path, sizeof(path));
 
 	if (k < 0)
 		return k;
-	if (access(path, F_OK) < 0)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -errno;
-	o = json_object_from_file(path);
+	o = json_object_from_fd(fd);
+	safe_close(fd);
 	if (!o || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		log_error("%s: unreadable metadata", path);
