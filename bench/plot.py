@@ -21,7 +21,12 @@ def main():
     x = [e["insns"] for e in load]
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for key, label in (("direct", "(a) libbpf in-process, root"),
-                       ("broker", "(b) libbpfbroker, uid 65534")):
+                       ("direct_cap_bpf", "(a') libbpf in-process, CAP_BPF only"),
+                       ("broker", "(b) libbpfbroker, uid 65534"),
+                       ("broker_load_with_perfmon",
+                        "(b+) libbpfbroker, load_with_perfmon")):
+        if key not in load[0]:
+            continue
         y = [e[key]["median_us"] / 1000 for e in load]
         ax.plot(x, y, marker="o", label=label)
         for xi, yi in zip(x, y):
