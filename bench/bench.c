@@ -22,6 +22,7 @@
 #include <libbpfbroker.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -517,6 +518,82 @@ static int direct_capbpf_main(void *v)
 	return 0;
 }
 
+/* ---- what this machine's primitives cost ---- */
+
+struct primitives {
+	double hop_cross_cpu_us, hop_same_cpu_us; /* one message to a blocked process */
+	double page_fault_us; /* first touch of an anonymous page */
+	double fork_us, exit_wait_us; /* of this (small) process */
+};
+
+/* Half a round trip over a SOCK_SEQPACKET pair: the cost of every hop between processes. */
+static double hop_us(bool same_cpu)
+{
+	enum { N = 5000 };
+	int sv[2];
+	char c = 0;
+	cpu_set_t one, saved;
+	double t0, t;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		die("socketpair: %s", strerror(errno));
+	sched_getaffinity(0, sizeof(saved), &saved);
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (same_cpu)
+		sched_setaffinity(0, sizeof(one), &one);
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]); /* or its read would never see the end */
+		while (read(sv[1], &c, 1) == 1 && write(sv[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	t0 = now_us();
+	for (int i = 0; i < N; i++)
+		if (write(sv[0], &c, 1) != 1 || read(sv[0], &c, 1) != 1)
+			die("ping-pong: %s", strerror(errno));
+	t = now_us() - t0;
+	close(sv[0]);
+	close(sv[1]);
+	waitpid(pid, NULL, 0);
+	sched_setaffinity(0, sizeof(saved), &saved);
+	return t / N / 2;
+}
+
+static struct primitives measure_primitives(void)
+{
+	enum { PAGES = 2048, FORKS = 100 };
+	struct primitives m = {.hop_cross_cpu_us = hop_us(false), .hop_same_cpu_us = hop_us(true)};
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
+	double t0;
+
+	if (p == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	t0 = now_us();
+	for (long i = 0; i < PAGES; i++)
+		p[i * page] = 1;
+	m.page_fault_us = (now_us() - t0) / PAGES;
+	munmap(p, PAGES * page);
+	for (int i = 0; i < FORKS; i++) {
+		double t1, t2;
+		pid_t pid;
+
+		t1 = now_us();
+		pid = fork();
+		if (pid == 0)
+			_exit(0);
+		t2 = now_us();
+		waitpid(pid, NULL, 0);
+		m.fork_us += (t2 - t1) / FORKS;
+		m.exit_wait_us += (now_us() - t2) / FORKS;
+	}
+	return m;
+}
+
 /* ---- client children ---- */
 
 enum op { OP_LOAD, OP_POLICY };
@@ -906,6 +983,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: bpfbroker-bench [--quick] [--json FILE] [--workers N] [--build-dir DIR]\n"
+		"       bpfbroker-bench --profile-loads N   only N loads of tiny (for perf)\n"
 		"Run as root. Starts its own bpfbrokerd; removes everything it creates.\n");
 }
 
@@ -915,24 +993,32 @@ int main(int argc, char **argv)
 						 {"json", required_argument, NULL, 'j'},
 						 {"workers", required_argument, NULL, 'w'},
 						 {"build-dir", required_argument, NULL, 'b'},
+						 {"profile-loads", required_argument, NULL, 'p'},
 						 {"help", no_argument, NULL, 'h'},
 						 {}};
 	const char *json_path = NULL, *build_opt = NULL;
 	struct obj objs[3] = {{.name = "tiny"}, {.name = "medium"}, {.name = "large"}};
 	struct stats direct[3], direct_bpf[3], broker[3], broker_perf[3], pctl[3], pload[3],
 		ptool[3], ptrue;
+	struct primitives prim = {};
 	struct concurrency conc[5], pol[2];
 	static const int levels[5] = {1, 2, 4, 8, 32};
 	struct stats named_load, named_list, named_unload, first100, last100;
 	long rss_idle, rss_loads, rss_named, rss_conns, rss_conns_closed, wrss;
 	size_t list_bytes, n_small, n_large, n_proc, n_rss_loads;
 	double seconds, t0;
+	size_t profile_loads = 0;
 	int c, nworkers, conn_fds;
 	struct utsname un;
 	char src[PATH_MAX + 64];
 
-	while ((c = getopt_long(argc, argv, "qj:w:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qj:w:b:p:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'p':
+			profile_loads = strtoul(optarg, NULL, 10);
+			if (profile_loads == 0)
+				die("--profile-loads: expected a positive number");
+			break;
 		case 'q':
 			G.quick = true;
 			break;
@@ -998,13 +1084,28 @@ int main(int argc, char **argv)
 	usleep(300000);
 	rss_idle = daemon_rss();
 	wrss = workers_rss(&nworkers);
+	if (profile_loads) {
+		/* Just the loads, for `perf record -a` around this (bench/profile.sh). */
+		struct stats st = broker_load(&objs[0], profile_loads, NOBODY);
+
+		printf("%zu loads of tiny as uid %d: median %.0f us, p99 %.0f us\n", st.n, NOBODY,
+		       st.median, st.p99);
+		cleanup();
+		return 0;
+	}
 	uname(&un);
 	printf("bpfbroker-bench%s: kernel %s, %ld CPUs, daemon pid %d with a spawner and %d "
 	       "pre-forked workers\n",
 	       G.quick ? " (quick)" : "", un.release, sysconf(_SC_NPROCESSORS_ONLN), (int)G.daemon,
 	       nworkers);
-	printf("daemon RSS idle: %ld KiB (spawner and workers: %ld KiB together)\n\n", rss_idle,
+	printf("daemon RSS idle: %ld KiB (spawner and workers: %ld KiB together)\n", rss_idle,
 	       wrss);
+	/* What any design built of processes pays here: the scale for what follows. */
+	prim = measure_primitives();
+	printf("this machine: a message to a waiting process %.1f us (other CPU) / %.1f us (same "
+	       "CPU), a page fault %.2f us, fork %.0f us, exit+wait %.0f us (small process)\n\n",
+	       prim.hop_cross_cpu_us, prim.hop_same_cpu_us, prim.page_fault_us, prim.fork_us,
+	       prim.exit_wait_us);
 
 	/*
 	 * 1, 2: load latency per object. (b) loads with the least privilege the
@@ -1164,6 +1265,11 @@ int main(int argc, char **argv)
 			die("%s: %s", json_path, strerror(errno));
 		fprintf(j, "{\n  \"quick\": %s,\n  \"kernel\": \"%s\",\n  \"cpus\": %ld,\n",
 			G.quick ? "true" : "false", un.release, sysconf(_SC_NPROCESSORS_ONLN));
+		fprintf(j,
+			"  \"machine\": {\"hop_cross_cpu_us\": %.2f, \"hop_same_cpu_us\": %.2f, "
+			"\"page_fault_us\": %.3f, \"fork_us\": %.1f, \"exit_wait_us\": %.1f},\n",
+			prim.hop_cross_cpu_us, prim.hop_same_cpu_us, prim.page_fault_us,
+			prim.fork_us, prim.exit_wait_us);
 		fprintf(j, "  \"daemon_workers\": %d,\n  \"load\": [\n", nworkers);
 		for (int i = 0; i < 3; i++) {
 			fprintf(j, "    {\"object\": \"%s\", \"insns\": %u, \"bytes\": %zu,\n     ",

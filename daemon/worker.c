@@ -118,6 +118,8 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 	/* Die with the broker; check for the race where it already died before prctl. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_FAILURE);
+	/* So ps, top and perf tell the roles apart. */
+	(void)prctl(PR_SET_NAME, "bpfbroker-work");
 	/* Keep stdio (logging) and our socket; nothing else of the broker's, no client's fd. */
 	if (sock != WORKER_FD && dup2(sock, WORKER_FD) < 0)
 		_exit(EXIT_FAILURE);
@@ -371,6 +373,7 @@ _Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent
 	signal(SIGPIPE, SIG_IGN);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_FAILURE);
+	(void)prctl(PR_SET_NAME, "bpfbroker-spawn");
 	if ((sock != SPAWNER_FD && dup2(sock, SPAWNER_FD) < 0) ||
 	    close_range(SPAWNER_FD + 1, ~0U, 0) < 0)
 		_exit(EXIT_FAILURE);
