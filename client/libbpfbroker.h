@@ -11,11 +11,13 @@
  *
  *	struct bpfbroker *b;
  *	struct bpfbroker_result *res;
- *	struct bpfbroker_error *err;
+ *	struct bpfbroker_error *err = NULL;
+ *	int k;
  *
  *	if (bpfbroker_connect(NULL, &b) < 0) ...
- *	if (bpfbroker_load_file(b, "prog.bpf.o", NULL, &res, &err) < 0)
- *		fprintf(stderr, "%s\n", bpfbroker_error_message(err));
+ *	k = bpfbroker_load_file(b, "prog.bpf.o", NULL, &res, &err);
+ *	if (k < 0)
+ *		fprintf(stderr, "%s\n", err ? err->message : strerror(-k));
  *	int fd = bpfbroker_result_take_map_fd(res, "counts");
  *
  *	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "counter"};

@@ -122,15 +122,25 @@ int caps_daemon_init(void)
 
 	if (!c)
 		return -ENOMEM;
-	/* Bounding set first: dropping from it needs CAP_SETPCAP, which goes next. */
+	/*
+	 * Bounding set first: dropping from it needs CAP_SETPCAP, which goes next.
+	 * The kernel wants CAP_SETPCAP even to drop what is already gone, so only
+	 * what is still there is dropped: under systemd (bpfbrokerd.service) the
+	 * bounding set and securebits come preset and we never hold CAP_SETPCAP.
+	 */
 	for (int cap = 0; cap <= last; cap++)
 		if (!in_list(cap, daemon_caps, ARRAY_SIZE(daemon_caps)) &&
+		    prctl(PR_CAPBSET_READ, cap, 0, 0, 0) > 0 &&
 		    prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
 			return negative_errno();
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return negative_errno();
 	/* uid 0 must not regain anything through exec or setuid. */
-	if (prctl(PR_SET_SECUREBITS, SECURE_BITS_EXPECTED, 0, 0, 0) < 0)
+	k = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+	if (k < 0)
+		return negative_errno();
+	if ((k & SECURE_BITS_EXPECTED) != SECURE_BITS_EXPECTED &&
+	    prctl(PR_SET_SECUREBITS, SECURE_BITS_EXPECTED, 0, 0, 0) < 0)
 		return negative_errno();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return negative_errno();

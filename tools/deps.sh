@@ -3,8 +3,12 @@
 # bpffs the way systemd does if nothing mounted it. Idempotent; needs root.
 set -euo pipefail
 
+# systemd: systemd-analyze, systemd-socket-activate, systemd-tmpfiles and
+# systemd itself for the unit tests; man-db and groff-base: man -l and groff
+# for the man page checks; util-linux: unshare, nsenter, setpriv.
 packages=(meson ninja-build pkg-config gcc clang llvm libbpf-dev libelf-dev zlib1g-dev
-	libsystemd-dev libcap-dev libjson-c-dev libcmocka-dev bpftool systemd util-linux)
+	libsystemd-dev libcap-dev libjson-c-dev libcmocka-dev bpftool systemd util-linux
+	man-db groff-base)
 
 missing=()
 for p in "${packages[@]}"; do

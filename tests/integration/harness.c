@@ -7,11 +7,14 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <net/if.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -124,51 +127,104 @@ int harness_init(void)
 	return 0;
 }
 
-int harness_start(const char *extra_arg)
+/*
+ * Exec the daemon with the harness's directories and extra_arg (more options,
+ * separated by spaces). prefix: a command line to run it under (NULL-terminated,
+ * or NULL), such as systemd-socket-activate's; socket: the --socket to give.
+ */
+static void daemon_exec(const char *const *prefix, const char *socket, const char *extra_arg)
 {
-	char exe[512];
+	char exe[512], *argv[48];
+	char *extra = extra_arg ? strdup(extra_arg) : NULL, *save = NULL;
+	int n = 0;
 
 	snprintf(exe, sizeof(exe), "%s/daemon/bpfbrokerd", H.build_dir);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (H.daemon_log) {
+		int fd = open(H.daemon_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
-	H.daemon = fork();
-	if (H.daemon < 0)
-		return -errno;
-	if (H.daemon == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (H.daemon_log) {
-			int fd =
-				open(H.daemon_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-
-			if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
-				_exit(126);
-		}
-		/* extra_arg: more options, separated by spaces. */
-		char *argv[32] = {exe,		"--socket",   H.socket,	  "--policy-dir",
-				  H.policy_dir, "--pin-root", H.pin_root, "--state-dir",
-				  H.state_dir,	"--workers",  "2"};
-		char *extra = extra_arg ? strdup(extra_arg) : NULL, *save = NULL;
-		int n = 11;
-
-		for (char *t = extra ? strtok_r(extra, " ", &save) : NULL; t && n < 31;
-		     t = strtok_r(NULL, " ", &save))
-			argv[n++] = t;
-		argv[n] = NULL;
-		execv(exe, argv);
-		_exit(127);
+		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+			_exit(126);
 	}
+	for (; prefix && *prefix && n < 16; prefix++)
+		argv[n++] = (char *)*prefix;
+	argv[n++] = exe;
+	for (const char *const *a =
+		     (const char *const[]){"--socket", socket, "--policy-dir", H.policy_dir,
+					   "--pin-root", H.pin_root, "--state-dir", H.state_dir,
+					   "--workers", "2", NULL};
+	     *a; a++)
+		argv[n++] = (char *)*a;
+	for (char *t = extra ? strtok_r(extra, " ", &save) : NULL; t && n < 47;
+	     t = strtok_r(NULL, " ", &save))
+		argv[n++] = t;
+	argv[n] = NULL;
+	execv(argv[0], argv);
+	_exit(127);
+}
+
+/* Wait until ready() says so, or the process we started exits. */
+static int daemon_wait(bool (*ready)(void), const char *what)
+{
 	for (int i = 0; i < 500; i++) {
 		int status;
 
-		if (daemon_accepts())
+		if (ready())
 			return 0;
 		if (waitpid(H.daemon, &status, WNOHANG) == H.daemon) {
 			H.daemon = -1;
-			fprintf(stderr, "bpfbrokerd exited at startup (status %d)\n", status);
+			fprintf(stderr, "%s exited at startup (status %d)\n", what, status);
 			return -ECHILD;
 		}
 		usleep(10000);
 	}
 	return -ETIMEDOUT;
+}
+
+int harness_start(const char *extra_arg)
+{
+	H.daemon = fork();
+	if (H.daemon < 0)
+		return -errno;
+	if (H.daemon == 0)
+		daemon_exec(NULL, H.socket, extra_arg);
+	return daemon_wait(daemon_accepts, "bpfbrokerd");
+}
+
+static bool socket_exists(void)
+{
+	struct stat st;
+
+	return stat(H.socket, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+int harness_start_activated(const char *activate, bool seqpacket, const char *notify_socket,
+			    const char *unused_socket, const char *extra_arg)
+{
+	char notify_env[300];
+	const char *prefix[8] = {activate, "-l", H.socket};
+	int n = 3, k;
+
+	if (seqpacket)
+		prefix[n++] = "--seqpacket";
+	if (notify_socket) {
+		snprintf(notify_env, sizeof(notify_env), "NOTIFY_SOCKET=%s", notify_socket);
+		prefix[n++] = "-E";
+		prefix[n++] = notify_env;
+	}
+	prefix[n] = NULL;
+	H.daemon = fork();
+	if (H.daemon < 0)
+		return -errno;
+	/* The activator execs the daemon in its own place: H.daemon stays its pid. */
+	if (H.daemon == 0)
+		daemon_exec(prefix, unused_socket, extra_arg);
+	/* Only wait for the socket: the first connection starts the daemon. */
+	k = daemon_wait(socket_exists, activate);
+	/* It makes the socket 0644: let everyone connect, as SocketMode=0666 does. */
+	if (k >= 0 && chmod(H.socket, 0666) < 0)
+		k = -errno;
+	return k;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -219,7 +275,23 @@ int harness_stop(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
-int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
+/* In a child, still root: become u for good, and check that it holds. */
+static void drop_privileges(const struct user *u)
+{
+	/* Order matters: groups and gid while still root, uid last; then re-check. */
+	if (setgroups(u->n_groups, u->groups) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
+	    setresuid(u->uid, u->uid, u->uid) < 0) {
+		perror("dropping privileges");
+		_exit(120);
+	}
+	if (geteuid() != u->uid || getegid() != u->gid || (u->uid != 0 && setuid(0) == 0)) {
+		fprintf(stderr, "privilege drop did not hold\n");
+		_exit(121);
+	}
+}
+
+/* Fork; the child calls enter() (if any) as root, then runs fn(arg) as u. */
+static int run_as(const struct user *u, int (*enter)(void), int (*fn)(void *), void *arg)
 {
 	pid_t pid;
 	int status;
@@ -230,22 +302,44 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		/* Order matters: groups and gid while still root, uid last; then re-check. */
-		if (setgroups(u->n_groups, u->groups) < 0 ||
-		    setresgid(u->gid, u->gid, u->gid) < 0 ||
-		    setresuid(u->uid, u->uid, u->uid) < 0) {
-			perror("dropping privileges");
-			_exit(120);
-		}
-		if (geteuid() != u->uid || getegid() != u->gid || (u->uid != 0 && setuid(0) == 0)) {
-			fprintf(stderr, "privilege drop did not hold\n");
-			_exit(121);
-		}
+		if (enter && enter() < 0)
+			_exit(122);
+		drop_privileges(u);
 		_exit(fn(arg));
 	}
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
+{
+	return run_as(u, NULL, fn, arg);
+}
+
+/* A new network namespace with lo up. */
+static int netns_enter_new(void)
+{
+	struct ifreq ifr = {.ifr_flags = IFF_UP};
+	int s;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (unshare(CLONE_NEWNET) < 0 || (s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		perror("new network namespace");
+		return -1;
+	}
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0) {
+		perror("bringing lo up");
+		close(s);
+		return -1;
+	}
+	close(s);
+	return 0;
+}
+
+int harness_in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg)
+{
+	return run_as(u, netns_enter_new, fn, arg);
 }
 
 static int exec_argv(void *arg)

@@ -30,6 +30,17 @@ int harness_write_policy(const char *name, const char *json);
 /* Start the daemon on H.socket, with extra options (space-separated, or NULL); waits until it
  * accepts connections. */
 int harness_start(const char *extra_arg);
+/*
+ * Start the daemon the way a socket unit does: activate (the path of
+ * systemd-socket-activate) listens on H.socket (SOCK_SEQPACKET if seqpacket,
+ * else SOCK_STREAM), mode 0666, and execs the daemon on the first connection
+ * with the socket passed as fd 3 (LISTEN_FDS); the daemon gets
+ * --socket unused_socket, which it must ignore. notify_socket (or NULL)
+ * becomes its NOTIFY_SOCKET. Returns once the socket exists; H.daemon is the
+ * activator's pid, which becomes the daemon's.
+ */
+int harness_start_activated(const char *activate, bool seqpacket, const char *notify_socket,
+			    const char *unused_socket, const char *extra_arg);
 /* Stop the daemon with sig and reap it, keeping its pins and state (restart tests). */
 int harness_kill(int sig);
 /* Reap a daemon that is expected to die by itself (fault injection); -ETIMEDOUT if it lives. */
@@ -48,6 +59,8 @@ struct user {
 
 /* Run fn(arg) in a child as user; returns the child's exit status (0 = pass), or 128+signal. */
 int harness_as_user(const struct user *u, int (*fn)(void *), void *arg);
+/* The same in a new network namespace (lo up), made as root before dropping to u. */
+int harness_in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg);
 
 /* Run bpfctl --socket H.socket ARGS as u; stdout into out; returns its exit status. */
 int harness_bpfctl(const struct user *u, char *out, size_t size, const char *const *args);

@@ -458,40 +458,6 @@ static void test_container_device(void **state)
 
 /* ---- xdp and tc, on interfaces of the caller's own network namespace ---- */
 
-/* As root: a new network namespace with lo up; then drop to u and run fn. */
-static int in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg)
-{
-	pid_t pid;
-	int status;
-
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		struct ifreq ifr = {.ifr_flags = IFF_UP};
-		int s;
-
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
-		if (unshare(CLONE_NEWNET) < 0 ||
-		    (s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 ||
-		    ioctl(s, SIOCSIFFLAGS, &ifr) < 0) {
-			perror("new network namespace");
-			_exit(120);
-		}
-		close(s);
-		if (setgroups(0, NULL) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
-		    setresuid(u->uid, u->uid, u->uid) < 0 || setuid(0) == 0) {
-			perror("dropping privileges");
-			_exit(121);
-		}
-		_exit(fn(arg));
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static int attach_netdev(const char *type, const char *ifname, const char *direction,
 			 const char *program, struct bpfbroker_error **err)
 {
@@ -560,7 +526,7 @@ static void test_netdev_attach(void **state)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
-	assert_int_equal(in_new_netns_as(&owner, client_netns, NULL), 0);
+	assert_int_equal(harness_in_new_netns_as(&owner, client_netns, NULL), 0);
 	/* It was the namespace's lo, not ours. */
 	assert_int_equal(bpf_xdp_query((int)if_nametoindex("lo"), 0, &q), 0);
 	assert_int_equal(q.prog_id, 0);

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bpfbrokerd under its real units and a real systemd: boots systemd as PID 1
+# of new mount, pid, cgroup, UTS and IPC namespaces (with its own /run, /tmp,
+# cgroup2 and bpffs), starts bpfbrokerd.socket, and as an unprivileged user
+# lets socket activation start the daemon in its sandbox; then loads, attaches
+# (cgroup, xdp, tc, tracepoint, raw tracepoint), reloads the policy, restarts
+# the daemon and unloads, checking that nothing the sandbox forbids was
+# needed. The units are the build's, as installed; drop-ins only point
+# ExecStart= at the build's daemon and a test policy, and drop the default
+# dependencies, so that the container starts nothing but them.
+# Needs root; exits 77 (skipped) where systemd cannot be booted like this.
+set -uo pipefail
+
+: "${BUILD_DIR:?}" "${SRC_DIR:?}" "${SANITIZE:?}"
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+[ "$(id -u)" = 0 ] || skip "needs root"
+# LeakSanitizer stops the world with ptrace at exit, which the unit's system
+# call filter forbids: the sanitizer build cannot run in this sandbox.
+[ "$SANITIZE" = none ] || skip "sanitizer build (the sandbox forbids LeakSanitizer's ptrace)"
+systemd_bin=
+for f in /usr/lib/systemd/systemd /lib/systemd/systemd; do
+	[ -x "$f" ] && systemd_bin=$f && break
+done
+[ -n "$systemd_bin" ] || skip "no systemd binary"
+command -v unshare >/dev/null && command -v nsenter >/dev/null && command -v setpriv >/dev/null ||
+	skip "needs unshare, nsenter and setpriv (util-linux)"
+cg_mount=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+cg_path=$(sed -n 's/^0:://p' /proc/self/cgroup)
+[ -n "$cg_mount" ] && [ -n "$cg_path" ] || skip "no cgroup v2 hierarchy"
+
+failures=0
+fail() {
+	echo "FAIL: $*" >&2
+	failures=$((failures + 1))
+}
+
+# Integration tests serialize on this lock (tests/integration/harness.c).
+exec 9>/run/bpfbroker-integration.lock
+flock 9
+
+work=$(mktemp -d "$BUILD_DIR/test-under-systemd-XXXXXX")
+cgroup="$cg_mount${cg_path%/}/bpfbroker-under-systemd-$$"
+pid1=
+launcher=
+cleanup() {
+	# Killing PID 1 of the namespace kills everything in it; the private bpffs
+	# with every pin goes with its mount namespace.
+	[ -n "$pid1" ] && kill -KILL "$pid1" 2>/dev/null
+	[ -n "$launcher" ] && wait "$launcher" 2>/dev/null
+	if [ -d "$cgroup" ]; then
+		for _ in $(seq 50); do
+			find "$cgroup" -depth -type d -exec rmdir {} + 2>/dev/null
+			[ -d "$cgroup" ] || break
+			sleep 0.1
+		done
+		[ -d "$cgroup" ] && echo "warning: $cgroup outlived the test" >&2
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# --- what the container boots ---
+units=$work/units
+mkdir -p "$units/bpfbrokerd.service.d" "$units/bpfbrokerd.socket.d" "$work/policy.d"
+cp "$BUILD_DIR/systemd/bpfbrokerd.service" "$SRC_DIR/systemd/bpfbrokerd.socket" "$units/"
+cat >"$units/bpftest.target" <<'EOF'
+[Unit]
+Description=bpfbroker test
+DefaultDependencies=no
+Wants=bpfbrokerd.socket
+EOF
+cat >"$units/bpfbrokerd.socket.d/test.conf" <<'EOF'
+[Unit]
+DefaultDependencies=no
+EOF
+cat >"$units/bpfbrokerd.service.d/test.conf" <<EOF
+[Unit]
+DefaultDependencies=no
+[Service]
+ExecStart=
+ExecStart=$BUILD_DIR/daemon/bpfbrokerd --policy-dir /run/bpftest/policy.d --verbose
+StandardOutput=append:/run/bpftest/daemon.log
+StandardError=append:/run/bpftest/daemon.log
+EOF
+cat >"$work/policy.d/50-test.json" <<'EOF'
+{ "rules": [ { "match": { "uids": ["65534"] },
+  "allow": { "program_types": ["socket_filter", "xdp", "sched_cls", "tracepoint", "raw_tracepoint", "cgroup_skb"],
+             "helper_classes": ["base", "net_read", "current_task"], "pinning": true,
+             "maps": [ { "name": "config*", "access": "ro" }, { "name": "*", "access": "rw" } ],
+             "attach": { "cgroups": true, "interfaces": ["lo"], "tracepoints": ["sched:sched_process_fork"],
+                         "raw_tracepoints": ["sys_enter"] } } } ] }
+EOF
+cat >"$work/boot.sh" <<EOF
+#!/bin/bash
+# In the new namespaces: our own /run, /tmp, cgroup2 and bpffs; then systemd.
+set -e
+mount --make-rprivate /
+mount -t proc proc /proc
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t bpf -o mode=0700 bpf /sys/fs/bpf
+mkdir -p /run/systemd/system /run/bpftest
+cp -r "$units"/. /run/systemd/system/
+cp -r "$work/policy.d" /run/bpftest/
+# The service may write only what the tmpfiles.d snippet makes: make it so.
+systemd-tmpfiles --create "$SRC_DIR/systemd/tmpfiles.d/bpfbroker.conf"
+export container=bpfbroker-test
+exec "$systemd_bin" --unit=bpftest.target --log-target=console --show-status=no
+EOF
+chmod +x "$work/boot.sh"
+
+mkdir "$cgroup" || skip "cannot create a cgroup under $cg_mount${cg_path%/}"
+(
+	echo "$BASHPID" >"$cgroup/cgroup.procs" &&
+		exec unshare --mount --pid --fork --cgroup --uts --ipc "$work/boot.sh"
+) >"$work/systemd.log" 2>&1 &
+launcher=$!
+
+inside() { nsenter -t "$pid1" -m -p -- "$@"; }
+as_nobody() { inside setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+# The same in a network namespace of its own (xdp and tc on its lo).
+as_nobody_netns() { inside unshare --net setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+ctl() { as_nobody "$BUILD_DIR/client/bpfctl" "$@"; }
+show() { inside systemctl show -p "$2" --value "$1"; }
+obj() { echo "$BUILD_DIR/tests/$1.bpf.o"; }
+
+for _ in $(seq 100); do
+	# The launcher became unshare, whose child becomes systemd.
+	pid1=$(pgrep -P "$launcher" | head -1)
+	if [ -n "$pid1" ]; then
+		state=$(inside systemctl is-system-running 2>/dev/null)
+		case $state in running | degraded) break ;; esac
+	fi
+	sleep 0.1
+done
+if [ -z "$pid1" ] || ! inside systemctl is-active -q bpfbrokerd.socket; then
+	cat "$work/systemd.log" >&2
+	skip "systemd did not boot in the namespaces (state: ${state:-none})"
+fi
+echo "systemd $(inside systemctl --version | head -1 | cut -d' ' -f2) is PID 1 of the test namespaces"
+
+# --- socket activation, as an unprivileged user, on the default socket path ---
+check_out() { # description expected-substring command...
+	local what=$1 want=$2 out
+	shift 2
+	out=$("$@" 2>&1) || fail "$what: exit $?: $out"
+	case $out in *"$want"*) ;; *) fail "$what: no \"$want\" in: $out" ;; esac
+}
+[ "$(show bpfbrokerd.service ActiveState)" = inactive ] || fail "the service ran before anyone connected"
+check_out "bpfctl run through the socket unit" "counted 3 packets" \
+	ctl run "$BUILD_DIR/examples/count_packets.bpf.o" -- "$BUILD_DIR/examples/socket-counter"
+[ "$(show bpfbrokerd.service ActiveState)" = active ] || fail "the service is not active"
+[ "$(show bpfbrokerd.service SubState)" = running ] || fail "the service is not running (READY=1?)"
+
+# The daemon as the kernel sees it: its five capabilities, none effective, no
+# ambient or inheritable ones, no_new_privs, the seccomp filter; no CAP_SETPCAP.
+main_pid=$(show bpfbrokerd.service MainPID)
+status=$(inside cat "/proc/$main_pid/status")
+for want in "CapPrm:	000000c000281000" "CapBnd:	000000c000281000" "CapEff:	0000000000000000" \
+	"CapInh:	0000000000000000" "CapAmb:	0000000000000000" "NoNewPrivs:	1" "Seccomp:	2"; do
+	grep -qF "$want" <<<"$status" || fail "daemon status lacks \"$want\""
+done
+
+# --- named objects and every kind of brokered attach ---
+check_out "load netcount" "loaded nc" ctl load "$(obj netcount)" --name nc
+check_out "attach xdp (setns into the caller's netns)" "attached xdp_count" \
+	as_nobody_netns "$BUILD_DIR/client/bpfctl" attach nc/xdp_count xdp lo --pin
+check_out "attach tc" "attached tc_count" \
+	as_nobody_netns "$BUILD_DIR/client/bpfctl" attach nc/tc_count tc lo ingress --pin
+check_out "load tracepoint" "loaded tp" ctl load "$(obj tracepoint)" --name tp
+check_out "attach tracepoint (perf_event_open)" "attached count_forks" \
+	ctl attach tp/count_forks tracepoint sched:sched_process_fork --pin
+check_out "load rawtp" "loaded rt" ctl load "$(obj rawtp)" --name rt
+check_out "attach raw tracepoint" "attached rawtp_count" \
+	ctl attach rt/rawtp_count raw_tracepoint sys_enter --pin
+check_out "load pinned" "loaded pn" ctl load "$(obj pinned)" --name pn
+inside sh -c 'mkdir /sys/fs/cgroup/delegated && cd /sys/fs/cgroup/delegated &&
+	chown 65534 . cgroup.procs cgroup.threads cgroup.subtree_control' ||
+	fail "cannot make a delegated cgroup"
+check_out "load egress" "loaded eg" ctl load "$(obj egress)" --name eg
+check_out "attach cgroup (read-only cgroupfs)" "attached count_egress" \
+	ctl attach eg/count_egress cgroup /sys/fs/cgroup/delegated --pin
+check_out "map dump" "key: 0" ctl map dump tp/forks
+
+# --- reload: a good policy, then a bad one that must leave the good in force ---
+check_out "systemctl reload" "" inside systemctl reload bpfbrokerd.service
+inside sh -c 'echo "{ not json" >/run/bpftest/policy.d/60-bad.json'
+inside systemctl reload bpfbrokerd.service || fail "reload with a bad policy failed the unit"
+[ "$(show bpfbrokerd.service ActiveState)" = active ] || fail "a bad policy stopped the service"
+check_out "still allowed after a bad reload" "allowed" ctl check "$(obj counter)"
+inside rm /run/bpftest/policy.d/60-bad.json
+
+# --- restart: named objects and pinned links survive the sandboxed restart ---
+inside systemctl restart bpfbrokerd.service || fail "restart"
+n=$(ctl list | grep -c ' loaded ')
+[ "$n" = 5 ] || fail "after a restart, $n named objects instead of 5"
+check_out "detach" "detached tc_count" ctl detach nc/tc_count
+for o in nc tp rt pn eg; do
+	check_out "unload $o" "unloaded $o" ctl unload "$o"
+done
+check_out "list" "no named objects" ctl list
+
+# --- stop ---
+inside systemctl stop bpfbrokerd.service bpfbrokerd.socket || fail "stop"
+[ "$(show bpfbrokerd.service Result)" = success ] || fail "the service did not stop cleanly"
+[ "$(show bpfbrokerd.service NRestarts)" = 0 ] || fail "the service restarted by itself"
+
+log=$(inside cat /run/bpftest/daemon.log)
+grep -q "listening on 1 socket(s) from the service manager" <<<"$log" ||
+	fail "the daemon did not use the socket systemd passed"
+grep -q "policy reload failed; the previous policy stays in force" <<<"$log" ||
+	fail "the bad policy was not reported"
+# Whatever the sandbox refused would show as EPERM (SystemCallErrorNumber=,
+# capabilities, read-only paths) or EROFS in the daemon's messages.
+denied=$(grep -E "Operation not permitted|Read-only file system|Permission denied|Bad system call" <<<"$log")
+[ -z "$denied" ] || fail "the sandbox refused the daemon something: $denied"
+
+if [ "$failures" -gt 0 ]; then
+	echo "--- daemon log ---" >&2
+	echo "$log" >&2
+	echo "--- systemd ---" >&2
+	inside systemctl --no-pager status bpfbrokerd.service >&2
+	echo "$failures check(s) failed" >&2
+	exit 1
+fi
+echo "under systemd: all checks passed"
