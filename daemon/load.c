@@ -1271,7 +1271,7 @@ static struct {
 	struct audit_record a;
 	uint8_t *object; /* taken from the job, hashed at flush */
 	size_t object_size;
-	char progs[1024], classes[512], object_name[128], reason[1024];
+	char progs[1024], classes[512], object_name[128], reason[1024], unit[256], user_unit[256];
 } pending_audit;
 
 /* One audit record per request, whatever happened (see audit.h). */
@@ -1285,6 +1285,16 @@ static void job_audit(struct job *j, struct reply *r)
 		.uid = j->id.uid,
 		.pid = j->ident.pid,
 	};
+	/* The job's identity is gone by the time the record is written. */
+	if (j->id.unit) {
+		snprintf(pending_audit.unit, sizeof(pending_audit.unit), "%s", j->id.unit);
+		a->unit = pending_audit.unit;
+	}
+	if (j->id.user_unit) {
+		snprintf(pending_audit.user_unit, sizeof(pending_audit.user_unit), "%s",
+			 j->id.user_unit);
+		a->user_unit = pending_audit.user_unit;
+	}
 	pending_audit.object = TAKE_PTR(j->object);
 	pending_audit.object_size = j->object_size;
 	job_describe_programs(j, pending_audit.progs, sizeof(pending_audit.progs),

@@ -15,6 +15,7 @@
 
 #include "caps.h"
 #include "common/macro.h"
+#include "peer_unit.h"
 #include "rate.h"
 #include "log.h"
 
@@ -35,6 +36,7 @@ struct conn {
 	gid_t *groups;
 	size_t n_groups;
 	int pidfd;
+	struct peer_unit unit; /* read only while some rule matches on units */
 	/* At most one request in flight: while busy, we stop reading the socket. */
 	struct worker_job *job;
 	int64_t job_id;
@@ -78,6 +80,7 @@ static struct conn *conn_free(struct conn *c)
 	safe_close(c->fd);
 	safe_close(c->pidfd);
 	free(c->groups);
+	peer_unit_done(&c->unit);
 	free(c);
 	return NULL;
 }
@@ -116,15 +119,20 @@ static json_object *identity_json(const struct conn *c)
 	json_object_object_add(o, "gid", json_object_new_int64(c->cred.gid));
 	json_object_object_add(o, "pid", json_object_new_int64(c->cred.pid));
 	json_object_object_add(o, "groups", g);
+	if (o)
+		(void)peer_unit_to_json(&c->unit, o);
 	return o;
 }
 
 static struct policy_identity conn_identity(const struct conn *c)
 {
-	return (struct policy_identity){.uid = c->cred.uid,
-					.gid = c->cred.gid,
-					.groups = c->groups,
-					.n_groups = c->n_groups};
+	struct policy_identity id = {.uid = c->cred.uid,
+				     .gid = c->cred.gid,
+				     .groups = c->groups,
+				     .n_groups = c->n_groups};
+
+	peer_unit_to_policy_identity(&c->unit, &id);
+	return id;
 }
 
 static int on_conn_idle(sd_event_source *s, uint64_t usec, void *userdata)
@@ -580,6 +588,9 @@ static int conn_read_identity(struct conn *c)
 	len = sizeof(c->pidfd);
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
 		c->pidfd = -1;
+	/* The systemd unit costs a dozen small reads: only when a rule can use it. */
+	if (policy_uses_units(*c->server->cfg.policy))
+		return peer_unit_read(c->fd, c->cred.pid, c->cred.uid, c->pidfd, &c->unit);
 	return 0;
 }
 
