@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <linux/magic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -31,79 +29,17 @@
 static const struct user user = {UID_USER, UID_USER};
 static const struct user other = {UID_OTHER, UID_OTHER};
 
-static char root_dir[64];
-/* Every cgroup the tests made, in creation order: removed in reverse. */
-static char made[32][400];
-static size_t n_made;
 /* Unit and slice names unique to this run, so nothing real is touched. */
 static char netmon[64], other_unit[64], deleg_slice[64], mon_slice[64], mon_sub[80];
 /* Where the clients are put. */
 static char cg_system[400], cg_user_netmon[400], cg_user_other[400], cg_user_fake[400],
 	cg_deleg[400], cg_mon[400], cg_plain[400];
 
-static int cgroup_root(void)
-{
-	static const char *const candidates[] = {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
-	struct statfs sfs;
-
-	for (size_t i = 0; i < 2; i++)
-		if (statfs(candidates[i], &sfs) == 0 &&
-		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC) {
-			snprintf(root_dir, sizeof(root_dir), "%s", candidates[i]);
-			return 0;
-		}
-	return -ENOENT;
-}
-
-/* Delegate as systemd's Delegate=yes does: the directory and the files that move processes. */
-static int chown_cgroup(const char *dir, uid_t uid)
-{
-	static const char *const files[] = {"", "/cgroup.procs", "/cgroup.threads",
-					    "/cgroup.subtree_control"};
-	char path[450];
-
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s%s", dir, files[i]);
-		if (chown(path, uid, uid) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
-/* mkdir root_dir/REL (components created as needed); owner: chown the last one. */
-static int make_cgroup(const char *rel, uid_t owner, char *ret, size_t size)
-{
-	char path[400];
-	size_t len = (size_t)snprintf(path, sizeof(path), "%s", root_dir);
-
-	for (const char *p = rel; *p;) {
-		const char *slash = strchr(p, '/');
-		size_t n = slash ? (size_t)(slash - p) : strlen(p);
-
-		len += (size_t)snprintf(path + len, sizeof(path) - len, "/%.*s", (int)n, p);
-		if (mkdir(path, 0755) == 0) {
-			if (n_made == sizeof(made) / sizeof(made[0]))
-				return -E2BIG;
-			snprintf(made[n_made++], sizeof(made[0]), "%s", path);
-		} else if (errno != EEXIST) {
-			return -errno;
-		}
-		p += n + (slash != NULL);
-	}
-	if (owner != 0 && chown_cgroup(path, owner) < 0)
-		return -errno;
-	if (ret)
-		snprintf(ret, size, "%s", path);
-	return 0;
-}
-
 static int cgroups_create(void)
 {
 	char rel[400], manager[300];
 	int k;
 
-	if (cgroup_root() < 0)
-		return -ENOENT;
 	snprintf(netmon, sizeof(netmon), "bbtest-netmon-%d.service", (int)getpid());
 	snprintf(other_unit, sizeof(other_unit), "bbtest-other-%d.service", (int)getpid());
 	snprintf(deleg_slice, sizeof(deleg_slice), "bbtest%d.slice", (int)getpid());
@@ -112,52 +48,39 @@ static int cgroups_create(void)
 
 	/* A system service. */
 	snprintf(rel, sizeof(rel), "system.slice/%s", netmon);
-	k = make_cgroup(rel, 0, cg_system, sizeof(cg_system));
+	k = harness_cgroup_make(rel, 0, cg_system, sizeof(cg_system));
 	/* The user's manager, delegated to them as systemd does, and two of their services. */
 	snprintf(manager, sizeof(manager), "user.slice/user-%d.slice/user@%d.service", UID_USER,
 		 UID_USER);
 	if (k >= 0)
-		k = make_cgroup(manager, UID_USER, NULL, 0);
+		k = harness_cgroup_make(manager, UID_USER, NULL, 0);
 	snprintf(rel, sizeof(rel), "%s/app.slice", manager);
 	if (k >= 0)
-		k = make_cgroup(rel, UID_USER, NULL, 0);
+		k = harness_cgroup_make(rel, UID_USER, NULL, 0);
 	snprintf(rel, sizeof(rel), "%s/app.slice/%s", manager, netmon);
 	if (k >= 0)
-		k = make_cgroup(rel, UID_USER, cg_user_netmon, sizeof(cg_user_netmon));
+		k = harness_cgroup_make(rel, UID_USER, cg_user_netmon, sizeof(cg_user_netmon));
 	snprintf(rel, sizeof(rel), "%s/app.slice/%s", manager, other_unit);
 	if (k >= 0)
-		k = make_cgroup(rel, UID_USER, cg_user_other, sizeof(cg_user_other));
+		k = harness_cgroup_make(rel, UID_USER, cg_user_other, sizeof(cg_user_other));
 	/* Inside their subtree the user can copy the system service's path. */
 	snprintf(rel, sizeof(rel), "%s/system.slice/%s", manager, netmon);
 	if (k >= 0)
-		k = make_cgroup(rel, UID_USER, cg_user_fake, sizeof(cg_user_fake));
+		k = harness_cgroup_make(rel, UID_USER, cg_user_fake, sizeof(cg_user_fake));
 	/* A slice an administrator delegated to the user: they name what is inside. */
 	if (k >= 0)
-		k = make_cgroup(deleg_slice, UID_USER, NULL, 0);
+		k = harness_cgroup_make(deleg_slice, UID_USER, NULL, 0);
 	snprintf(rel, sizeof(rel), "%s/%s", deleg_slice, netmon);
 	if (k >= 0)
-		k = make_cgroup(rel, UID_USER, cg_deleg, sizeof(cg_deleg));
+		k = harness_cgroup_make(rel, UID_USER, cg_deleg, sizeof(cg_deleg));
 	/* Neither a slice nor a unit (wherever the test itself runs). */
 	snprintf(rel, sizeof(rel), "bbtest-plain-%d", (int)getpid());
 	if (k >= 0)
-		k = make_cgroup(rel, 0, cg_plain, sizeof(cg_plain));
+		k = harness_cgroup_make(rel, 0, cg_plain, sizeof(cg_plain));
 	/* A service in a sub-slice of a monitoring slice. */
 	snprintf(rel, sizeof(rel), "%s/%s/probe.service", mon_slice, mon_sub);
 	if (k >= 0)
-		k = make_cgroup(rel, 0, cg_mon, sizeof(cg_mon));
-	return k;
-}
-
-static int cgroups_remove(void)
-{
-	int k = 0;
-
-	/* The processes the tests put there have exited and were reaped. */
-	while (n_made > 0)
-		if (rmdir(made[--n_made]) < 0 && errno != ENOENT) {
-			fprintf(stderr, "cannot remove %s: %m\n", made[n_made]);
-			k = -errno;
-		}
+		k = harness_cgroup_make(rel, 0, cg_mon, sizeof(cg_mon));
 	return k;
 }
 
@@ -233,38 +156,9 @@ static int ask_policy(void *arg)
 	return 0;
 }
 
-/* Run fn in a child that root first moves into cgroup dir. */
-static int in_cgroup(const char *dir, int (*fn)(void *), void *arg)
-{
-	pid_t pid;
-	int status;
-
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		char path[450];
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, "0", 1) != 1) {
-			perror("joining the cgroup");
-			_exit(120);
-		}
-		close(fd);
-		_exit(fn(arg));
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 static void check(const struct ask *a)
 {
-	assert_int_equal(in_cgroup(a->cgroup, ask_policy, (void *)a), 0);
+	assert_int_equal(harness_in_cgroup(a->cgroup, ask_policy, (void *)a), 0);
 }
 
 /* ---- the tests ---- */
@@ -331,13 +225,15 @@ static int ask_check(void *arg)
 static void test_worker_sees_units(void **state)
 {
 	/* The worker decides with the identity taken at accept, units included. */
+	assert_int_equal(harness_in_cgroup(cg_system, ask_check,
+					   &(struct ask){cg_system, &other, .rules = "0,"}),
+			 0);
+	assert_int_equal(harness_in_cgroup(cg_plain, ask_check,
+					   &(struct ask){cg_plain, &other, .rules = ""}),
+			 0);
 	assert_int_equal(
-		in_cgroup(cg_system, ask_check, &(struct ask){cg_system, &other, .rules = "0,"}),
+		harness_in_cgroup(cg_deleg, ask_check, &(struct ask){cg_deleg, &user, .rules = ""}),
 		0);
-	assert_int_equal(
-		in_cgroup(cg_plain, ask_check, &(struct ask){cg_plain, &other, .rules = ""}), 0);
-	assert_int_equal(
-		in_cgroup(cg_deleg, ask_check, &(struct ask){cg_deleg, &user, .rules = ""}), 0);
 }
 
 /* ---- setup ---- */
@@ -350,7 +246,7 @@ static int setup(void **state)
 		return -1;
 	if (cgroups_create() < 0) {
 		fprintf(stderr, "cannot create test cgroups: %m\n");
-		cgroups_remove();
+		harness_cgroups_remove();
 		return -1;
 	}
 	snprintf(policy, sizeof(policy),
@@ -377,13 +273,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	int k = harness_stop();
-
-	if (cgroups_remove() < 0)
-		k = -1;
-	if (k < 0)
-		return -1;
-	return harness_check_no_kernel_objects_left();
+	return harness_finish();
 }
 
 int main(void)
