@@ -8,6 +8,7 @@
  *
  * Named objects (proto/NAMED.md), which stay loaded after bpfctl exits:
  *   bpfctl load OBJ.o --name NAME [--share MAP:user|group:WHO:MODE]...
+ *   bpfctl load-insns FILE --type TYPE --name NAME  one program of raw instructions
  *   bpfctl list | show REF | unload REF
  *   bpfctl run --name REF [--] CMD...  exec CMD with the object's fds
  *   bpfctl attach REF/PROG TYPE TARGET [--pin | -- CMD...]
@@ -52,6 +53,9 @@ enum {
 	OPT_DATA_IN,
 	OPT_CTX_IN,
 	OPT_REPEAT,
+	OPT_TYPE,
+	OPT_LICENSE,
+	OPT_PROG_NAME,
 };
 
 struct cli {
@@ -65,6 +69,7 @@ struct cli {
 	struct bpfbroker_share shares[PROTO_MAX_SHARES];
 	struct bpfbroker_list_opts list;
 	const char *attach_type, *data_in, *ctx_in;
+	const char *prog_type, *license, *prog_name; /* load-insns, check-insns */
 	bool pin;
 	uint32_t repeat;
 	/* What followed "--" (attach: the command to run holding the link). */
@@ -94,6 +99,13 @@ static void usage(FILE *f)
 		"                            load OBJ and keep it as NAME, granting maps to "
 		"others\n"
 		"                            (MODE ro, wo or rw)\n"
+		"  load-insns FILE --type TYPE --name NAME [--attach-type TYPE] [--license L]\n"
+		"      [--prog-name P]       load one program of raw struct bpf_insn (as "
+		"container\n"
+		"                            runtimes make device programs) and keep it as NAME;\n"
+		"                            its program is NAME/P (P defaults to prog)\n"
+		"  check-insns FILE --type TYPE [...]  would the broker load it? (exit 0 yes, 1 "
+		"no)\n"
 		"  list [--all | --user USER] [--shared]  my objects (or everyone's, a user's, "
 		"or\n"
 		"                            those shared with me)\n"
@@ -138,7 +150,12 @@ static void usage(FILE *f)
 		"                            load: grant MAP to a user or group (repeatable)\n"
 		"  --all, --user USER        list: everyone's objects, or USER's (root or admin)\n"
 		"  --shared                  list: objects others share with me\n"
-		"  --attach-type TYPE        attach: cgroup attach type (libbpf name)\n"
+		"  --attach-type TYPE        attach: cgroup attach type (libbpf name); "
+		"load-insns:\n"
+		"                            the program's expected attach type\n"
+		"  --type TYPE               load-insns: program type (libbpf name)\n"
+		"  --license LICENSE         load-insns: the program's license (default GPL)\n"
+		"  --prog-name NAME          load-insns: the program's name (default prog)\n"
 		"  --pin                     attach: pin the link under the object\n"
 		"  --data-in FILE, --ctx-in FILE, --repeat N  test-run input\n"
 		"  -h, --help                show this help\n"
@@ -563,19 +580,8 @@ static json_object *parse_reply_json(const char *text)
 	return o;
 }
 
-static int cmd_load(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+static void print_loaded(struct cli *c, struct bpfbroker_result *r)
 {
-	struct bpfbroker_result *r = NULL;
-	struct bpfbroker_error *e = NULL;
-	int k;
-
-	if (argc != 1 || !c->opts.name) {
-		fprintf(stderr, "bpfctl: load takes one object file and --name NAME\n");
-		return EXIT_ERROR;
-	}
-	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
-	if (k < 0)
-		return report_error(c, k, e, argv[0]);
 	if (c->json) {
 		printf("%s\n", r->json);
 	} else {
@@ -593,8 +599,77 @@ static int cmd_load(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 			       bpfbroker_access_to_string(m->access));
 		}
 	}
+}
+
+static int cmd_load(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	int k;
+
+	if (argc != 1 || !c->opts.name) {
+		fprintf(stderr, "bpfctl: load takes one object file and --name NAME\n");
+		return EXIT_ERROR;
+	}
+	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
+	if (k < 0)
+		return report_error(c, k, e, argv[0]);
+	print_loaded(c, r);
 	bpfbroker_result_free(r);
 	return EXIT_SUCCESS;
+}
+
+/* load-insns and check-insns: FILE holds raw struct bpf_insn, as a runtime generates them. */
+static int insns_command(struct cli *c, struct bpfbroker *b, int argc, char **argv, bool check)
+{
+	struct bpfbroker_insns_opts o = {
+		.sz = sizeof(o),
+		.prog_type = c->prog_type,
+		.attach_type = c->attach_type,
+		.license = c->license ?: "GPL",
+		.prog_name = c->prog_name,
+		.name = c->opts.name,
+		.check_only = check,
+	};
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	_cleanup_close_ int fd = -1;
+	int k;
+
+	if (argc != 1 || !c->prog_type || (!check && !c->opts.name)) {
+		fprintf(stderr, "bpfctl: %s takes one file of instructions and --type TYPE%s\n",
+			check ? "check-insns" : "load-insns", check ? "" : " and --name NAME");
+		return EXIT_ERROR;
+	}
+	/* The broker never opens a path: we send the file's fd. */
+	fd = open(argv[0], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return die_errno(negative_errno(), argv[0]);
+	k = bpfbroker_load_insns_fd(b, fd, &o, &r, &e);
+	if (k < 0)
+		return report_error(c, k, e, argv[0]);
+	if (check) {
+		if (c->json)
+			printf("%s\n", r->json);
+		else
+			print_check(r);
+		k = r->allowed ? EXIT_SUCCESS : EXIT_DENIED;
+	} else {
+		print_loaded(c, r);
+		k = EXIT_SUCCESS;
+	}
+	bpfbroker_result_free(r);
+	return k;
+}
+
+static int cmd_load_insns(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	return insns_command(c, b, argc, argv, false);
+}
+
+static int cmd_check_insns(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	return insns_command(c, b, argc, argv, true);
 }
 
 static int cmd_list(struct cli *c, struct bpfbroker *b, int argc, char **argv)
@@ -1370,6 +1445,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		{"data-in", required_argument, NULL, OPT_DATA_IN},
 		{"ctx-in", required_argument, NULL, OPT_CTX_IN},
 		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"type", required_argument, NULL, OPT_TYPE},
+		{"license", required_argument, NULL, OPT_LICENSE},
+		{"prog-name", required_argument, NULL, OPT_PROG_NAME},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -1412,6 +1490,15 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		case OPT_CTX_IN:
 			c->ctx_in = optarg;
 			break;
+		case OPT_TYPE:
+			c->prog_type = optarg;
+			break;
+		case OPT_LICENSE:
+			c->license = optarg;
+			break;
+		case OPT_PROG_NAME:
+			c->prog_name = optarg;
+			break;
 		case 'G':
 		case 'M':
 		case 'P':
@@ -1435,10 +1522,20 @@ static const struct command {
 	const char *name;
 	int (*run)(struct cli *c, struct bpfbroker *b, int argc, char **argv);
 } commands[] = {
-	{"check", cmd_check},	    {"run", cmd_run},	    {"policy", cmd_policy},
-	{"load", cmd_load},	    {"list", cmd_list},	    {"show", cmd_show},
-	{"unload", cmd_unload},	    {"attach", cmd_attach}, {"detach", cmd_detach},
-	{"test-run", cmd_test_run}, {"map", cmd_map},	    {"doctor", NULL},
+	{"check", cmd_check},
+	{"run", cmd_run},
+	{"policy", cmd_policy},
+	{"load", cmd_load},
+	{"list", cmd_list},
+	{"show", cmd_show},
+	{"unload", cmd_unload},
+	{"attach", cmd_attach},
+	{"detach", cmd_detach},
+	{"test-run", cmd_test_run},
+	{"map", cmd_map},
+	{"doctor", NULL},
+	{"load-insns", cmd_load_insns},
+	{"check-insns", cmd_check_insns},
 };
 
 int main(int argc, char **argv)

@@ -529,25 +529,18 @@ static int opts_to_request(const struct bpfbroker_load_opts *theirs, struct prot
 	return 0;
 }
 
-int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_opts *opts,
-		      struct bpfbroker_result **ret, struct bpfbroker_error **err)
+/* Send a load (or load_insns) with params (taken) and the one fd; the result on success. */
+static int load_call(struct bpfbroker *b, const char *method, json_object *params, int fd,
+		     struct bpfbroker_result **ret, struct bpfbroker_error **err)
 {
-	struct proto_load_request req;
 	struct proto_msg m = {};
-	json_object *params, *msg;
+	json_object *msg;
 	int64_t id = b->next_id++;
 	int k;
 
-	k = opts_to_request(opts, &req);
-	if (k < 0) {
-		proto_load_request_done(&req);
-		return k;
-	}
-	params = proto_load_request_encode(&req);
-	proto_load_request_done(&req);
 	if (!params)
 		return -ENOMEM;
-	msg = proto_request_new(id, "load", params);
+	msg = proto_request_new(id, method, params);
 	if (!msg)
 		return -ENOMEM;
 	k = call(b, msg, id, &fd, 1, &m);
@@ -563,6 +556,23 @@ int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_o
 	k = result_build(&m, ret);
 	proto_msg_done(&m);
 	return k;
+}
+
+int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_opts *opts,
+		      struct bpfbroker_result **ret, struct bpfbroker_error **err)
+{
+	struct proto_load_request req;
+	json_object *params;
+	int k;
+
+	k = opts_to_request(opts, &req);
+	if (k < 0) {
+		proto_load_request_done(&req);
+		return k;
+	}
+	params = proto_load_request_encode(&req);
+	proto_load_request_done(&req);
+	return load_call(b, "load", params, fd, ret, err);
 }
 
 int bpfbroker_load_file(struct bpfbroker *b, const char *path,
@@ -598,9 +608,8 @@ int bpfbroker_load_file(struct bpfbroker *b, const char *path,
 	return bpfbroker_load_fd(b, fd, opts, ret, err);
 }
 
-int bpfbroker_load_mem(struct bpfbroker *b, const void *buf, size_t size,
-		       const struct bpfbroker_load_opts *opts, struct bpfbroker_result **ret,
-		       struct bpfbroker_error **err)
+/* A memfd holding buf, sealed so the broker reads exactly what we wrote. */
+static int sealed_memfd(const void *buf, size_t size)
 {
 	_cleanup_close_ int fd = memfd_create("bpfbroker-object", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	size_t off = 0;
@@ -616,10 +625,64 @@ int bpfbroker_load_mem(struct bpfbroker *b, const void *buf, size_t size,
 			return negative_errno();
 		off += (size_t)n;
 	}
-	/* Sealed, so the broker reads exactly what we wrote. */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		return negative_errno();
+	return TAKE_FD(fd);
+}
+
+int bpfbroker_load_mem(struct bpfbroker *b, const void *buf, size_t size,
+		       const struct bpfbroker_load_opts *opts, struct bpfbroker_result **ret,
+		       struct bpfbroker_error **err)
+{
+	_cleanup_close_ int fd = sealed_memfd(buf, size);
+
+	if (fd < 0)
+		return fd;
 	return bpfbroker_load_fd(b, fd, opts, ret, err);
+}
+
+/* The fields every version of bpfbroker_insns_opts has. */
+#define INSNS_OPTS_SIZE_V0 (offsetof(struct bpfbroker_insns_opts, check_only) + sizeof(bool))
+
+int bpfbroker_load_insns_fd(struct bpfbroker *b, int fd, const struct bpfbroker_insns_opts *theirs,
+			    struct bpfbroker_result **ret, struct bpfbroker_error **err)
+{
+	struct bpfbroker_insns_opts opts;
+	struct proto_insns_request req = {.insns_fd = 0};
+	json_object *params;
+	int k;
+
+	if (!theirs)
+		return -EINVAL;
+	k = opts_copy(&opts, sizeof(opts), theirs, theirs->sz, INSNS_OPTS_SIZE_V0);
+	if (k < 0)
+		return k;
+	if (!opts.prog_type || !opts.license)
+		return -EINVAL;
+	/* Borrowed strings: encode copies them. */
+	req.type = (char *)opts.prog_type;
+	req.attach_type = (char *)opts.attach_type;
+	req.license = (char *)opts.license;
+	req.prog_name = (char *)opts.prog_name;
+	req.name = (char *)opts.name;
+	req.check_only = opts.check_only;
+	params = proto_insns_request_encode(&req);
+	return load_call(b, "load_insns", params, fd, ret, err);
+}
+
+int bpfbroker_load_insns(struct bpfbroker *b, const void *insns, size_t insn_cnt,
+			 const struct bpfbroker_insns_opts *opts, struct bpfbroker_result **ret,
+			 struct bpfbroker_error **err)
+{
+	_cleanup_close_ int fd = -1;
+
+	/* struct bpf_insn is 8 bytes; more than SIZE_MAX of them cannot be meant. */
+	if (!insns || insn_cnt == 0 || insn_cnt > SIZE_MAX / 8)
+		return -EINVAL;
+	fd = sealed_memfd(insns, insn_cnt * 8);
+	if (fd < 0)
+		return fd;
+	return bpfbroker_load_insns_fd(b, fd, opts, ret, err);
 }
 
 /*

@@ -142,6 +142,23 @@ struct bpfbroker_load_opts {
 	size_t n_shares;
 };
 
+/*
+ * One program from raw instructions (bpfbroker_load_insns), as container
+ * runtimes generate cgroup device programs. Decided by the same policy as
+ * objects; the instructions may not reference maps (see proto/PROTOCOL.md).
+ */
+struct bpfbroker_insns_opts {
+	size_t sz; /* sizeof(struct bpfbroker_insns_opts) */
+	const char *prog_type; /* required: libbpf name, e.g. "cgroup_device" */
+	const char *
+		attach_type; /* expected attach type, libbpf name (e.g. "cgroup_device"), or NULL */
+	const char *license; /* required, e.g. "GPL" (GPL-only helpers need a GPL-compatible one) */
+	const char *prog_name; /* 1-15 of [A-Za-z0-9_.], or NULL for "prog" */
+	/* Keep the program loaded under this name, for brokered attach (see name in load_opts). */
+	const char *name;
+	bool check_only; /* ask for the verdict, load nothing */
+};
+
 struct bpfbroker_list_opts {
 	size_t sz; /* sizeof(struct bpfbroker_list_opts) */
 	bool all; /* every user's objects (root or the broker's admin group) */
@@ -210,6 +227,18 @@ int bpfbroker_load_mem(struct bpfbroker *b, const void *buf, size_t size,
 		       struct bpfbroker_error **err);
 int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_opts *opts,
 		      struct bpfbroker_result **ret, struct bpfbroker_error **err);
+
+/*
+ * Load (or check) one program from insn_cnt raw struct bpf_insn (8 bytes
+ * each; sent as a sealed memfd), or from an fd holding them (a regular file
+ * or memfd). The result has one program and no maps; its fd only where the
+ * policy hands out fds of that type.
+ */
+int bpfbroker_load_insns(struct bpfbroker *b, const void *insns, size_t insn_cnt,
+			 const struct bpfbroker_insns_opts *opts, struct bpfbroker_result **ret,
+			 struct bpfbroker_error **err);
+int bpfbroker_load_insns_fd(struct bpfbroker *b, int fd, const struct bpfbroker_insns_opts *opts,
+			    struct bpfbroker_result **ret, struct bpfbroker_error **err);
 
 /* The caller's effective policy as JSON text (free() it). */
 int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_error **err);

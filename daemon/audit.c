@@ -68,7 +68,8 @@ void audit_log(const struct audit_record *r)
 				or_empty(r->programs), "BPFBROKER_HELPER_CLASSES=%s",
 				or_empty(r->helper_classes), "BPFBROKER_TARGET=%s",
 				or_empty(r->target), "BPFBROKER_REASON=%s", or_empty(r->reason),
-				NULL);
+				"BPFBROKER_UNIT=%s", or_empty(r->unit), "BPFBROKER_USER_UNIT=%s",
+				or_empty(r->user_unit), NULL);
 		errno = saved;
 		return;
 	}
@@ -88,6 +89,10 @@ void audit_log(const struct audit_record *r)
 		put_field(f, "uid", n);
 		snprintf(n, sizeof(n), "%d", (int)r->pid);
 		put_field(f, "pid", n);
+		if (r->unit)
+			put_field(f, "unit", r->unit);
+		if (r->user_unit)
+			put_field(f, "user_unit", r->user_unit);
 		if (r->object_sha256)
 			put_field(f, "object_sha256", r->object_sha256);
 		if (r->object)

@@ -17,6 +17,7 @@ struct audit_record {
 	const char *decision; /* "allow", "deny" or "error" */
 	uid_t uid;
 	pid_t pid;
+	const char *unit, *user_unit; /* the caller's systemd units as policies see them, or NULL */
 	const char *object_sha256; /* of the ELF as received, or NULL */
 	const char *object; /* named object "OWNER/NAME", or NULL */
 	const char *programs; /* "name:type,name:type", or NULL */

@@ -13,6 +13,7 @@
 void identity_done(struct identity *i)
 {
 	free(i->groups);
+	peer_unit_done(&i->unit);
 	*i = (struct identity){};
 }
 
@@ -22,6 +23,7 @@ int identity_from_job(json_object *job, struct identity *ret)
 	int64_t uid = -1, gid = -1;
 	struct identity i = {};
 	size_t n;
+	int r;
 
 	if (!json_object_object_get_ex(job, "identity", &identity) ||
 	    proto_get_int(identity, "uid", true, 0, UINT32_MAX - 1, &uid, NULL) < 0 ||
@@ -43,6 +45,12 @@ int identity_from_job(json_object *job, struct identity *ret)
 		if (proto_get_int(identity, "pid", false, 0, INT32_MAX, &pid, NULL) >= 0)
 			i.pid = (pid_t)pid;
 	}
+	r = peer_unit_from_json(identity, &i.unit);
+	if (r < 0) {
+		identity_done(&i);
+		return r;
+	}
+	peer_unit_to_policy_identity(&i.unit, &i.id);
 	*ret = i;
 	return 0;
 }

@@ -10,18 +10,20 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "peer_unit.h"
 #include "policy/policy.h"
 
 struct identity {
-	struct policy_identity id; /* id.groups points into groups */
+	struct policy_identity id; /* id.groups points into groups, id's unit fields into unit */
 	gid_t *groups;
 	pid_t pid; /* the caller's process at accept (for the audit trail), or 0 */
+	struct peer_unit unit; /* the caller's systemd unit, as far as known (peer_unit.h) */
 };
 
 void identity_done(struct identity *i);
 /* From the job's "identity" object. -EINVAL if malformed. */
 int identity_from_job(json_object *job, struct identity *ret);
-/* A user by uid: primary and supplementary groups from the user database. */
+/* A user by uid: primary and supplementary groups from the user database (no unit). */
 int identity_of_uid(uid_t uid, struct identity *ret);
 bool identity_in_group(const struct policy_identity *id, gid_t gid);
 /* A user or group given as a name or a decimal number. -ENOENT if there is none. */

@@ -26,6 +26,7 @@
 #include "proto/proto.h"
 #include "handout.h"
 #include "identity.h"
+#include "insns.h"
 #include "reply.h"
 #include "store.h"
 
@@ -163,6 +164,10 @@ struct job {
 	struct identity ident;
 	int lock; /* the user's store lock while a load counts against quotas */
 	struct proto_load_request req;
+	/* load_insns: raw instructions instead of an ELF object (insns.h); no obj then */
+	bool raw;
+	struct proto_insns_request insns;
+	int raw_prog_fd;
 	struct policy_grant *grant;
 	uint8_t *object;
 	size_t object_size;
@@ -185,6 +190,8 @@ static void job_done(struct job *j)
 	bpf_object__close(j->obj);
 	policy_grant_free(j->grant);
 	proto_load_request_done(&j->req);
+	proto_insns_request_done(&j->insns);
+	safe_close(j->raw_prog_fd);
 	object_release(j->object, j->object_size, j->object_mapped);
 	identity_done(&j->ident);
 	safe_close(j->lock);
@@ -193,7 +200,7 @@ static void job_done(struct job *j)
 
 static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply *r)
 {
-	json_object *params;
+	json_object *params, *method;
 	_cleanup_free_ char *error = NULL;
 	int k;
 
@@ -201,9 +208,24 @@ static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply
 	    !json_object_object_get_ex(job, "params", &params))
 		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
 	j->id = j->ident.id;
-	k = proto_load_request_decode(params, n_fds, &j->req, &error);
+	j->raw = json_object_object_get_ex(job, "method", &method) &&
+		 strcmp(json_object_get_string(method), "load_insns") == 0;
+	if (!j->raw) {
+		k = proto_load_request_decode(params, n_fds, &j->req, &error);
+		if (k < 0)
+			return reply_error(r, PROTO_E_INVALID, -k, "%s",
+					   error ? error : "invalid request");
+		return 1;
+	}
+	k = proto_insns_request_decode(params, n_fds, &j->insns, &error);
 	if (k < 0)
 		return reply_error(r, PROTO_E_INVALID, -k, "%s", error ? error : "invalid request");
+	/* What the rest of the load reads from a request: the fd, the name, check_only. */
+	j->req.object_fd = j->insns.insns_fd;
+	j->req.name = TAKE_PTR(j->insns.name);
+	j->req.check_only = j->insns.check_only;
+	if (!j->insns.prog_name && !(j->insns.prog_name = strdup(PROTO_DEFAULT_PROG_NAME)))
+		return -ENOMEM;
 	return 1;
 }
 
@@ -236,6 +258,16 @@ static int job_read_object(struct job *j, int fd, struct reply *r)
 				   : S_ISSOCK(st.st_mode) ? "a socket"
 				   : S_ISDIR(st.st_mode)  ? "a directory"
 							  : "a special file");
+	if (j->raw) {
+		_cleanup_free_ char *error = NULL;
+		int k = insns_check_size((uint64_t)st.st_size,
+					 j->grant->limits.max_insns_per_program, j->insns.prog_name,
+					 &error);
+
+		if (k < 0)
+			return reply_error(r, k == -E2BIG ? PROTO_E_DENIED : PROTO_E_OBJECT, -k,
+					   "%s", error ? error : strerror(-k));
+	}
 	if (st.st_size <= 0)
 		return reply_error(r, PROTO_E_OBJECT, EINVAL, "the object is empty");
 	if ((uint64_t)st.st_size > limit)
@@ -282,11 +314,6 @@ static int job_open(struct job *j, struct reply *r)
 	/* Pins never resolve outside the caller's own directory, which only the broker writes. */
 	snprintf(j->pin_dir, sizeof(j->pin_dir), "%s/%u/-pinned", j->cfg->store.pin_root,
 		 (unsigned)j->id.uid);
-	/* malloc, not calloc: pages the verifier never writes are never touched. */
-	j->verifier_log = malloc(PROTO_MAX_VERIFIER_LOG);
-	if (!j->verifier_log)
-		return -ENOMEM;
-	j->verifier_log[0] = '\0';
 
 	/* Without a name libbpf names .rodata/.data/.bss maps after the buffer's address;
 	 * a fixed default keeps map names (which policies match) predictable. */
@@ -584,6 +611,8 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 	bool any = false;
 	struct bpf_map *map;
 
+	if (!j->obj)
+		return 1; /* raw instructions have no maps */
 	bpf_object__for_each_map(map, j->obj)
 	{
 		const char *path = bpf_map__pin_path(map);
@@ -760,8 +789,14 @@ static int job_load(struct job *j, struct reply *r)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot raise capabilities: %s",
 				   strerror(-k));
 	k = verifier_timer_arm(j->cfg->verifier_timeout_usec);
-	if (k >= 0)
+	if (k >= 0 && j->raw) {
+		k = insns_load(j->object, j->object_size, &j->desc.programs[0], j->insns.license,
+			       j->verifier_log, PROTO_MAX_VERIFIER_LOG);
+		if (k >= 0)
+			j->raw_prog_fd = k;
+	} else if (k >= 0) {
 		k = bpf_object__load(j->obj);
+	}
 	verifier_timer_disarm();
 	caps_clear_effective();
 	if (k < 0 && verifier_deadline_passed)
@@ -796,7 +831,19 @@ static int job_load(struct job *j, struct reply *r)
 				json_object_new_string_len(j->verifier_log, (int)log_len));
 		return 0;
 	}
-	return job_post_load_check(j, r);
+	/* Raw instructions went to the kernel as inspected: nothing was relocated. */
+	return j->raw ? 1 : job_post_load_check(j, r);
+}
+
+/* The loaded fd of desc.programs[i], or -1. */
+static int job_prog_fd(const struct job *j, size_t i)
+{
+	struct bpf_program *prog;
+
+	if (j->raw)
+		return i == 0 ? j->raw_prog_fd : -1;
+	prog = bpf_object__find_program_by_name(j->obj, j->desc.programs[i].name);
+	return prog ? bpf_program__fd(prog) : -1;
 }
 
 static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps);
@@ -817,16 +864,14 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 	}
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
-		struct bpf_program *prog =
-			bpf_object__find_program_by_name(j->obj, j->desc.programs[i].name);
 		struct bpf_prog_info info = {};
 		uint32_t len = sizeof(info);
 		char tag[2 * BPF_TAG_SIZE + 1];
 		int fd;
 
-		if (!prog || !j->desc.programs[i].load)
+		if (!j->desc.programs[i].load)
 			continue;
-		fd = bpf_program__fd(prog);
+		fd = job_prog_fd(j, i);
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 			return reply_error(r, PROTO_E_INTERNAL, EIO, "cannot query program \"%s\"",
 					   j->desc.programs[i].name);
@@ -1034,16 +1079,16 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 	json_object_object_add(meta, "shares", shares);
 	for (size_t i = 0; i < j->desc.n_programs && k >= 0; i++) {
 		const struct object_program *p = &j->desc.programs[i];
-		struct bpf_program *prog = bpf_object__find_program_by_name(j->obj, p->name);
+		int fd = job_prog_fd(j, i);
 		json_object *o;
 		uint32_t id = 0;
 		char tag[17] = "", pin[24];
 
-		if (!p->load || !prog || bpf_program__fd(prog) < 0)
+		if (!p->load || fd < 0)
 			continue;
-		k = handout_prog_info(bpf_program__fd(prog), &id, tag);
+		k = handout_prog_info(fd, &id, tag);
 		if (k >= 0)
-			k = pin_into(dir, 'p', n, bpf_program__fd(prog));
+			k = pin_into(dir, 'p', n, fd);
 		snprintf(pin, sizeof(pin), "p%zu", n++);
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(p->name));
@@ -1158,6 +1203,41 @@ static int job_commit_named(struct job *j, struct reply *r, json_object *result)
 	return 1;
 }
 
+static int job_open_and_inspect(struct job *j, struct reply *r)
+{
+	_cleanup_free_ char *error = NULL;
+	int k;
+
+	k = job_open(j, r);
+	if (k > 0)
+		k = job_configure(j, r);
+	if (k <= 0)
+		return k;
+	k = inspect_object(j->obj, j->calls, j->object_size, &j->desc, &error);
+	if (k < 0)
+		return reply_error(r, PROTO_E_OBJECT, -k, "cannot inspect the object: %s",
+				   error ? error : strerror(-k));
+	return 1;
+}
+
+/* load_insns: the blob is one program, described for the same decision as an object's. */
+static int job_describe_insns(struct job *j, struct reply *r)
+{
+	_cleanup_free_ char *error = NULL;
+	int k = insns_describe(j->object, j->object_size, j->insns.prog_name, j->insns.type,
+			       j->insns.attach_type, true, &j->desc, &error);
+
+	if (k == -ENOMEM)
+		return k;
+	if (k < 0)
+		return reply_error(r,
+				   k == -EINVAL	 ? PROTO_E_INVALID
+				   : k == -EPERM ? PROTO_E_DENIED
+						 : PROTO_E_OBJECT,
+				   -k, "%s", error ? error : strerror(-k));
+	return 1;
+}
+
 static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, struct reply *r)
 {
 	json_object *progs = NULL, *maps = NULL, *result;
@@ -1173,23 +1253,17 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		return reply_error(r, PROTO_E_DENIED, EPERM,
 				   "no policy rule matches uid %u; the broker allows you nothing",
 				   (unsigned)j->id.uid);
+	/* malloc, not calloc: pages the verifier never writes are never touched. */
+	j->verifier_log = malloc(PROTO_MAX_VERIFIER_LOG);
+	if (!j->verifier_log)
+		return -ENOMEM;
+	j->verifier_log[0] = '\0';
 	k = job_read_object(j, fds[j->req.object_fd], r);
 	if (k <= 0)
 		return k;
-	k = job_open(j, r);
+	k = j->raw ? job_describe_insns(j, r) : job_open_and_inspect(j, r);
 	if (k <= 0)
 		return k;
-	k = job_configure(j, r);
-	if (k <= 0)
-		return k;
-	{
-		_cleanup_free_ char *error = NULL;
-
-		k = inspect_object(j->obj, j->calls, j->object_size, &j->desc, &error);
-		if (k < 0)
-			return reply_error(r, PROTO_E_OBJECT, -k, "cannot inspect the object: %s",
-					   error ? error : strerror(-k));
-	}
 	k = policy_decide(j->grant, &j->desc, &j->verdict);
 	if (k < 0)
 		return k;
@@ -1300,7 +1374,7 @@ static struct {
 	uint8_t *object; /* taken from the job, hashed at flush */
 	size_t object_size;
 	bool object_mapped;
-	char progs[1024], classes[512], object_name[128], reason[1024];
+	char progs[1024], classes[512], object_name[128], reason[1024], unit[256], user_unit[256];
 } pending_audit;
 
 /* One audit record per request, whatever happened (see audit.h). */
@@ -1314,6 +1388,16 @@ static void job_audit(struct job *j, struct reply *r)
 		.uid = j->id.uid,
 		.pid = j->ident.pid,
 	};
+	/* The job's identity is gone by the time the record is written. */
+	if (j->id.unit) {
+		snprintf(pending_audit.unit, sizeof(pending_audit.unit), "%s", j->id.unit);
+		a->unit = pending_audit.unit;
+	}
+	if (j->id.user_unit) {
+		snprintf(pending_audit.user_unit, sizeof(pending_audit.user_unit), "%s",
+			 j->id.user_unit);
+		a->user_unit = pending_audit.user_unit;
+	}
 	pending_audit.object = TAKE_PTR(j->object);
 	pending_audit.object_size = j->object_size;
 	pending_audit.object_mapped = j->object_mapped;
@@ -1366,7 +1450,7 @@ void load_audit_flush(void)
 int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *jobmsg,
 		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
 {
-	struct job j = {.policy = policy, .cfg = cfg, .lock = -EBADF};
+	struct job j = {.policy = policy, .cfg = cfg, .lock = -EBADF, .raw_prog_fd = -1};
 	struct reply r = {};
 	int k;
 

@@ -1821,7 +1821,11 @@ static void call_audit(struct call *c, const char *method, struct reply *r)
 	const char *code = reply_error_code(r), *ref = NULL, *program = NULL;
 	char object[160], target[192] = "";
 	json_object *t, *v;
-	struct audit_record a = {.event = method, .uid = c->ident.id.uid, .pid = c->ident.pid};
+	struct audit_record a = {.event = method,
+				 .uid = c->ident.id.uid,
+				 .pid = c->ident.pid,
+				 .unit = c->ident.id.unit,
+				 .user_unit = c->ident.id.user_unit};
 
 	if (!code && (strcmp(method, "list") == 0 || strcmp(method, "show") == 0))
 		return;

@@ -15,6 +15,7 @@
 
 #include "caps.h"
 #include "common/macro.h"
+#include "peer_unit.h"
 #include "rate.h"
 #include "log.h"
 
@@ -35,6 +36,7 @@ struct conn {
 	gid_t *groups;
 	size_t n_groups;
 	int pidfd;
+	struct peer_unit unit; /* read only while some rule matches on units */
 	/* At most one request in flight: while busy, we stop reading the socket. */
 	struct worker_job *job;
 	int64_t job_id;
@@ -78,6 +80,7 @@ static struct conn *conn_free(struct conn *c)
 	safe_close(c->fd);
 	safe_close(c->pidfd);
 	free(c->groups);
+	peer_unit_done(&c->unit);
 	free(c);
 	return NULL;
 }
@@ -116,15 +119,20 @@ static json_object *identity_json(const struct conn *c)
 	json_object_object_add(o, "gid", json_object_new_int64(c->cred.gid));
 	json_object_object_add(o, "pid", json_object_new_int64(c->cred.pid));
 	json_object_object_add(o, "groups", g);
+	if (o)
+		(void)peer_unit_to_json(&c->unit, o);
 	return o;
 }
 
 static struct policy_identity conn_identity(const struct conn *c)
 {
-	return (struct policy_identity){.uid = c->cred.uid,
-					.gid = c->cred.gid,
-					.groups = c->groups,
-					.n_groups = c->n_groups};
+	struct policy_identity id = {.uid = c->cred.uid,
+				     .gid = c->cred.gid,
+				     .groups = c->groups,
+				     .n_groups = c->n_groups};
+
+	peer_unit_to_policy_identity(&c->unit, &id);
+	return id;
 }
 
 static int on_conn_idle(sd_event_source *s, uint64_t usec, void *userdata)
@@ -217,7 +225,7 @@ static const struct worker_method {
 	size_t max_fds;
 } worker_methods[] = {
 	{"load", 1},   {"list", 0},   {"show", 0},     {"unload", 0},	  {"fds", 0},
-	{"attach", 1}, {"detach", 0}, {"test_run", 0}, {"map_insert", 1},
+	{"attach", 1}, {"detach", 0}, {"test_run", 0}, {"map_insert", 1}, {"load_insns", 1},
 };
 
 static const struct worker_method *worker_method_find(const char *name)
@@ -437,36 +445,66 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 	return submit_job(c, id, job, msg, -1);
 }
 
-static int handle_load(struct conn *c, int64_t id, json_object *params, struct proto_msg *msg)
+/* Validate here too, so bad requests never cost a worker; then re-encode with the fd at 0. */
+static int load_params_decode(const char *method, json_object *params, size_t n_fds,
+			      json_object **ret, bool *ret_check_only, char **error)
 {
-	struct proto_load_request req = {};
+	int k;
+
+	if (strcmp(method, "load_insns") == 0) {
+		struct proto_insns_request req = {};
+
+		k = proto_insns_request_decode(params, n_fds, &req, error);
+		if (k < 0)
+			return k;
+		req.insns_fd = 0;
+		*ret_check_only = req.check_only;
+		*ret = proto_insns_request_encode(&req);
+		proto_insns_request_done(&req);
+	} else {
+		struct proto_load_request req = {};
+
+		k = proto_load_request_decode(params, n_fds, &req, error);
+		if (k < 0)
+			return k;
+		req.object_fd = 0;
+		*ret_check_only = req.check_only;
+		*ret = proto_load_request_encode(&req);
+		proto_load_request_done(&req);
+	}
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* "load" (an ELF object) and "load_insns" (raw instructions): one fd, to a worker. */
+static int handle_load(struct conn *c, int64_t id, const char *method, json_object *params,
+		       struct proto_msg *msg)
+{
 	_cleanup_free_ char *error = NULL;
-	json_object *job, *job_params;
+	json_object *job, *job_params = NULL;
+	bool check_only = false;
 	int *fds, k;
 
-	/* Validate here too, so bad requests never cost a worker. */
-	k = proto_load_request_decode(params, msg->n_fds, &req, &error);
+	k = load_params_decode(method, params, msg->n_fds, &job_params, &check_only, &error);
+	if (k == -ENOMEM)
+		return k;
 	if (k < 0)
 		return conn_send_error(c, id, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k,
 				       error);
 	if (msg->n_fds != 1) {
 		char buf[96];
 
-		proto_load_request_done(&req);
-		snprintf(buf, sizeof(buf), "the request carries %zu fds; load takes exactly 1",
-			 msg->n_fds);
+		json_object_put(job_params);
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes exactly 1",
+			 msg->n_fds, method);
 		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
 	}
-	if (!req.check_only) {
+	if (!check_only) {
 		k = conn_rate_take(c, id);
 		if (k <= 0) {
-			proto_load_request_done(&req);
+			json_object_put(job_params);
 			return k;
 		}
 	}
-	req.object_fd = 0;
-	job_params = proto_load_request_encode(&req);
-	proto_load_request_done(&req);
 	job = job_new(c, id);
 	fds = calloc(1, sizeof(int));
 	if (!job || !job_params || !fds) {
@@ -476,6 +514,8 @@ static int handle_load(struct conn *c, int64_t id, json_object *params, struct p
 		return -ENOMEM;
 	}
 	json_object_object_add(job, "params", job_params);
+	if (strcmp(method, "load") != 0)
+		json_object_object_add(job, "method", json_object_new_string(method));
 	fds[0] = proto_msg_take_fd(msg, 0);
 	k = worker_pool_submit(c->server->pool, c->cred.uid, job, fds, 1, on_job_done, c, &c->job);
 	if (k < 0)
@@ -498,8 +538,8 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 		return conn_send_error(c, id,
 				       k == -EPROTONOSUPPORT ? PROTO_E_VERSION : PROTO_E_INVALID,
 				       -k, error);
-	if (strcmp(method, "load") == 0)
-		return handle_load(c, id, params, msg);
+	if (strcmp(method, "load") == 0 || strcmp(method, "load_insns") == 0)
+		return handle_load(c, id, method, params, msg);
 	if (worker_method_find(method))
 		return handle_worker_method(c, id, worker_method_find(method), params, msg);
 	if (msg->n_fds > 0) {
@@ -592,6 +632,9 @@ static int conn_read_identity(struct conn *c)
 	len = sizeof(c->pidfd);
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
 		c->pidfd = -1;
+	/* The systemd unit costs a dozen small reads: only when a rule can use it. */
+	if (policy_uses_units(*c->server->cfg.policy))
+		return peer_unit_read(c->fd, c->cred.pid, c->cred.uid, c->pidfd, &c->unit);
 	return 0;
 }
 

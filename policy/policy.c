@@ -32,8 +32,11 @@
 #define POLICY_JSON_MAX_DEPTH 8
 /* (uid_t)-1 and (gid_t)-1 mean "no id", they are never matched. */
 #define POLICY_MAX_ID 4294967294u
-/* Bit masks of program types and helper classes are 64 bits wide. */
+/* Bit masks of program types, attach types and helper classes are 64 bits wide. */
 #define PROG_TYPE_BITS 64
+#define ATTACH_TYPE_BITS 64
+/* systemd's UNIT_NAME_MAX is 256 with the NUL. */
+#define UNIT_NAME_MAX 255
 /* Room for a JSON path; components are known keys and indices, so it never fills up. */
 #define JPATH_MAX 192
 /* No object of the format has more than 5 keys; more is a mistake (and bounds the scan). */
@@ -54,6 +57,10 @@ struct policy_rule {
 	size_t n_uids;
 	gid_t *gids; /* resolved "groups" */
 	size_t n_gids;
+	bool has_principal; /* "uids", "users" or "groups" listed (resolved or not) */
+	/* systemd unit and slice patterns; each list given is one more condition */
+	char **units, **user_units, **slices, **user_slices;
+	size_t n_units, n_user_units, n_slices, n_user_slices;
 	uint64_t program_types;
 	uint64_t program_fd_types;
 	uint64_t test_run_types;
@@ -145,6 +152,19 @@ const char *policy_prog_type_to_string(int prog_type)
 	if (prog_type < 0 || prog_type >= PROG_TYPE_BITS)
 		return NULL;
 	return libbpf_bpf_prog_type_str((enum bpf_prog_type)prog_type);
+}
+
+int policy_attach_type_from_string(const char *s)
+{
+	if (!s)
+		return -EINVAL;
+	for (int t = 0; t < ATTACH_TYPE_BITS; t++) {
+		const char *n = libbpf_bpf_attach_type_str((enum bpf_attach_type)t);
+
+		if (n && streq(n, s))
+			return t;
+	}
+	return -EINVAL;
 }
 
 /* ---- Messages ---- */
@@ -610,6 +630,10 @@ static void rule_done(struct policy_rule *r)
 	free(r->source);
 	free(r->uids);
 	free(r->gids);
+	strv_free(r->units, r->n_units);
+	strv_free(r->user_units, r->n_user_units);
+	strv_free(r->slices, r->n_slices);
+	strv_free(r->user_slices, r->n_user_slices);
 	for (size_t i = 0; i < r->n_maps; i++)
 		free(r->maps[i].glob);
 	free(r->maps);
@@ -765,10 +789,74 @@ static int parse_name_entry(struct parse_ctx *c, const char *list_path, const ch
 	return 1;
 }
 
+static bool ends_with_slice(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 6 && streq(s + n - 6, ".slice");
+}
+
+/*
+ * systemd unit names: letters, digits, ':', '-', '_', '.', '\' and '@' (for
+ * instances), at most UNIT_NAME_MAX; patterns may also use '*', '?', '[', ']'
+ * and '!' (matched with FNM_NOESCAPE, so '\' is literal, as in "\x2d").
+ */
+static bool unit_name_pattern_is_valid(const char *s, bool pattern)
+{
+	if (!s || !*s || strlen(s) > UNIT_NAME_MAX)
+		return false;
+	for (const char *p = s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr(":-_.\\@", *p))
+			continue;
+		if (pattern && strchr("*?[]!", *p))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+static int parse_name_patterns(struct parse_ctx *c, const char *path, json_object *arr,
+			       bool (*valid)(const char *, bool), const char *what, char ***ret,
+			       size_t *ret_n);
+
+/*
+ * "units", "user_units" (unit patterns that are not slices) or "slices",
+ * "user_slices" (patterns of slices): absent, or an array of patterns.
+ */
+static int parse_unit_patterns(struct parse_ctx *c, const char *parent, json_object *m,
+			       const char *key, bool slices, char ***ret, size_t *ret_n)
+{
+	char path[JPATH_MAX], epath[JPATH_MAX], pbuf[PRINTABLE_BUF];
+	json_object *arr;
+	int r;
+
+	r = get_array(c, parent, m, key, &arr, path);
+	if (r < 0 || !arr)
+		return r;
+	r = parse_name_patterns(c, path, arr, unit_name_pattern_is_valid,
+				slices ? "slice name" : "unit name", ret, ret_n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < *ret_n; i++) {
+		path_index(epath, path, i);
+		if (slices && !ends_with_slice((*ret)[i]))
+			return parse_fail(c, epath,
+					  "\"%s\" is not a slice (slice names end in \".slice\")",
+					  printable(pbuf, (*ret)[i]));
+		if (!slices && ends_with_slice((*ret)[i]))
+			return parse_fail(c, epath, "\"%s\" is a slice; match slices with \"%s\"",
+					  printable(pbuf, (*ret)[i]),
+					  streq(key, "units") ? "slices" : "user_slices");
+	}
+	return 0;
+}
+
 static int parse_match(struct parse_ctx *c, const char *parent, json_object *rule,
 		       struct policy_rule *out)
 {
-	static const char *const keys[] = {"uids", "users", "groups"};
+	static const char *const keys[] = {"uids",	 "users",  "groups",	 "units",
+					   "user_units", "slices", "user_slices"};
 	char path[JPATH_MAX], upath[JPATH_MAX], npath[JPATH_MAX], gpath[JPATH_MAX],
 		epath[JPATH_MAX];
 	json_object *m, *uids, *users, *groups;
@@ -794,11 +882,34 @@ static int parse_match(struct parse_ctx *c, const char *parent, json_object *rul
 	if (r < 0)
 		return r;
 
+	r = parse_unit_patterns(c, path, m, "units", false, &out->units, &out->n_units);
+	if (r >= 0)
+		r = parse_unit_patterns(c, path, m, "user_units", false, &out->user_units,
+					&out->n_user_units);
+	if (r >= 0)
+		r = parse_unit_patterns(c, path, m, "slices", true, &out->slices, &out->n_slices);
+	if (r >= 0)
+		r = parse_unit_patterns(c, path, m, "user_slices", true, &out->user_slices,
+					&out->n_user_slices);
+	if (r < 0)
+		return r;
+
 	n_uids = uids ? json_object_array_length(uids) : 0;
 	n_users = users ? json_object_array_length(users) : 0;
 	n_groups = groups ? json_object_array_length(groups) : 0;
-	if (n_uids + n_users + n_groups == 0)
-		return parse_warn(c, path, "no uids, users or groups; this rule matches nobody");
+	out->has_principal = n_uids + n_users + n_groups > 0;
+	/* A user names the units of their own manager as they like: alone, that proves nothing. */
+	if (!out->has_principal && out->n_user_units + out->n_user_slices > 0) {
+		path_key(epath, path, out->n_user_units ? "user_units" : "user_slices");
+		return parse_fail(c, epath,
+				  "needs \"uids\", \"users\" or \"groups\" in the same match: "
+				  "users name their own units and slices, so these identify "
+				  "nobody by themselves");
+	}
+	if (!out->has_principal && out->n_units + out->n_slices == 0)
+		return parse_warn(c, path,
+				  "no uids, users, groups, units or slices; this rule matches "
+				  "nobody");
 
 	if (n_uids + n_users > 0) {
 		out->uids = calloc(n_uids + n_users, sizeof(*out->uids));
@@ -1094,18 +1205,13 @@ static int parse_cgroup_attach(struct parse_ctx *c, const char *parent, json_obj
 				  json_type_phrase(json_object_get_type(v)));
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
 		json_object *e = json_object_array_get_idx(v, i);
-		int t = -1;
+		int t;
 
 		path_index(epath, path, i);
 		r = expect_type(c, epath, e, json_type_string);
 		if (r < 0)
 			return r;
-		for (int k = 0; k < 64 && t < 0; k++) {
-			const char *n = libbpf_bpf_attach_type_str((enum bpf_attach_type)k);
-
-			if (n && streq(n, json_object_get_string(e)))
-				t = k;
-		}
+		t = policy_attach_type_from_string(json_object_get_string(e));
 		if (t < 0 || !attach_type_is_cgroup(t))
 			return parse_fail(
 				c, epath,
@@ -1721,7 +1827,7 @@ int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct
 
 /* ---- Grants ---- */
 
-static bool rule_matches(const struct policy_rule *r, const struct policy_identity *id)
+static bool rule_matches_principal(const struct policy_rule *r, const struct policy_identity *id)
 {
 	for (size_t i = 0; i < r->n_uids; i++)
 		if (id->uid >= r->uids[i].first && id->uid <= r->uids[i].last)
@@ -1733,6 +1839,53 @@ static bool rule_matches(const struct policy_rule *r, const struct policy_identi
 			if (r->gids[i] == id->groups[k])
 				return true;
 	}
+	return false;
+}
+
+/* Unit names hold '\' as a character ("\x2d"), never as fnmatch's escape. */
+static bool any_unit_match(char *const *patterns, size_t n, const char *const *names,
+			   size_t n_names)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < n_names; k++)
+			if (names[k] && fnmatch(patterns[i], names[k], FNM_NOESCAPE) == 0)
+				return true;
+	return false;
+}
+
+static bool rule_has_unit_condition(const struct policy_rule *r)
+{
+	return r->n_units + r->n_user_units + r->n_slices + r->n_user_slices > 0;
+}
+
+/*
+ * Every condition the rule lists must hold: the principal (any of its uids,
+ * users, groups), and each of units, user_units, slices, user_slices (any of
+ * its patterns). A rule without any condition matches nobody.
+ */
+static bool rule_matches(const struct policy_rule *r, const struct policy_identity *id)
+{
+	if (!r->has_principal && !rule_has_unit_condition(r))
+		return false;
+	if (r->has_principal && !rule_matches_principal(r, id))
+		return false;
+	if (r->n_units && !any_unit_match(r->units, r->n_units, &id->unit, 1))
+		return false;
+	if (r->n_user_units && !any_unit_match(r->user_units, r->n_user_units, &id->user_unit, 1))
+		return false;
+	if (r->n_slices && !any_unit_match(r->slices, r->n_slices, id->slices, id->n_slices))
+		return false;
+	if (r->n_user_slices &&
+	    !any_unit_match(r->user_slices, r->n_user_slices, id->user_slices, id->n_user_slices))
+		return false;
+	return true;
+}
+
+bool policy_uses_units(const struct policy *p)
+{
+	for (size_t i = 0; p && i < p->n_rules; i++)
+		if (rule_has_unit_condition(&p->rules[i]))
+			return true;
 	return false;
 }
 

@@ -159,6 +159,21 @@ struct policy_identity {
 	gid_t gid;
 	const gid_t *groups; /* supplementary groups */
 	size_t n_groups;
+	/*
+	 * The caller's systemd unit, from its cgroup at accept, only as far as
+	 * it can be trusted (daemon/peer_unit.c; policy/POLICY.md, "units").
+	 * NULL and 0 where unknown:
+	 *   unit         the system unit; its cgroup's ancestors are root's alone
+	 *   user_unit    the unit in the caller's own user manager, user@UID.service
+	 *   slices       the system slices the process is in, outermost first
+	 *   user_slices  the slices within the caller's own user manager
+	 */
+	const char *unit;
+	const char *user_unit;
+	const char *const *slices;
+	size_t n_slices;
+	const char *const *user_slices;
+	size_t n_user_slices;
 };
 
 struct policy;
@@ -181,6 +196,9 @@ int policy_load_string(struct policy *p, const char *file_name, const char *json
 struct policy *policy_new(void);
 struct policy *policy_free(struct policy *p);
 size_t policy_n_rules(const struct policy *p);
+
+/* Does any rule match on systemd units or slices (so identities need them)? */
+bool policy_uses_units(const struct policy *p);
 
 /* Combine all rules that match id. Always succeeds apart from -ENOMEM. */
 int policy_resolve(const struct policy *p, const struct policy_identity *id,
@@ -216,6 +234,8 @@ json_object *policy_grant_to_json(const struct policy_grant *g);
 /* Program type by libbpf name ("socket_filter") or -EINVAL; name by type or NULL. */
 int policy_prog_type_from_string(const char *s);
 const char *policy_prog_type_to_string(int prog_type);
+/* Attach type by libbpf name ("cgroup_device") or -EINVAL. */
+int policy_attach_type_from_string(const char *s);
 
 /* ---- Decisions on an inspected object ---- */
 

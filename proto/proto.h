@@ -170,6 +170,29 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 json_object *proto_load_request_encode(const struct proto_load_request *r);
 void proto_load_request_done(struct proto_load_request *r);
 
+/* ---- method "load_insns": one program from raw instructions (load_insns.c) ---- */
+
+#define PROTO_MAX_LICENSE 127 /* the kernel reads at most 127 bytes of it */
+#define PROTO_MAX_PROG_NAME 15 /* BPF_OBJ_NAME_LEN, without the NUL */
+#define PROTO_DEFAULT_PROG_NAME "prog"
+
+struct proto_insns_request {
+	size_t insns_fd; /* index into the message's fds: raw struct bpf_insn */
+	char *type; /* libbpf program type name */
+	char *attach_type; /* libbpf attach type name, or NULL */
+	char *license; /* 1..PROTO_MAX_LICENSE printable ASCII characters */
+	char *prog_name; /* 1..PROTO_MAX_PROG_NAME of [A-Za-z0-9_.], or NULL for the default */
+	char *name; /* keep loaded under this name (see NAMED.md), or NULL */
+	bool check_only;
+};
+
+int proto_insns_request_decode(json_object *params, size_t n_fds, struct proto_insns_request *ret,
+			       char **error);
+json_object *proto_insns_request_encode(const struct proto_insns_request *r);
+void proto_insns_request_done(struct proto_insns_request *r);
+/* A kernel program name: 1..PROTO_MAX_PROG_NAME of [A-Za-z0-9_.]. */
+bool proto_prog_name_is_valid(const char *name);
+
 /* Named objects: 1..PROTO_MAX_OBJECT_NAME of [A-Za-z0-9_-], not starting with '-'. */
 #define PROTO_MAX_OBJECT_NAME 64
 #define PROTO_MAX_SHARES 32

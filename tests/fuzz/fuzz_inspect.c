@@ -4,7 +4,8 @@
  * (daemon/load.c): inspect_elf_calls() on the raw image, then libbpf's
  * bpf_object__open_mem() and inspect_object(), then a policy decision under a
  * permissive policy. The input is also read as raw instructions by
- * inspect_insns_helpers().
+ * inspect_insns_helpers(), and as a raw load (load_insns) by insns_describe()
+ * and decided on.
  *
  * libbpf before 1.3 trusts the BTF it is given: a name offset outside the
  * string section or a type id past the last type makes bpf_object__open_mem()
@@ -18,6 +19,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/libbpf_version.h>
+#include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -27,6 +29,7 @@
 #include <string.h>
 
 #include "daemon/btfcheck.h"
+#include "daemon/insns.h"
 #include "daemon/inspect.h"
 #include "policy/policy.h"
 
@@ -83,6 +86,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (inspect_insns_helpers(copy, size / 8, &helpers, &n_helpers, &n_kfunc) == 0)
 		free(helpers);
+	{
+		struct object_desc desc = {};
+		int r = insns_describe(copy, size, "prog", "cgroup_device", "cgroup_device", false,
+				       &desc, &error);
+
+		if (r == 0) {
+			struct policy_verdict v = {};
+
+			if (desc.n_programs != 1 || desc.n_maps != 0 ||
+			    desc.programs[0].insn_cnt != size / 8 ||
+			    policy_decide(grant, &desc, &v) < 0)
+				abort();
+			policy_verdict_done(&v);
+			object_desc_done(&desc);
+		} else if (r != -ENOMEM && !error) {
+			abort(); /* insns.h: every refusal says why */
+		}
+		free(error);
+		error = NULL;
+	}
 
 	if (inspect_elf_calls(copy, size, &calls, &error) < 0) {
 		free(error);

@@ -114,8 +114,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const gid_t groups[] = {27, 100, 1000};
+	static const char *const slices[] = {"system.slice", "monitoring-net.slice"};
+	static const char *const user_slices[] = {"app.slice", "app-web.slice"};
 	static const struct policy_identity ids[] = {
 		{.uid = 0, .gid = 0},
+		{.uid = 1000,
+		 .gid = 1000,
+		 .unit = "user@1000.service",
+		 .user_unit = "netmon.service",
+		 .slices = slices,
+		 .n_slices = 2,
+		 .user_slices = user_slices,
+		 .n_user_slices = 2},
+		{.uid = 65534,
+		 .gid = 65534,
+		 .unit = "netmon.service",
+		 .slices = slices,
+		 .n_slices = 1},
 		{.uid = 65534, .gid = 65534},
 		{.uid = 1000, .gid = 1000, .groups = groups, .n_groups = 3},
 		{.uid = 100000, .gid = 100, .groups = groups + 1, .n_groups = 1},
@@ -147,6 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cur += len + 1;
 	}
 	(void)policy_n_rules(p);
+	(void)policy_uses_units(p);
 
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		struct policy_grant *g = NULL;

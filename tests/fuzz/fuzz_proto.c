@@ -12,8 +12,9 @@
  *   rest              payload, cut into the k chunks
  * Each chunk goes as one SOCK_SEQPACKET packet through a socketpair into the
  * real receive path, proto_recv(); every message it returns goes through
- * proto_request_check() and proto_load_request_decode(), and a decoded load
- * request must survive encode -> proto_parse -> decode unchanged. Each chunk is
+ * proto_request_check(), proto_load_request_decode() and
+ * proto_insns_request_decode(), and a decoded request must survive
+ * encode -> proto_parse -> decode unchanged. Each chunk is
  * also handed to proto_parse() directly in an exactly sized buffer. Every fd
  * opened is closed again; the fd count is checked after each input.
  */
@@ -67,11 +68,34 @@ static int send_chunk(int sock, const uint8_t *buf, size_t len, int fd_source, s
 	return sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 ? -1 : 0;
 }
 
-/* decode(encode(req)) must give back the same request. */
-static void check_roundtrip(const struct proto_load_request *req, size_t n_fds)
+/* Parse, decode and encode once more: the encoding of what came back, or NULL. */
+static json_object *load_again(json_object *parsed, size_t n_fds)
 {
-	json_object *enc = proto_load_request_encode(req), *parsed = NULL, *enc2;
-	struct proto_load_request again = {};
+	struct proto_load_request r = {};
+	json_object *o = NULL;
+
+	if (proto_load_request_decode(parsed, n_fds, &r, NULL) == 0)
+		o = proto_load_request_encode(&r);
+	proto_load_request_done(&r);
+	return o;
+}
+
+static json_object *insns_again(json_object *parsed, size_t n_fds)
+{
+	struct proto_insns_request r = {};
+	json_object *o = NULL;
+
+	if (proto_insns_request_decode(parsed, n_fds, &r, NULL) == 0 && r.insns_fd < n_fds)
+		o = proto_insns_request_encode(&r);
+	proto_insns_request_done(&r);
+	return o;
+}
+
+/* decode(encode(req)) must give back the same request; enc is encode(req) (taken). */
+static void check_roundtrip(const char *what, json_object *enc,
+			    json_object *(*again)(json_object *, size_t), size_t n_fds)
+{
+	json_object *parsed = NULL, *enc2;
 	const char *text, *text2;
 	char *error = NULL;
 	size_t len;
@@ -80,21 +104,20 @@ static void check_roundtrip(const struct proto_load_request *req, size_t n_fds)
 		abort();
 	text = json_object_to_json_string_length(enc, JSON_C_TO_STRING_PLAIN, &len);
 	if (proto_parse(text, len, &parsed, &error) < 0) {
-		fprintf(stderr, "encoded load request does not parse: %s\n%s\n", error, text);
+		fprintf(stderr, "encoded %s request does not parse: %s\n%s\n", what, error, text);
 		abort();
 	}
-	if (proto_load_request_decode(parsed, n_fds, &again, &error) < 0) {
-		fprintf(stderr, "encoded load request does not decode: %s\n%s\n", error, text);
+	enc2 = again(parsed, n_fds);
+	if (!enc2) {
+		fprintf(stderr, "encoded %s request does not decode:\n%s\n", what, text);
 		abort();
 	}
-	enc2 = proto_load_request_encode(&again);
 	text2 = json_object_to_json_string_ext(enc2, JSON_C_TO_STRING_PLAIN);
 	if (strcmp(text, text2) != 0) {
-		fprintf(stderr, "load request changed in a round trip:\n%s\n%s\n", text, text2);
+		fprintf(stderr, "%s request changed in a round trip:\n%s\n%s\n", what, text, text2);
 		abort();
 	}
 	json_object_put(enc2);
-	proto_load_request_done(&again);
 	json_object_put(parsed);
 	json_object_put(enc);
 	free(error);
@@ -145,7 +168,7 @@ static void handle_msg(int sv[2], struct proto_msg *m)
 	if (proto_load_request_decode(params, m->n_fds, &req, &error) == 0) {
 		int fd;
 
-		check_roundtrip(&req, m->n_fds);
+		check_roundtrip("load", proto_load_request_encode(&req), load_again, m->n_fds);
 		resend(sv, id, &req, m);
 		fd = proto_msg_take_fd(m, req.object_fd);
 		if (fd < 0)
@@ -157,6 +180,17 @@ static void handle_msg(int sv[2], struct proto_msg *m)
 	}
 	free(error);
 	error = NULL;
+	{
+		struct proto_insns_request ireq = {};
+
+		if (proto_insns_request_decode(params, m->n_fds, &ireq, &error) == 0) {
+			check_roundtrip("load_insns", proto_insns_request_encode(&ireq),
+					insns_again, m->n_fds);
+			proto_insns_request_done(&ireq);
+		}
+		free(error);
+		error = NULL;
+	}
 
 	{
 		json_object *reply = proto_reply_new(id, json_object_new_string(method));

@@ -41,6 +41,16 @@ LOAD_FULL = {
                   "attach_type": "cgroup_inet_egress"}],
 }
 
+LOAD_INSNS_FULL = {
+    "insns_fd": 0,
+    "type": "cgroup_device",
+    "attach_type": "cgroup_device",
+    "license": "GPL",
+    "prog_name": "devices",
+    "name": "ctr-1",
+    "check_only": True,
+}
+
 SEEDS = {
     "load-minimal": [(req("load", {"object_fd": 0}), 1)],
     "load-full": [(req("load", LOAD_FULL, id=7), 1)],
@@ -59,6 +69,12 @@ SEEDS = {
     "bad-load-params": [(req("load", {"object_fd": 1, "globals": [{"name": "g", "value": "abc"}]}), 1),
                         (req("load", {"object_fd": 0, "shares": [{"map": "m", "user": "u", "group": "g", "access": "ro"}]}), 1)],
     "small-limit": [(req("load", LOAD_FULL), 1)],
+    "load-insns-full": [(req("load_insns", LOAD_INSNS_FULL, id=8), 1)],
+    "load-insns-minimal": [(req("load_insns", {"insns_fd": 0, "type": "socket_filter",
+                                               "license": "Dual MIT/GPL"}), 1)],
+    "bad-load-insns": [(req("load_insns", {"insns_fd": 1, "type": "x", "license": "GPL"}), 1),
+                       (req("load_insns", {"insns_fd": 0, "type": "", "license": "G\nPL",
+                                           "prog_name": "a-b", "globals": []}), 1)],
 }
 FLAGS = {"small-limit": 2}
 

@@ -17,8 +17,11 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -275,23 +278,9 @@ int harness_stop(void)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
 }
 
-/* In a child, still root: become u for good, and check that it holds. */
-static void drop_privileges(const struct user *u)
-{
-	/* Order matters: groups and gid while still root, uid last; then re-check. */
-	if (setgroups(u->n_groups, u->groups) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
-	    setresuid(u->uid, u->uid, u->uid) < 0) {
-		perror("dropping privileges");
-		_exit(120);
-	}
-	if (geteuid() != u->uid || getegid() != u->gid || (u->uid != 0 && setuid(0) == 0)) {
-		fprintf(stderr, "privilege drop did not hold\n");
-		_exit(121);
-	}
-}
-
-/* Fork; the child calls enter() (if any) as root, then runs fn(arg) as u. */
-static int run_as(const struct user *u, int (*enter)(void), int (*fn)(void *), void *arg)
+/* Fork; the child runs child(arg) and exits with its result. The child's exit status, or
+ * 128+signal. */
+static int fork_wait(int (*child)(void *), void *arg)
 {
 	pid_t pid;
 	int status;
@@ -301,20 +290,46 @@ static int run_as(const struct user *u, int (*enter)(void), int (*fn)(void *), v
 	pid = fork();
 	if (pid < 0)
 		return -errno;
-	if (pid == 0) {
-		if (enter && enter() < 0)
-			_exit(122);
-		drop_privileges(u);
-		_exit(fn(arg));
-	}
+	if (pid == 0)
+		_exit(child(arg));
 	if (waitpid(pid, &status, 0) < 0)
 		return -errno;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+struct child_call {
+	const struct user *u;
+	const char *cgroup;
+	int (*enter)(void); /* as root, before dropping privileges (or NULL) */
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int drop_and_call(void *arg)
+{
+	const struct child_call *c = arg;
+	const struct user *u = c->u;
+
+	if (c->enter && c->enter() < 0)
+		return 122;
+	/* Order matters: groups and gid while still root, uid last; then re-check. */
+	if (setgroups(u->n_groups, u->groups) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
+	    setresuid(u->uid, u->uid, u->uid) < 0) {
+		perror("dropping privileges");
+		return 120;
+	}
+	if (geteuid() != u->uid || getegid() != u->gid || (u->uid != 0 && setuid(0) == 0)) {
+		fprintf(stderr, "privilege drop did not hold\n");
+		return 121;
+	}
+	return c->fn(c->arg);
+}
+
 int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 {
-	return run_as(u, NULL, fn, arg);
+	struct child_call c = {.u = u, .fn = fn, .arg = arg};
+
+	return fork_wait(drop_and_call, &c);
 }
 
 /* A new network namespace with lo up. */
@@ -339,7 +354,9 @@ static int netns_enter_new(void)
 
 int harness_in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg)
 {
-	return run_as(u, netns_enter_new, fn, arg);
+	struct child_call c = {.u = u, .enter = netns_enter_new, .fn = fn, .arg = arg};
+
+	return fork_wait(drop_and_call, &c);
 }
 
 static int exec_argv(void *arg)
@@ -348,6 +365,11 @@ static int exec_argv(void *arg)
 
 	execv(argv[0], argv);
 	return 127;
+}
+
+int harness_exec_as(const struct user *u, char *const *argv)
+{
+	return harness_as_user(u, exec_argv, (void *)argv);
 }
 
 int harness_bpfctl(const struct user *u, char *out, size_t size, const char *const *args)
@@ -377,6 +399,17 @@ int harness_bpfctl(const struct user *u, char *out, size_t size, const char *con
 	out[len] = '\0';
 	close(p[0]);
 	return k;
+}
+
+int harness_bpfctl_va(const struct user *u, char *out, size_t size, va_list ap)
+{
+	const char *args[28];
+	size_t n = 0;
+
+	while (n < 27 && (args[n] = va_arg(ap, const char *)))
+		n++;
+	args[n] = NULL;
+	return harness_bpfctl(u, out, size, args);
 }
 
 static __u32 first_prog_id, first_map_id, first_link_id;
@@ -428,6 +461,121 @@ int harness_check_no_kernel_objects_left(void)
 		return -1;
 	}
 	return 0;
+}
+
+int harness_cgroup_root(char *buf, size_t size)
+{
+	static const char *const candidates[] = {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
+	struct statfs sfs;
+
+	for (size_t i = 0; i < 2; i++)
+		if (statfs(candidates[i], &sfs) == 0 &&
+		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC) {
+			snprintf(buf, size, "%s", candidates[i]);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int harness_chown_cgroup(const char *dir, uid_t uid)
+{
+	static const char *const files[] = {"", "/cgroup.procs", "/cgroup.threads",
+					    "/cgroup.subtree_control"};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, files[i]);
+		if (chown(path, uid, uid) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int join_and_call(void *arg)
+{
+	const struct child_call *c = arg;
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", c->cgroup);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1) {
+		perror("joining the cgroup");
+		return 120;
+	}
+	close(fd);
+	return c->fn(c->arg);
+}
+
+int harness_in_cgroup(const char *dir, int (*fn)(void *), void *arg)
+{
+	struct child_call c = {.cgroup = dir, .fn = fn, .arg = arg};
+
+	return fork_wait(join_and_call, &c);
+}
+
+/* Every cgroup harness_cgroup_make() created, in creation order. */
+static char made_cgroups[32][PATH_MAX];
+static size_t n_made_cgroups;
+
+int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size)
+{
+	char path[PATH_MAX];
+	size_t len;
+	int k = harness_cgroup_root(path, sizeof(path));
+
+	if (k < 0)
+		return k;
+	len = strlen(path);
+	for (const char *p = rel; *p;) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+
+		len += (size_t)snprintf(path + len, sizeof(path) - len, "/%.*s", (int)n, p);
+		if (mkdir(path, 0755) == 0) {
+			if (n_made_cgroups == sizeof(made_cgroups) / sizeof(made_cgroups[0]))
+				return -E2BIG;
+			snprintf(made_cgroups[n_made_cgroups++], PATH_MAX, "%s", path);
+		} else if (errno != EEXIST) {
+			return -errno;
+		}
+		p += n + (slash != NULL);
+	}
+	if (owner != 0) {
+		k = harness_chown_cgroup(path, owner);
+		if (k < 0)
+			return k;
+	}
+	if (ret)
+		snprintf(ret, size, "%s", path);
+	return 0;
+}
+
+int harness_cgroups_remove(void)
+{
+	int k = 0;
+
+	/* The processes the tests put there have exited and were reaped. */
+	while (n_made_cgroups > 0) {
+		const char *dir = made_cgroups[--n_made_cgroups];
+
+		if (rmdir(dir) < 0 && errno != ENOENT) {
+			fprintf(stderr, "cannot remove %s: %m\n", dir);
+			k = -errno;
+		}
+	}
+	return k;
+}
+
+int harness_finish(void)
+{
+	int k = harness_stop();
+
+	if (harness_cgroups_remove() < 0)
+		k = -1;
+	if (k < 0)
+		return -1;
+	return harness_check_no_kernel_objects_left();
 }
 
 const char *harness_find_group(gid_t *gid)

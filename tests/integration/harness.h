@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -62,13 +63,34 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg);
 /* The same in a new network namespace (lo up), made as root before dropping to u. */
 int harness_in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg);
 
+/* Run argv[0] with argv as u; returns its exit status, as harness_as_user(). */
+int harness_exec_as(const struct user *u, char *const *argv);
 /* Run bpfctl --socket H.socket ARGS as u; stdout into out; returns its exit status. */
 int harness_bpfctl(const struct user *u, char *out, size_t size, const char *const *args);
+/* The same with the arguments in ap, up to a NULL (at most 27). */
+int harness_bpfctl_va(const struct user *u, char *out, size_t size, va_list ap);
 /* Remember the newest kernel object ids, and later check none newer survive. */
 void harness_mark_kernel_objects(void);
 int harness_check_no_kernel_objects_left(void);
 /* How many fds a process has open (/proc/PID/fd). */
 unsigned harness_count_fds(pid_t pid);
+/* Where cgroup v2 is mounted: /sys/fs/cgroup/unified (hybrid) or /sys/fs/cgroup. */
+int harness_cgroup_root(char *buf, size_t size);
+/* Delegate cgroup dir to uid as systemd's Delegate=yes does: the directory and its
+ * cgroup.procs, cgroup.threads and cgroup.subtree_control. */
+int harness_chown_cgroup(const char *dir, uid_t uid);
+/* Run fn(arg) in a child that root first moves into cgroup dir; its exit status. */
+int harness_in_cgroup(const char *dir, int (*fn)(void *), void *arg);
+/*
+ * mkdir <cgroup root>/REL and the components missing on the way, remembering what
+ * it made for harness_cgroups_remove(); owner != 0: delegate the last to owner.
+ * The full path in ret.
+ */
+int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size);
+/* rmdir every cgroup harness_cgroup_make() made, the deepest first. */
+int harness_cgroups_remove(void);
+/* harness_stop(), harness_cgroups_remove(), then the kernel object leak check. */
+int harness_finish(void);
 /* An existing group to test group rules with (its name; its gid in *gid). */
 const char *harness_find_group(gid_t *gid);
 

@@ -35,10 +35,6 @@
 #include "client/libbpfbroker.h"
 #include "harness.h"
 
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-
 #define UID_OWNER 65534 /* nobody: loads, attaches to its delegated cgroup */
 #define UID_OTHER 4301 /* same rights as nobody, but none over nobody's objects */
 #define UID_MEMBER 4302 /* in the group root shares with */
@@ -72,16 +68,13 @@ static char cg_base[256], cg_owned[300], cg_root_owned[300];
 static char out[OUT_SIZE];
 static int ctl(const struct user *u, ...)
 {
-	const char *args[28];
 	va_list ap;
-	size_t n = 0;
+	int k;
 
 	va_start(ap, u);
-	while (n < 27 && (args[n] = va_arg(ap, const char *)))
-		n++;
+	k = harness_bpfctl_va(u, out, sizeof(out), ap);
 	va_end(ap);
-	args[n] = NULL;
-	return harness_bpfctl(u, out, sizeof(out), args);
+	return k;
 }
 
 static int connect_broker(struct bpfbroker **b)
@@ -91,46 +84,18 @@ static int connect_broker(struct bpfbroker **b)
 
 /* ---- cgroups: a delegated one (owned by nobody) and one that isn't ---- */
 
-static int cgroup_root(char *buf, size_t size)
-{
-	static const char *const candidates[] = {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
-	struct statfs sfs;
-
-	for (size_t i = 0; i < 2; i++)
-		if (statfs(candidates[i], &sfs) == 0 &&
-		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC) {
-			snprintf(buf, size, "%s", candidates[i]);
-			return 0;
-		}
-	return -ENOENT;
-}
-
-static int chown_cgroup(const char *dir, uid_t uid)
-{
-	static const char *const files[] = {"", "/cgroup.procs", "/cgroup.threads",
-					    "/cgroup.subtree_control"};
-	char path[400];
-
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s%s", dir, files[i]);
-		if (chown(path, uid, uid) < 0)
-			return -errno;
-	}
-	return 0;
-}
-
 static int cgroups_create(void)
 {
 	char root_dir[128];
 
-	if (cgroup_root(root_dir, sizeof(root_dir)) < 0)
+	if (harness_cgroup_root(root_dir, sizeof(root_dir)) < 0)
 		return -ENOENT;
 	snprintf(cg_base, sizeof(cg_base), "%s/bpfbroker-test-%d", root_dir, (int)getpid());
 	snprintf(cg_owned, sizeof(cg_owned), "%s/owned", cg_base);
 	snprintf(cg_root_owned, sizeof(cg_root_owned), "%s/root-owned", cg_base);
 	if (mkdir(cg_base, 0755) < 0 || mkdir(cg_owned, 0755) < 0 || mkdir(cg_root_owned, 0755) < 0)
 		return -errno;
-	return chown_cgroup(cg_owned, UID_OWNER);
+	return harness_chown_cgroup(cg_owned, UID_OWNER);
 }
 
 static int cgroups_remove(void)
@@ -147,34 +112,6 @@ static int cgroups_remove(void)
 	if (rmdir(cg_base) < 0 && errno != ENOENT)
 		k = -errno;
 	return k;
-}
-
-/* Run fn in a child that root first moves into cgroup dir. */
-static int in_cgroup(const char *dir, int (*fn)(void *), void *arg)
-{
-	pid_t pid;
-	int status;
-
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		char path[400];
-		int fd;
-
-		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0 || write(fd, "0", 1) != 1) {
-			perror("joining the cgroup");
-			_exit(120);
-		}
-		close(fd);
-		_exit(fn(arg));
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 /* ---- library helpers, run inside clients ---- */
@@ -339,7 +276,7 @@ static void test_cgroup_skb_egress(void **state)
 	assert_int_equal(
 		ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned, "--pin", NULL), 0);
 	assert_non_null(strstr(out, "link"));
-	assert_int_equal(in_cgroup(cg_owned, send_packets, NULL), 0);
+	assert_int_equal(harness_in_cgroup(cg_owned, send_packets, NULL), 0);
 	/* Only the attach types the policy names ("cgroups": true is skb and device). */
 	assert_int_equal(ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned,
 			     "--attach-type", "cgroup_inet4_connect", "--pin", NULL),
@@ -437,7 +374,7 @@ static void test_partial_delegation_denied(void **state)
 			 1);
 	/* With cgroup.procs handed over too, it is delegated. */
 	assert_int_equal(chown(procs, UID_OWNER, UID_OWNER), 0);
-	assert_int_equal(chown_cgroup(dir, UID_OWNER), 0);
+	assert_int_equal(harness_chown_cgroup(dir, UID_OWNER), 0);
 	assert_int_equal(ctl(&owner, "attach", "half/count_egress", "cgroup", dir, "--pin", NULL),
 			 0);
 	assert_int_equal(ctl(&owner, "unload", "half", NULL), 0);
@@ -450,10 +387,10 @@ static void test_container_device(void **state)
 	/* Someone else's cgroup: denied. */
 	assert_int_equal(harness_as_user(&owner, client_attach_device, cg_root_owned), 0);
 	assert_int_equal(harness_as_user(&owner, client_attach_device, cg_owned), 0);
-	assert_int_equal(in_cgroup(cg_owned, open_devices, "attached"), 0);
+	assert_int_equal(harness_in_cgroup(cg_owned, open_devices, "attached"), 0);
 	/* Unload detaches: the same cgroup allows /dev/zero again. */
 	assert_int_equal(ctl(&owner, "unload", "dev", NULL), 0);
-	assert_int_equal(in_cgroup(cg_owned, open_devices, NULL), 0);
+	assert_int_equal(harness_in_cgroup(cg_owned, open_devices, NULL), 0);
 }
 
 /* ---- xdp and tc, on interfaces of the caller's own network namespace ---- */
@@ -1080,7 +1017,7 @@ static void test_restart_keeps_everything(void **state)
 	assert_int_equal(ctl(&owner, "-j", "show", "persist", NULL), 0);
 	assert_string_equal(out, before);
 	assert_int_equal(attached_link_count("persist"), 1);
-	assert_int_equal(in_cgroup(cg_owned, send_packets, NULL), 0);
+	assert_int_equal(harness_in_cgroup(cg_owned, send_packets, NULL), 0);
 	assert_int_equal(harness_as_user(&owner, client_quota_messages, NULL), 1 - 1);
 	assert_int_equal(ctl(&owner, "unload", "q0", NULL), 0);
 	assert_int_equal(ctl(&owner, "unload", "q1", NULL), 0);

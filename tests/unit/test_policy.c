@@ -231,8 +231,10 @@ static void test_empty_match(void **state)
 	assert_int_equal(policy_n_rules(p), 3);
 	assert_int_equal(w.n, 3);
 	assert_string_equal(w.msgs[0], "t.json: rules[0]: no \"match\"; this rule matches nobody");
-	assert_true(warnings_contain(&w, "t.json: rules[1].match: no uids, users or groups"));
-	assert_true(warnings_contain(&w, "t.json: rules[2].match: no uids, users or groups"));
+	assert_true(warnings_contain(
+		&w, "t.json: rules[1].match: no uids, users, groups, units or slices"));
+	assert_true(warnings_contain(
+		&w, "t.json: rules[2].match: no uids, users, groups, units or slices"));
 	assert_false(matches_uid(p, 0));
 	assert_false(matches_uid(p, 1000));
 	assert_false(matches_uid(p, 4294967294u));
@@ -472,8 +474,8 @@ static void test_parse_errors(void **state)
 		RULE("\"alow\":{}"),
 		"e.json: rules[0]: unknown key \"alow\" (expected match, allow or limits)");
 	assert_parse_error("{\"rules\":[{\"match\":{\"uid\":[\"1\"]}}]}",
-			   "e.json: rules[0].match: unknown key \"uid\" (expected uids, users or "
-			   "groups)");
+			   "e.json: rules[0].match: unknown key \"uid\" (expected uids, users, "
+			   "groups, units, user_units, slices or user_slices)");
 	assert_parse_error(ALLOW("\"program_type\":[]"),
 			   "e.json: rules[0].allow: unknown key \"program_type\" (expected "
 			   "program_types, program_fds, test_run_types, helper_classes, maps, "
@@ -1356,6 +1358,143 @@ static void test_object_desc_done(void **state)
 	object_desc_done(&d);
 }
 
+/* ---- systemd units and slices ---- */
+
+/* Which rules of t.json matched id, as "0,3," (rules[N] in order). */
+static const char *matched_rules(const struct policy *p, const struct policy_identity *id)
+{
+	static char buf[64];
+	struct policy_grant *g = NULL;
+	size_t len = 0;
+
+	assert_int_equal(policy_resolve(p, id, &g), 0);
+	buf[0] = '\0';
+	for (size_t i = 0; i < g->n_sources; i++) {
+		const char *n = strstr(g->sources[i], "rules[");
+
+		assert_non_null(n);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%d,", atoi(n + 6));
+	}
+	policy_grant_free(g);
+	return buf;
+}
+
+static void test_unit_match(void **state)
+{
+	static const char *const system_slices[] = {"system.slice"};
+	static const char *const user_slices[] = {"user.slice", "user-1000.slice"};
+	static const char *const mon_slices[] = {"monitoring.slice", "monitoring-net.slice"};
+	static const char *const app_slices[] = {"app.slice", "app-web.slice"};
+	struct policy *p =
+		load("{\"rules\":["
+		     /* 0: a system unit, whoever runs it */
+		     "{\"match\":{\"units\":[\"netmon.service\"]}},"
+		     /* 1: uid 1000's own netmon.service */
+		     "{\"match\":{\"uids\":[\"1000\"],\"user_units\":[\"netmon.service\"]}},"
+		     /* 2: anything in monitoring.slice or below */
+		     "{\"match\":{\"slices\":[\"monitoring.slice\"]}},"
+		     /* 3: every condition must hold */
+		     "{\"match\":{\"uids\":[\"1000\"],\"units\":[\"user@1000.service\"],"
+		     "\"user_slices\":[\"app-*.slice\"]}},"
+		     /* 4: backslashes are characters, not fnmatch escapes */
+		     "{\"match\":{\"units\":[\"dev-a\\\\x2d*.service\"]}},"
+		     /* 5: a principal that resolves to nobody stays a condition */
+		     "{\"match\":{\"users\":[\"no-such-user-bpfbroker\"],"
+		     "\"units\":[\"netmon.service\"]}}"
+		     "]}",
+		     NULL);
+	struct policy_identity plain = {.uid = 1000, .gid = 1000};
+	struct policy_identity sys = {.uid = 2000,
+				      .gid = 2000,
+				      .unit = "netmon.service",
+				      .slices = system_slices,
+				      .n_slices = 1};
+	struct policy_identity mine = {.uid = 1000,
+				       .gid = 1000,
+				       .unit = "user@1000.service",
+				       .user_unit = "netmon.service",
+				       .slices = user_slices,
+				       .n_slices = 2};
+	struct policy_identity mon = {
+		.uid = 3000, .gid = 3000, .slices = mon_slices, .n_slices = 2};
+	struct policy_identity web = mine;
+	struct policy_identity escaped = {.uid = 4000, .gid = 4000, .unit = "dev-a\\x2db.service"};
+
+	assert_true(policy_uses_units(p));
+	assert_string_equal(matched_rules(p, &plain), "");
+	assert_string_equal(matched_rules(p, &sys), "0,");
+	assert_string_equal(matched_rules(p, &mine), "1,");
+	/* The same unit and slices for another uid: not uid 1000's rule. */
+	mine.uid = 1001;
+	assert_string_equal(matched_rules(p, &mine), "");
+	/* A user unit named like the system unit is not the system unit. */
+	mine.uid = 3000;
+	mine.unit = NULL;
+	assert_string_equal(matched_rules(p, &mine), "");
+	assert_string_equal(matched_rules(p, &mon), "2,");
+	mon.n_slices = 0;
+	assert_string_equal(matched_rules(p, &mon), "");
+	web.user_unit = "web.service";
+	web.user_slices = app_slices;
+	web.n_user_slices = 2;
+	assert_string_equal(matched_rules(p, &web), "3,");
+	web.uid = 1001;
+	assert_string_equal(matched_rules(p, &web), "");
+	assert_string_equal(matched_rules(p, &escaped), "4,");
+	escaped.unit = "dev-ax2db.service";
+	assert_string_equal(matched_rules(p, &escaped), "");
+	policy_free(p);
+
+	p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"],\"units\":[]}}]}", NULL);
+	assert_false(policy_uses_units(p));
+	assert_true(matches_uid(p, 1));
+	policy_free(p);
+}
+
+static void test_unit_parse_errors(void **state)
+{
+	char json[512], expected[256], long_name[300];
+
+	assert_parse_error(
+		"{\"rules\":[{\"match\":{\"user_units\":[\"netmon.service\"]}}]}",
+		"e.json: rules[0].match.user_units: needs \"uids\", \"users\" or "
+		"\"groups\" in the same match: users name their own units and slices, so "
+		"these identify nobody by themselves");
+	assert_parse_error(
+		"{\"rules\":[{\"match\":{\"units\":[\"a.service\"],"
+		"\"user_slices\":[\"app.slice\"]}}]}",
+		"e.json: rules[0].match.user_slices: needs \"uids\", \"users\" or "
+		"\"groups\" in the same match: users name their own units and slices, so "
+		"these identify nobody by themselves");
+	assert_parse_error(
+		"{\"rules\":[{\"match\":{\"units\":[\"a.service\",\"net mon.service\"]}}]}",
+		"e.json: rules[0].match.units[1]: \"net mon.service\" is not a valid "
+		"unit name pattern");
+	assert_parse_error("{\"rules\":[{\"match\":{\"units\":[\"system.slice\"]}}]}",
+			   "e.json: rules[0].match.units[0]: \"system.slice\" is a slice; match "
+			   "slices with \"slices\"");
+	assert_parse_error(
+		"{\"rules\":[{\"match\":{\"uids\":[1],\"user_units\":[\"app.slice\"]}}]}",
+		"e.json: rules[0].match.user_units[0]: \"app.slice\" is a slice; match "
+		"slices with \"user_slices\"");
+	assert_parse_error("{\"rules\":[{\"match\":{\"slices\":[\"netmon.service\"]}}]}",
+			   "e.json: rules[0].match.slices[0]: \"netmon.service\" is not a slice "
+			   "(slice names end in \".slice\")");
+	assert_parse_error("{\"rules\":[{\"match\":{\"slices\":[\"\"]}}]}",
+			   "e.json: rules[0].match.slices[0]: \"\" is not a valid slice name "
+			   "pattern");
+	assert_parse_error("{\"rules\":[{\"match\":{\"units\":\"netmon.service\"}}]}",
+			   "e.json: rules[0].match.units: expected an array, got a string");
+	assert_parse_error("{\"rules\":[{\"match\":{\"units\":[7]}}]}",
+			   "e.json: rules[0].match.units[0]: expected a string, got an integer");
+	memset(long_name, 'a', 256);
+	strcpy(long_name + 256, ".service");
+	snprintf(json, sizeof(json), "{\"rules\":[{\"match\":{\"units\":[\"%s\"]}}]}", long_name);
+	snprintf(expected, sizeof(expected), "e.json: rules[0].match.units[0]: \"%.64s...\"",
+		 long_name);
+	assert_parse_error_ex(json, expected, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1384,6 +1523,8 @@ int main(void)
 		cmocka_unit_test(test_maps_of_maps),
 		cmocka_unit_test(test_load_with_perfmon),
 		cmocka_unit_test(test_cgroup_attach_list),
+		cmocka_unit_test(test_unit_match),
+		cmocka_unit_test(test_unit_parse_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

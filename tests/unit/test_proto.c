@@ -1228,6 +1228,153 @@ static void test_load_encode_minimal(void **state)
 
 /* ---- hex ---- */
 
+/* ---- load_insns ---- */
+
+static int decode_insns(const char *text, size_t n_fds, struct proto_insns_request *req,
+			char **error)
+{
+	json_object *o = J(text);
+	int r = proto_insns_request_decode(o, n_fds, req, error);
+
+	json_object_put(o);
+	return r;
+}
+
+static void reject_insns(const char *text, size_t n_fds, int err, const char *what)
+{
+	struct proto_insns_request req = {.insns_fd = 99};
+	char *error = NULL;
+	int r = decode_insns(text, n_fds, &req, &error);
+
+	if (r != err)
+		fail_msg("%s: decode returned %d (%s), expected %d", text, r,
+			 error ? error : "no message", err);
+	/* A rejected request returns nothing to free. */
+	assert_int_equal(req.insns_fd, 99);
+	assert_null(req.type);
+	assert_error(&error, what);
+}
+
+/* {"insns_fd":0,"type":"cgroup_device","license":"GPL", <field>} with one fd. */
+static void reject_insns_field(const char *field, int err, const char *what)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "{\"insns_fd\":0,\"type\":\"cgroup_device\",\"license\":\"GPL\",%s}", field);
+	reject_insns(text, 1, err, what);
+}
+
+static void test_insns_decode(void **state)
+{
+	struct proto_insns_request req = {};
+	char *error = NULL;
+	_cleanup_free_ char *lic127 = repeat('L', 127), *lic128 = repeat('L', 128);
+	char field[256];
+
+	assert_int_equal(decode_insns("{\"insns_fd\":0,\"type\":\"cgroup_device\","
+				      "\"license\":\"GPL\"}",
+				      1, &req, &error),
+			 0);
+	assert_int_equal(req.insns_fd, 0);
+	assert_string_equal(req.type, "cgroup_device");
+	assert_string_equal(req.license, "GPL");
+	assert_null(req.attach_type);
+	assert_null(req.prog_name);
+	assert_null(req.name);
+	assert_false(req.check_only);
+	proto_insns_request_done(&req);
+
+	assert_int_equal(
+		decode_insns("{\"insns_fd\":1,\"type\":\"cgroup_device\","
+			     "\"attach_type\":\"cgroup_device\",\"license\":\"Dual MIT/GPL\","
+			     "\"prog_name\":\"dev.allow_1\",\"name\":\"ctr-1\","
+			     "\"check_only\":true}",
+			     2, &req, &error),
+		0);
+	assert_int_equal(req.insns_fd, 1);
+	assert_string_equal(req.attach_type, "cgroup_device");
+	assert_string_equal(req.license, "Dual MIT/GPL");
+	assert_string_equal(req.prog_name, "dev.allow_1");
+	assert_string_equal(req.name, "ctr-1");
+	assert_true(req.check_only);
+	proto_insns_request_done(&req);
+	assert_null(req.type);
+	proto_insns_request_done(&req);
+
+	assert_int_equal(proto_insns_request_decode(NULL, 1, &req, &error), -EINVAL);
+	assert_error(&error, "load_insns needs \"params\"");
+	/* The fd. */
+	reject_insns("{\"type\":\"x\",\"license\":\"GPL\"}", 1, -EINVAL, "missing \"insns_fd\"");
+	reject_insns("{\"insns_fd\":4,\"type\":\"x\",\"license\":\"GPL\"}", 5, -ERANGE,
+		     "\"insns_fd\" must be between 0 and 3");
+	reject_insns("{\"insns_fd\":1,\"type\":\"x\",\"license\":\"GPL\"}", 1, -EBADF,
+		     "\"insns_fd\" refers to fd 1 but the message carries 1");
+	/* Required, and what ELF loads take but raw ones don't. */
+	reject_insns("{\"insns_fd\":0,\"license\":\"GPL\"}", 1, -EINVAL, "missing \"type\"");
+	reject_insns("{\"insns_fd\":0,\"type\":\"x\"}", 1, -EINVAL, "missing \"license\"");
+	reject_insns_field("\"object_fd\":0", -EINVAL, "load_insns: unknown key \"object_fd\"");
+	reject_insns_field("\"globals\":[]", -EINVAL, "load_insns: unknown key \"globals\"");
+	reject_insns_field("\"shares\":[]", -EINVAL, "load_insns: unknown key \"shares\"");
+	/* Values. */
+	reject_insns("{\"insns_fd\":0,\"type\":\"\",\"license\":\"GPL\"}", 1, -EINVAL,
+		     "\"type\" must be 1 to 64 characters");
+	reject_insns("{\"insns_fd\":0,\"type\":7,\"license\":\"GPL\"}", 1, -EINVAL,
+		     "\"type\" must be a string");
+	reject_insns_field("\"attach_type\":\"\"", -EINVAL,
+			   "\"attach_type\" must be 1 to 64 characters");
+	snprintf(field, sizeof(field), "{\"insns_fd\":0,\"type\":\"x\",\"license\":\"%s\"}",
+		 lic128);
+	reject_insns(field, 1, -EINVAL, "\"license\" must be 1 to 127 printable ASCII characters");
+	reject_insns("{\"insns_fd\":0,\"type\":\"x\",\"license\":\"G\\nPL\"}", 1, -EINVAL,
+		     "\"license\" must be 1 to 127 printable ASCII characters");
+	reject_insns("{\"insns_fd\":0,\"type\":\"x\",\"license\":\"\"}", 1, -EINVAL,
+		     "\"license\" must be 1 to 127 printable ASCII characters");
+	reject_insns_field("\"prog_name\":\"a-b\"", -EINVAL,
+			   "\"prog_name\" must be 1 to 15 letters, digits, '_' or '.'");
+	reject_insns_field("\"prog_name\":\"abcdefghijklmnop\"", -EINVAL,
+			   "\"prog_name\" must be 1 to 15 letters, digits, '_' or '.'");
+	reject_insns_field("\"name\":\"-x\"", -EINVAL,
+			   "\"name\" must be 1 to 64 letters, digits, '_' or '-', not starting "
+			   "with '-'");
+	reject_insns_field("\"check_only\":1", -EINVAL, "\"check_only\" must be true or false");
+	snprintf(field, sizeof(field), "{\"insns_fd\":0,\"type\":\"x\",\"license\":\"%s\"}",
+		 lic127);
+	assert_int_equal(decode_insns(field, 1, &req, &error), 0);
+	proto_insns_request_done(&req);
+	assert_true(proto_prog_name_is_valid("abcdefghijklmno"));
+	assert_false(proto_prog_name_is_valid(""));
+}
+
+static void test_insns_roundtrip(void **state)
+{
+	static const char *const texts[] = {
+		"{\"insns_fd\":0,\"type\":\"cgroup_device\",\"license\":\"GPL\"}",
+		"{\"insns_fd\":2,\"type\":\"socket_filter\",\"attach_type\":\"cgroup_device\","
+		"\"license\":\"MIT\",\"prog_name\":\"p\",\"name\":\"n\",\"check_only\":true}",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		struct proto_insns_request a = {}, b = {};
+		char *error = NULL;
+		json_object *enc, *enc2;
+
+		assert_int_equal(decode_insns(texts[i], 3, &a, &error), 0);
+		enc = proto_insns_request_encode(&a);
+		assert_non_null(enc);
+		assert_int_equal(proto_insns_request_decode(enc, 3, &b, &error), 0);
+		enc2 = proto_insns_request_encode(&b);
+		assert_string_equal(json_object_to_json_string(enc),
+				    json_object_to_json_string(enc2));
+		assert_int_equal(a.insns_fd, b.insns_fd);
+		assert_int_equal(a.check_only, b.check_only);
+		json_object_put(enc);
+		json_object_put(enc2);
+		proto_insns_request_done(&a);
+		proto_insns_request_done(&b);
+	}
+}
+
 static void test_hex_decode(void **state)
 {
 	static const char *const bad[] = {"",	"0",  "abc", "0g",	 "g0", "0x00",
@@ -1799,6 +1946,8 @@ int main(void)
 		cmocka_unit_test(test_load_decode_globals),
 		cmocka_unit_test(test_load_decode_map_sizes),
 		cmocka_unit_test(test_load_decode_programs),
+		cmocka_unit_test(test_insns_decode),
+		cmocka_unit_test(test_insns_roundtrip),
 		cmocka_unit_test(test_load_roundtrip),
 		cmocka_unit_test(test_load_encode_minimal),
 		cmocka_unit_test(test_hex_decode),

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+#include "peer_unit.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <systemd/sd-login.h>
+
+#include "common/macro.h"
+#include "log.h"
+
+/* Components of a cgroup path we look at: slices, the unit, user slices, the user unit. */
+#define PEER_UNIT_MAX_DEPTH 64
+#define PEER_UNIT_CGROUP_MAX 4096
+
+static void strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void peer_unit_done(struct peer_unit *u)
+{
+	free(u->cgroup);
+	free(u->unit);
+	free(u->user_unit);
+	strv_free(u->slices, u->n_slices);
+	strv_free(u->user_slices, u->n_user_slices);
+	*u = (struct peer_unit){};
+}
+
+/* The unified hierarchy's line ("0::/PATH") of /proc/PID/cgroup, as libsystemd reads it. */
+static int read_cgroup_path(pid_t pid, char **ret)
+{
+	char path[64], *line = NULL;
+	size_t size = 0;
+	_cleanup_fclose_ FILE *f = NULL;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return negative_errno();
+	while ((n = getline(&line, &size, f)) >= 0) {
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (strncmp(line, "0::/", 4) == 0 && n < PEER_UNIT_CGROUP_MAX) {
+			char *p = strdup(line + 3);
+
+			free(line);
+			if (!p)
+				return -ENOMEM;
+			*ret = p;
+			return 0;
+		}
+	}
+	free(line);
+	return -ENOENT;
+}
+
+/* Where the cgroup v2 hierarchy is mounted: unified, or hybrid as libsystemd sees it. */
+static const char *cgroup2_mount(void)
+{
+	static const char *const candidates[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+	struct statfs sfs;
+
+	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
+		if (statfs(candidates[i], &sfs) == 0 &&
+		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC)
+			return candidates[i];
+	return NULL;
+}
+
+/* Nobody but root can write it: no new children, no processes moved in or out. */
+static bool root_only(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, name[0] ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) < 0)
+		return false;
+	return st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * How many directories from the hierarchy's root down along comp only root
+ * can change (creating children needs the directory, moving a process needs
+ * cgroup.procs or cgroup.threads of the common ancestor): 0 for none, at
+ * most n_check. Component i was named by root if i < the result.
+ */
+static size_t count_root_only_dirs(char *const *comp, size_t n_check)
+{
+	const char *mount = cgroup2_mount();
+	_cleanup_close_ int fd = -1;
+	size_t depth = 0;
+
+	if (!mount)
+		return 0;
+	fd = open(mount, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	while (fd >= 0 && depth < n_check) {
+		int child;
+
+		if (!root_only(fd, "") || !root_only(fd, "cgroup.procs") ||
+		    !root_only(fd, "cgroup.threads"))
+			break;
+		depth++;
+		if (depth == n_check)
+			break;
+		child = openat(fd, comp[depth - 1], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		safe_close(fd);
+		fd = child;
+	}
+	return depth;
+}
+
+static bool is_slice(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && strcmp(name + n - 6, ".slice") == 0;
+}
+
+/* systemd escapes a unit's cgroup name that could clash with kernel files with a leading '_'. */
+static const char *cgroup_unescape(const char *name)
+{
+	return name[0] == '_' ? name + 1 : name;
+}
+
+static int strv_push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(char *));
+
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[*n] = strdup(s);
+	if (!nv[*n])
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* Split "/a/b/c" into its components; -EINVAL for ".", ".." or empty ones. */
+static int split_path(char *path, char **comp, size_t *ret_n)
+{
+	size_t n = 0;
+	char *save = NULL;
+
+	for (char *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		if (n == PEER_UNIT_MAX_DEPTH || strcmp(c, ".") == 0 || strcmp(c, "..") == 0)
+			return -EINVAL;
+		comp[n++] = c;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+static bool streq_ptr(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static bool pidfd_alive(int pidfd)
+{
+	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+
+	/* A pidfd turns readable when its process exits. */
+	return poll(&pfd, 1, 0) == 0;
+}
+
+/*
+ * From the path's components, keep what libsystemd reported and we can
+ * vouch for. libsystemd decides the names; the components tell where in the
+ * tree each name sits, and so who could have chosen it. Where the two
+ * disagree nothing is kept.
+ */
+static int peer_unit_trust(struct peer_unit *u, char *const *comp, size_t n, uid_t uid,
+			   const char *unit, const char *user_unit, const char *slice,
+			   const char *user_slice)
+{
+	char manager[64];
+	size_t k = 0, trusted, m;
+	int r;
+
+	while (k < n && is_slice(comp[k]))
+		k++;
+	/* The slices, and the unit's directory if there is one, must be root's to name. */
+	trusted = count_root_only_dirs(comp, k < n ? k + 1 : k);
+	if (k > 0 && !streq_ptr(slice, cgroup_unescape(comp[k - 1])))
+		return 0;
+	for (size_t i = 0; i < k && i < trusted; i++) {
+		r = strv_push(&u->slices, &u->n_slices, cgroup_unescape(comp[i]));
+		if (r < 0)
+			return r;
+	}
+	if (k == n || k >= trusted || !streq_ptr(unit, cgroup_unescape(comp[k])))
+		return 0;
+	u->unit = strdup(unit);
+	if (!u->unit)
+		return -ENOMEM;
+
+	/* Below the caller's own user manager the caller names everything. */
+	snprintf(manager, sizeof(manager), "user@%u.service", (unsigned)uid);
+	if (strcmp(unit, manager) != 0)
+		return 0;
+	for (m = k + 1; m < n && is_slice(comp[m]); m++) {
+		r = strv_push(&u->user_slices, &u->n_user_slices, cgroup_unescape(comp[m]));
+		if (r < 0)
+			return r;
+	}
+	if (m > k + 1 && !streq_ptr(user_slice, cgroup_unescape(comp[m - 1]))) {
+		strv_free(u->user_slices, u->n_user_slices);
+		u->user_slices = NULL;
+		u->n_user_slices = 0;
+		return 0;
+	}
+	if (m < n && streq_ptr(user_unit, cgroup_unescape(comp[m]))) {
+		u->user_unit = strdup(user_unit);
+		if (!u->user_unit)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *ret)
+{
+	_cleanup_free_ char *before = NULL, *after = NULL, *shifted = NULL, *unit = NULL,
+			    *user_unit = NULL, *slice = NULL, *user_slice = NULL;
+	struct peer_unit u = {};
+	char *comp[PEER_UNIT_MAX_DEPTH];
+	size_t n = 0;
+	int r;
+
+	/* Without a pidfd, /proc/PID may be another process by now. */
+	if (pidfd < 0 || read_cgroup_path(pid, &before) < 0) {
+		*ret = u;
+		return 0;
+	}
+	if (sd_peer_get_cgroup(sock, &shifted) < 0)
+		shifted = NULL;
+	if (sd_peer_get_unit(sock, &unit) < 0)
+		unit = NULL;
+	if (sd_peer_get_user_unit(sock, &user_unit) < 0)
+		user_unit = NULL;
+	if (sd_peer_get_slice(sock, &slice) < 0)
+		slice = NULL;
+	if (sd_peer_get_user_slice(sock, &user_slice) < 0)
+		user_slice = NULL;
+	/*
+	 * One answer: the process was in the same cgroup before and after
+	 * libsystemd read it (each call reads again), and it is still the
+	 * process that connected (so the pid was not reused meanwhile).
+	 * libsystemd's path must be the hierarchy's own (no shift for a
+	 * container's root), since we check directories along it.
+	 */
+	if (read_cgroup_path(pid, &after) < 0 || !pidfd_alive(pidfd)) {
+		*ret = u;
+		return 0;
+	}
+	u.cgroup = strdup(before);
+	if (!u.cgroup)
+		return -ENOMEM;
+	if (strcmp(before, after) != 0 || !streq_ptr(shifted, before) ||
+	    split_path(after, comp, &n) < 0) {
+		log_debug("pid %d: cgroup %s changed or is not usable; no unit identity", (int)pid,
+			  before);
+		*ret = u;
+		return 0;
+	}
+	r = peer_unit_trust(&u, comp, n, uid, unit, user_unit, slice, user_slice);
+	if (r < 0) {
+		peer_unit_done(&u);
+		return r;
+	}
+	*ret = u;
+	return 0;
+}
+
+static int json_add_string(json_object *o, const char *key, const char *value)
+{
+	json_object *v;
+
+	if (!value)
+		return 0;
+	v = json_object_new_string(value);
+	if (!v)
+		return -ENOMEM;
+	json_object_object_add(o, key, v);
+	return 0;
+}
+
+static int json_add_strv(json_object *o, const char *key, char *const *v, size_t n)
+{
+	json_object *a;
+
+	if (n == 0)
+		return 0;
+	a = json_object_new_array();
+	if (!a)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (json_object_array_add(a, json_object_new_string(v[i])) < 0) {
+			json_object_put(a);
+			return -ENOMEM;
+		}
+	json_object_object_add(o, key, a);
+	return 0;
+}
+
+int peer_unit_to_json(const struct peer_unit *u, json_object *identity)
+{
+	if (json_add_string(identity, "cgroup", u->cgroup) < 0 ||
+	    json_add_string(identity, "unit", u->unit) < 0 ||
+	    json_add_string(identity, "user_unit", u->user_unit) < 0 ||
+	    json_add_strv(identity, "slices", u->slices, u->n_slices) < 0 ||
+	    json_add_strv(identity, "user_slices", u->user_slices, u->n_user_slices) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int string_from_json(json_object *o, const char *key, char **ret)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_string))
+		return -EINVAL;
+	*ret = strdup(json_object_get_string(v));
+	return *ret ? 0 : -ENOMEM;
+}
+
+static int strv_from_json(json_object *o, const char *key, char ***ret, size_t *ret_n)
+{
+	json_object *a;
+	int r;
+
+	if (!json_object_object_get_ex(o, key, &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array))
+		return -EINVAL;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *e = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(e, json_type_string))
+			return -EINVAL;
+		r = strv_push(ret, ret_n, json_object_get_string(e));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int peer_unit_from_json(json_object *identity, struct peer_unit *ret)
+{
+	struct peer_unit u = {};
+	int r;
+
+	r = string_from_json(identity, "cgroup", &u.cgroup);
+	if (r >= 0)
+		r = string_from_json(identity, "unit", &u.unit);
+	if (r >= 0)
+		r = string_from_json(identity, "user_unit", &u.user_unit);
+	if (r >= 0)
+		r = strv_from_json(identity, "slices", &u.slices, &u.n_slices);
+	if (r >= 0)
+		r = strv_from_json(identity, "user_slices", &u.user_slices, &u.n_user_slices);
+	if (r < 0) {
+		peer_unit_done(&u);
+		return r;
+	}
+	*ret = u;
+	return 0;
+}
+
+void peer_unit_to_policy_identity(const struct peer_unit *u, struct policy_identity *id)
+{
+	id->unit = u->unit;
+	id->user_unit = u->user_unit;
+	id->slices = (const char *const *)u->slices;
+	id->n_slices = u->n_slices;
+	id->user_slices = (const char *const *)u->user_slices;
+	id->n_user_slices = u->n_user_slices;
+}
