@@ -46,6 +46,17 @@ int handout_check_bpffs(char *msg, size_t size)
 				buf[0] = '\0';
 			fclose(f);
 		}
+		/* Unreadable (a sandbox hiding /proc/sys, say) is not "off": fail closed. */
+		if (buf[0] != '1' && buf[0] != '2') {
+			guard_result = -EACCES;
+			snprintf(guard_msg, sizeof(guard_msg),
+				 "cannot read kernel.unprivileged_bpf_disabled, so the broker "
+				 "cannot tell whether users may load programs that write maps "
+				 "they hold read-only: it hands out no read-only or write-only "
+				 "map fds");
+			if (buf[0] != '0')
+				goto out;
+		}
 		if (buf[0] == '0') {
 			guard_result = -EACCES;
 			snprintf(
