@@ -1058,6 +1058,8 @@ int main(int argc, char **argv)
 		die("mkdtemp: %s", strerror(errno));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGPIPE, on_signal); /* output piped into head: still clean up */
 	chmod(G.dir, 0755);
 	snprintf(G.socket, sizeof(G.socket), "%s/broker.sock", G.dir);
 	snprintf(G.policy_dir, sizeof(G.policy_dir), "%s/policy.d", G.dir);
