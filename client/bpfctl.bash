@@ -153,6 +153,7 @@ _bpfctl()
 		list) opts+=" --all --user --shared" ;;
 		attach) opts+=" --attach-type --pin --" ;;
 		test-run) opts+=" --data-in --ctx-in --repeat" ;;
+		map) opts+=" --proxy --noexist --exist" ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return

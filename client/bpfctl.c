@@ -14,7 +14,8 @@
  *   bpfctl attach REF/PROG TYPE TARGET [--pin | -- CMD...]
  *   bpfctl detach REF/PROG [LINK_ID]
  *   bpfctl test-run REF/PROG [--data-in FILE] [--ctx-in FILE] [--repeat N]
- *   bpfctl map dump|lookup|update|delete REF/MAP [KEY [VALUE]]
+ *   bpfctl map dump|lookup|update|delete REF/MAP [KEY [VALUE]]  on the fd, or proxied
+ *                                 by the broker where the kernel refuses bpf() (--proxy)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +57,9 @@ enum {
 	OPT_TYPE,
 	OPT_LICENSE,
 	OPT_PROG_NAME,
+	OPT_PROXY,
+	OPT_EXIST,
+	OPT_NOEXIST,
 };
 
 struct cli {
@@ -71,6 +75,8 @@ struct cli {
 	const char *attach_type, *data_in, *ctx_in;
 	const char *prog_type, *license, *prog_name; /* load-insns, check-insns */
 	bool pin;
+	bool map_proxy; /* map: through the broker even where bpf() works */
+	uint64_t update_flags; /* map update: BPF_ANY, BPF_NOEXIST or BPF_EXIST */
 	uint32_t repeat;
 	/* What followed "--" (attach: the command to run holding the link). */
 	bool dashdash;
@@ -128,11 +134,15 @@ static void usage(FILE *f)
 		"                            (at most %u and %u bytes)\n"
 		"  map dump REF/MAP          every entry of a map\n"
 		"  map lookup REF/MAP KEY    one entry\n"
-		"  map update REF/MAP KEY VALUE  set an entry (per-CPU maps: VALUE for every "
-		"CPU)\n"
+		"  map update REF/MAP KEY VALUE [--noexist | --exist]  set an entry (per-CPU "
+		"maps:\n"
+		"                            VALUE for every CPU, or one for all)\n"
 		"  map delete REF/MAP KEY    delete an entry\n"
 		"                            KEY and VALUE are hex bytes (\"01 00 00 00\", "
-		"\"0x01000000\")\n\n"
+		"\"0x01000000\");\n"
+		"                            where the kernel refuses bpf() to you, the broker "
+		"does\n"
+		"                            the operations (--proxy: always)\n\n"
 		"Options:\n"
 		"  --socket PATH             broker socket (default $%s or %s)\n"
 		"  -j, --json                JSON output\n"
@@ -158,6 +168,11 @@ static void usage(FILE *f)
 		"  --prog-name NAME          load-insns: the program's name (default prog)\n"
 		"  --pin                     attach: pin the link under the object\n"
 		"  --data-in FILE, --ctx-in FILE, --repeat N  test-run input\n"
+		"  --proxy                   map: have the broker do the operations even where "
+		"you\n"
+		"                            may use bpf() (also BPFBROKER_MAP_PROXY=1)\n"
+		"  --noexist, --exist        map update: only add a new key, or only change an\n"
+		"                            existing one (BPF_NOEXIST, BPF_EXIST)\n"
 		"  -h, --help                show this help\n"
 		"Exit status: 0 success, 1 denied by policy (or, for map, refused by the kernel "
 		"or\n"
@@ -995,8 +1010,8 @@ static int cmd_test_run(struct cli *c, struct bpfbroker *b, int argc, char **arg
 struct map_ctx {
 	struct cli *c;
 	const char *name;
-	const struct bpfbroker_map *m;
-	int fd;
+	struct bpfbroker_map_handle *h;
+	const struct bpfbroker_map_info *m;
 	bool percpu;
 	unsigned n_cpus; /* value slots: 1, or the possible CPUs for per-CPU maps */
 	size_t slot; /* bytes per slot */
@@ -1004,26 +1019,22 @@ struct map_ctx {
 	json_object *out; /* -j: the entries */
 };
 
-/* The object's BTF, read from the fd the broker sent. NULL if that fails. */
-static struct btf *btf_from_fd(int fd)
+/* The object's BTF, from the broker (its fd, or its bytes when proxied). NULL if that fails. */
+static struct btf *map_btf(struct map_ctx *x)
 {
-	struct bpf_btf_info info = {};
-	uint32_t len = sizeof(info);
 	_cleanup_free_ void *data = NULL;
-	uint32_t size;
+	struct bpfbroker_error *e = NULL;
+	struct btf *btf;
+	size_t size = 0;
 
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || info.btf_size == 0 ||
-	    info.btf_size > 64u << 20)
+	if (!x->m->btf_key_type_id && !x->m->btf_value_type_id)
 		return NULL;
-	size = info.btf_size;
-	data = malloc(size);
-	if (!data)
+	if (bpfbroker_map_btf(x->h, &data, &size, &e) < 0 || size > UINT32_MAX) {
+		bpfbroker_error_free(e);
 		return NULL;
-	info = (struct bpf_btf_info){.btf = (uint64_t)(uintptr_t)data, .btf_size = size};
-	len = sizeof(info);
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || info.btf_size != size)
-		return NULL;
-	return btf__new(data, size);
+	}
+	btf = btf__new(data, (uint32_t)size);
+	return libbpf_get_error(btf) ? NULL : btf;
 }
 
 static void vprintf_to(void *ctx, const char *fmt, va_list ap)
@@ -1232,11 +1243,26 @@ static int print_entry(struct map_ctx *x, const uint8_t *key, const uint8_t *val
 	return 0;
 }
 
-/* Report a failed map operation; the exit status. */
-static int map_failed(struct map_ctx *x, const char *op, int k)
+/* map's exit status for a broker's error: refusals and absences are 1, like a denied check. */
+static int map_error_status(const struct bpfbroker_error *e)
+{
+	return strcmp(e->code, PROTO_E_DENIED) == 0 || strcmp(e->code, PROTO_E_LOAD) == 0 ||
+			       strcmp(e->code, PROTO_E_NOT_FOUND) == 0
+		       ? EXIT_DENIED
+		       : EXIT_ERROR;
+}
+
+/* Report a failed map operation (e: the broker's answer, when proxied); the exit status. */
+static int map_failed(struct map_ctx *x, const char *op, int k, struct bpfbroker_error *e)
 {
 	bool writes = strcmp(op, "update") == 0 || strcmp(op, "delete") == 0;
 
+	if (e) {
+		int status = map_error_status(e);
+
+		report_error(x->c, k, e, x->name);
+		return status;
+	}
 	if (k == -EPERM || k == -EACCES) {
 		if (writes && x->m->access == BPFBROKER_ACCESS_RO)
 			fprintf(stderr,
@@ -1253,33 +1279,46 @@ static int map_failed(struct map_ctx *x, const char *op, int k)
 				op, strerror(-k));
 		return EXIT_DENIED;
 	}
-	fprintf(stderr, "bpfctl: map %s: %s failed: %s\n", x->name, op, strerror(-k));
-	return EXIT_ERROR;
+	/* Failures of our own or of the connection; anything else is the kernel's refusal. */
+	if (k == -ENOMEM || k == -EPROTO || k == -ECONNRESET || k == -EPIPE || x->m->proxied) {
+		fprintf(stderr, "bpfctl: map %s: %s failed: %s\n", x->name, op, strerror(-k));
+		return EXIT_ERROR;
+	}
+	fprintf(stderr, "bpfctl: map %s: %s refused by the kernel: %s\n", x->name, op,
+		strerror(-k));
+	return EXIT_DENIED;
 }
 
-static int map_dump(struct map_ctx *x, uint8_t *key, uint8_t *next, uint8_t *value)
+#define MAP_DUMP_PAGE 64u
+
+static int map_dump(struct map_ctx *x, uint8_t *cursor)
 {
 	uint64_t n = 0, limit = (uint64_t)x->m->max_entries * 2 + 16;
-	bool first = true;
+	size_t ks = x->m->key_size, vs = x->m->value_bytes;
+	_cleanup_free_ uint8_t *keys = calloc(MAP_DUMP_PAGE, ks),
+			       *values = calloc(MAP_DUMP_PAGE, vs ?: 1);
+	bool first = true, done = false;
 	int k;
 
-	for (;;) {
-		k = bpfbroker_map_next_key(x->fd, first ? NULL : key, next);
-		if (k == -ENOENT)
-			return EXIT_SUCCESS;
+	if (!keys || !values)
+		return die_errno(-ENOMEM, "dump");
+	while (!done) {
+		struct bpfbroker_error *e = NULL;
+		uint32_t got = 0;
+
+		k = bpfbroker_map_dump(x->h, first ? NULL : cursor, keys, values, MAP_DUMP_PAGE,
+				       &got, cursor, &done, &e);
 		if (k < 0)
-			return map_failed(x, "dump", k);
+			return map_failed(x, "dump", k, e);
 		first = false;
-		memcpy(key, next, x->m->key_size);
-		k = bpfbroker_map_lookup(x->fd, key, value);
-		if (k == -ENOENT)
-			continue; /* deleted meanwhile */
-		if (k < 0)
-			return map_failed(x, "dump", k);
-		k = print_entry(x, key, value);
-		if (k < 0)
-			return die_errno(k, "dump");
-		if (++n > limit) {
+		for (uint32_t i = 0; i < got; i++) {
+			k = print_entry(x, keys + i * ks, values + i * vs);
+			if (k < 0)
+				return die_errno(k, "dump");
+		}
+		n += got;
+		/* A map changed while it is dumped can show entries again, but not forever. */
+		if (n > limit) {
 			fprintf(stderr,
 				"bpfctl: map %s: more entries than it can hold; is it being "
 				"changed meanwhile? Stopping\n",
@@ -1287,6 +1326,26 @@ static int map_dump(struct map_ctx *x, uint8_t *key, uint8_t *next, uint8_t *val
 			return EXIT_ERROR;
 		}
 	}
+	return EXIT_SUCCESS;
+}
+
+/* Opening the map failed: the same exit status whether bpfctl used the fd or the broker. */
+static int map_open_failed(struct map_ctx *x, int k, struct bpfbroker_error *e, const char *ref)
+{
+	if (e) {
+		int status = map_error_status(e);
+
+		report_error(x->c, k, e, ref);
+		return status;
+	}
+	if (k == -ENOENT || k == -EACCES) {
+		fprintf(stderr, "bpfctl: map %s: %s\n", x->name,
+			k == -EACCES
+				? "the broker grants you no access to it"
+				: "not in this object, or the broker grants you no access to it");
+		return EXIT_DENIED;
+	}
+	return die_errno(k, x->name);
 }
 
 static int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv)
@@ -1295,11 +1354,10 @@ static int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 		const char *name;
 		int n_args;
 	} ops[] = {{"dump", 2}, {"lookup", 3}, {"update", 4}, {"delete", 3}};
-	struct bpfbroker_result *r = NULL;
 	struct bpfbroker_error *e = NULL;
 	struct map_ctx x = {.c = c, .n_cpus = 1};
-	_cleanup_free_ uint8_t *key = NULL, *next = NULL, *value = NULL;
-	const char *op = NULL;
+	_cleanup_free_ uint8_t *key = NULL, *value = NULL;
+	const char *op = NULL, *env = getenv("BPFBROKER_MAP_PROXY");
 	char *ref;
 	size_t vsize;
 	int k, n;
@@ -1315,52 +1373,38 @@ static int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 				"REF/MAP KEY VALUE or delete REF/MAP KEY\n");
 		return EXIT_ERROR;
 	}
+	if (c->update_flags && strcmp(op, "update") != 0) {
+		fprintf(stderr, "bpfctl: --exist and --noexist are for map update\n");
+		return EXIT_ERROR;
+	}
 	if (split_ref(argv[1], "MAP", &ref, (char **)&x.name) < 0)
 		return EXIT_ERROR;
-	k = bpfbroker_fds(b, ref, &r, &e);
+	/* Diagnosis: what a kernel that refuses bpf() gets, on any kernel. */
+	if (c->map_proxy || (env && strcmp(env, "1") == 0))
+		(void)bpfbroker_set_map_path(b, BPFBROKER_MAP_PATH_PROXY);
+	k = bpfbroker_map_open(b, ref, x.name, &x.h, &e);
 	if (k < 0)
-		return report_error(c, k, e, ref);
-	x.m = bpfbroker_result_map(r, x.name);
-	if (!x.m || x.m->fd < 0) {
-		fprintf(stderr, "bpfctl: map %s: %s\n", x.name,
-			x.m ? "the broker grants you no access to it"
-			    : "not in this object, or the broker grants you no access to it");
-		bpfbroker_result_free(r);
-		return EXIT_DENIED;
-	}
-	x.fd = x.m->fd;
+		return map_open_failed(&x, k, e, ref);
+	x.m = bpfbroker_map_handle_info(x.h);
 	if (x.m->key_size == 0) {
 		fprintf(stderr, "bpfctl: map %s (%s) has no keys; bpfctl map cannot access it\n",
 			x.name, x.m->type);
-		bpfbroker_result_free(r);
+		bpfbroker_map_close(x.h);
 		return EXIT_ERROR;
 	}
 	x.percpu = strstr(x.m->type, "percpu") != NULL;
-	x.slot = x.m->value_size;
-	if (x.percpu) {
-		int cpus = libbpf_num_possible_cpus();
-
-		if (cpus <= 0) {
-			bpfbroker_result_free(r);
-			return die_errno(cpus ?: -EINVAL, "cannot count possible CPUs");
-		}
-		x.n_cpus = (unsigned)cpus;
-		x.slot = ((size_t)x.m->value_size + 7) / 8 * 8;
-	}
-	vsize = x.slot * x.n_cpus;
+	x.n_cpus = x.percpu ? x.m->n_cpus : 1;
+	x.slot = x.m->value_bytes / (x.n_cpus ?: 1);
+	vsize = x.m->value_bytes;
 	key = calloc(1, x.m->key_size);
-	next = calloc(1, x.m->key_size);
 	value = calloc(1, vsize ?: 1);
-	if (!key || !next || !value) {
-		bpfbroker_result_free(r);
+	if (!key || !value) {
+		bpfbroker_map_close(x.h);
 		return die_errno(-ENOMEM, "map");
 	}
-	if (r->btf_fd >= 0 && (x.m->btf_key_type_id || x.m->btf_value_type_id))
-		x.btf = btf_from_fd(r->btf_fd);
-	if (c->json && strcmp(op, "dump") == 0)
-		x.out = json_object_new_array();
-	else if (c->json)
-		x.out = json_object_new_array(); /* one entry, printed alone */
+	x.btf = map_btf(&x);
+	if (c->json)
+		x.out = json_object_new_array(); /* dump: every entry; lookup: one, printed alone */
 	if (argc > 2 && parse_sized("key", argv[2], key, x.m->key_size, x.name) < 0) {
 		k = EXIT_ERROR;
 		goto out;
@@ -1382,31 +1426,32 @@ static int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 			goto out;
 		}
 	}
+	e = NULL;
 	if (strcmp(op, "dump") == 0) {
-		k = map_dump(&x, key, next, value);
+		k = map_dump(&x, key);
 	} else if (strcmp(op, "lookup") == 0) {
-		k = bpfbroker_map_lookup(x.fd, key, value);
-		if (k == -ENOENT) {
+		k = bpfbroker_map_lookup_elem(x.h, key, value, &e);
+		if (k == -ENOENT && !e) {
 			_cleanup_free_ char *hex = format_hex(key, x.m->key_size);
 
 			fprintf(stderr, "bpfctl: map %s: no entry for key %s\n", x.name, hex ?: "");
 			k = EXIT_DENIED;
 		} else if (k < 0) {
-			k = map_failed(&x, op, k);
+			k = map_failed(&x, op, k, e);
 		} else {
 			k = print_entry(&x, key, value) < 0 ? die_errno(-ENOMEM, "lookup")
 							    : EXIT_SUCCESS;
 		}
 	} else if (strcmp(op, "update") == 0) {
-		k = bpfbroker_map_update(x.fd, key, value, BPF_ANY);
-		k = k < 0 ? map_failed(&x, op, k) : EXIT_SUCCESS;
+		k = bpfbroker_map_update_elem(x.h, key, value, c->update_flags, &e);
+		k = k < 0 ? map_failed(&x, op, k, e) : EXIT_SUCCESS;
 	} else {
-		k = bpfbroker_map_delete(x.fd, key);
-		if (k == -ENOENT) {
+		k = bpfbroker_map_delete_elem(x.h, key, &e);
+		if (k == -ENOENT && !e) {
 			fprintf(stderr, "bpfctl: map %s: no entry for that key\n", x.name);
 			k = EXIT_DENIED;
 		} else {
-			k = k < 0 ? map_failed(&x, op, k) : EXIT_SUCCESS;
+			k = k < 0 ? map_failed(&x, op, k, e) : EXIT_SUCCESS;
 		}
 	}
 	if (x.out && k == EXIT_SUCCESS) {
@@ -1421,7 +1466,7 @@ static int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 out:
 	json_object_put(x.out);
 	btf__free(x.btf);
-	bpfbroker_result_free(r);
+	bpfbroker_map_close(x.h);
 	return k;
 }
 
@@ -1448,6 +1493,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		{"type", required_argument, NULL, OPT_TYPE},
 		{"license", required_argument, NULL, OPT_LICENSE},
 		{"prog-name", required_argument, NULL, OPT_PROG_NAME},
+		{"proxy", no_argument, NULL, OPT_PROXY},
+		{"exist", no_argument, NULL, OPT_EXIST},
+		{"noexist", no_argument, NULL, OPT_NOEXIST},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -1498,6 +1546,18 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 			break;
 		case OPT_PROG_NAME:
 			c->prog_name = optarg;
+			break;
+		case OPT_PROXY:
+			c->map_proxy = true;
+			break;
+		case OPT_EXIST:
+		case OPT_NOEXIST:
+			if (c->update_flags) {
+				fprintf(stderr,
+					"bpfctl: --exist and --noexist exclude each other\n");
+				return -EINVAL;
+			}
+			c->update_flags = opt == OPT_EXIST ? BPF_EXIST : BPF_NOEXIST;
 			break;
 		case 'G':
 		case 'M':

@@ -14,12 +14,8 @@
 #include <bpf/bpf.h>
 
 #include "common/macro.h"
+#include "libbpfbroker-internal.h"
 #include "proto/proto.h"
-
-struct bpfbroker {
-	int fd;
-	int64_t next_id;
-};
 
 struct result_priv {
 	struct bpfbroker_result pub;
@@ -720,6 +716,12 @@ static int request(struct bpfbroker *b, const char *method, json_object *params,
 	return 0;
 }
 
+int bpfbroker_request(struct bpfbroker *b, const char *method, json_object *params,
+		      struct proto_msg *ret, json_object **ret_result, struct bpfbroker_error **err)
+{
+	return request(b, method, params, NULL, 0, ret, ret_result, err);
+}
+
 /* request(), for methods whose answer is the result as JSON text. */
 static int request_json(struct bpfbroker *b, const char *method, json_object *params,
 			char **ret_json, struct bpfbroker_error **err)
@@ -1095,7 +1097,7 @@ void bpfbroker_test_run_result_free(struct bpfbroker_test_run_result *r)
 	free(r);
 }
 
-/* Map access straight on the fd; a later version may proxy through the broker. */
+/* Map access straight on the fd (map.c has maps by name, proxied where bpf() is refused). */
 int bpfbroker_map_lookup(int map_fd, const void *key, void *value)
 {
 	return bpf_map_lookup_elem(map_fd, key, value) < 0 ? negative_errno() : 0;

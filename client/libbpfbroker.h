@@ -305,6 +305,89 @@ int bpfbroker_map_update(int map_fd, const void *key, const void *value,
 int bpfbroker_map_delete(int map_fd, const void *key);
 int bpfbroker_map_next_key(int map_fd, const void *key, void *next_key);
 
+/*
+ * Maps of named objects, by name, through a handle. Operations use the map fd
+ * the broker hands out where the kernel lets you use it, and otherwise ask
+ * the broker to do them for you ("proxied", method "map" in proto/NAMED.md):
+ * before Linux 6.5 a non-zero kernel.unprivileged_bpf_disabled makes every
+ * bpf() call of a process without CAP_BPF fail with EPERM, even a lookup on an
+ * fd it holds, and seccomp profiles may deny bpf() too. Either way the access
+ * the policy grants decides (ro: lookup, next key, dump; wo: update, delete),
+ * and a refusal is -EPERM. Keys and values are as the kernel takes them:
+ * key_size bytes, value_bytes bytes (per-CPU maps: round_up(value_size, 8)
+ * for each of n_cpus possible CPUs). -ENOENT: no such key (lookup, delete),
+ * or no next key. A handle uses the connection it was opened on, which must
+ * stay open while the handle is used.
+ */
+enum bpfbroker_map_path {
+	/*
+	 * The first map opened on a connection tries bpf() once (a call that
+	 * fails with EBADF where bpf() is allowed) and, if bpf() is refused
+	 * (EPERM, EACCES, ENOSYS), uses the broker for every map of the
+	 * connection. A map whose fd the broker withholds (the bpffs guard, see
+	 * SECURITY.md) is also proxied.
+	 */
+	BPFBROKER_MAP_PATH_AUTO = 0,
+	BPFBROKER_MAP_PATH_DIRECT, /* always the fd */
+	BPFBROKER_MAP_PATH_PROXY, /* always the broker (for diagnosis, or to hold no fds) */
+};
+
+struct bpfbroker_map_info {
+	const char *name;
+	const char *type; /* libbpf name, e.g. "hash" */
+	uint32_t key_size, value_size, max_entries;
+	enum bpfbroker_access access; /* decided when the handle was opened */
+	uint32_t n_cpus; /* per-CPU maps: the possible CPUs; else 1 */
+	size_t value_bytes; /* a value as lookups and updates take it */
+	bool proxied; /* operations go through the broker */
+	int fd; /* direct: the map fd (the handle owns it); proxied: -1 */
+	uint32_t btf_key_type_id, btf_value_type_id; /* 0: none */
+};
+
+struct bpfbroker_map_handle;
+
+/* For maps opened from now on (default BPFBROKER_MAP_PATH_AUTO). -EINVAL for another value. */
+int bpfbroker_set_map_path(struct bpfbroker *b, enum bpfbroker_map_path path);
+/*
+ * Map "map" of named object "object" ("NAME" or "OWNER/NAME"). Direct: the fd
+ * from bpfbroker_fds(), -ENOENT if the object has no such map visible to you,
+ * -EACCES if you have no access to it. Proxied: the broker's answer
+ * (not-found, policy-denied) in *err.
+ */
+int bpfbroker_map_open(struct bpfbroker *b, const char *object, const char *map,
+		       struct bpfbroker_map_handle **ret, struct bpfbroker_error **err);
+void bpfbroker_map_close(struct bpfbroker_map_handle *h);
+const struct bpfbroker_map_info *bpfbroker_map_handle_info(const struct bpfbroker_map_handle *h);
+int bpfbroker_map_lookup_elem(struct bpfbroker_map_handle *h, const void *key, void *value,
+			      struct bpfbroker_error **err);
+/* flags BPF_ANY (0), BPF_NOEXIST (1), BPF_EXIST (2); others only on the direct path. */
+int bpfbroker_map_update_elem(struct bpfbroker_map_handle *h, const void *key, const void *value,
+			      uint64_t flags, struct bpfbroker_error **err);
+int bpfbroker_map_delete_elem(struct bpfbroker_map_handle *h, const void *key,
+			      struct bpfbroker_error **err);
+/* key NULL: the first key. */
+int bpfbroker_map_get_next_key(struct bpfbroker_map_handle *h, const void *key, void *next_key,
+			       struct bpfbroker_error **err);
+/*
+ * One page of a dump: up to max entries after cursor (a key; NULL: from the
+ * start), keys into keys (max * key_size bytes), values into values
+ * (max * value_bytes). *ret_n gets the number of entries; *ret_done whether
+ * the map has no more, else next_cursor (key_size bytes, may be cursor
+ * itself) the cursor to continue with. A page may hold fewer than max
+ * entries before the end (the broker bounds its replies). Like any dump by
+ * next key, a map changed meanwhile may show an entry twice or miss one.
+ */
+int bpfbroker_map_dump(struct bpfbroker_map_handle *h, const void *cursor, void *keys, void *values,
+		       uint32_t max, uint32_t *ret_n, void *next_cursor, bool *ret_done,
+		       struct bpfbroker_error **err);
+/*
+ * The object's BTF as raw bytes (free() them), for btf__new() and the map's
+ * btf_key_type_id/btf_value_type_id: read from the BTF fd, or sent by the
+ * broker. -ENOENT if the object has none.
+ */
+int bpfbroker_map_btf(struct bpfbroker_map_handle *h, void **ret_data, size_t *ret_size,
+		      struct bpfbroker_error **err);
+
 /* Closes every fd the result still owns. */
 void bpfbroker_result_free(struct bpfbroker_result *r);
 /* Take an fd out of the result (the result won't close it); -1 if there is none. */

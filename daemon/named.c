@@ -26,6 +26,7 @@
 #include "handout.h"
 #include "identity.h"
 #include "log.h"
+#include "mapop.h"
 #include "proto/proto.h"
 #include "reply.h"
 #include "store.h"
@@ -780,6 +781,7 @@ static int named_unload(struct call *c, struct reply *r)
  */
 static int pin_open(const struct object *o, json_object *entry)
 {
+	static const cap_value_t bpf_cap[] = {CAP_BPF};
 	const char *pin = meta_string(entry, "pin");
 	union {
 		struct bpf_prog_info prog;
@@ -787,18 +789,23 @@ static int pin_open(const struct object *o, json_object *entry)
 	} info = {};
 	uint32_t len = sizeof(info), id;
 	char path[PATH_MAX];
-	int fd;
+	int fd, k;
 
 	if (!pin || strchr(pin, '/') || (pin[0] != 'p' && pin[0] != 'm'))
 		return -EINVAL;
 	if (snprintf(path, sizeof(path), "%s/%s", o->dir, pin) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
+	/*
+	 * Before Linux 6.5, with kernel.unprivileged_bpf_disabled set, every bpf()
+	 * command needs CAP_BPF effective, BPF_OBJ_GET and BPF_OBJ_GET_INFO_BY_FD too.
+	 */
+	k = caps_set_effective(bpf_cap, 1);
+	if (k < 0)
+		return k;
 	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return negative_errno();
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0) {
-		int k = negative_errno();
-
+	k = fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0 ? negative_errno() : 0;
+	caps_clear_effective();
+	if (k < 0) {
 		safe_close(fd);
 		return k;
 	}
@@ -1763,6 +1770,52 @@ static int named_map_insert(struct call *c, struct reply *r)
 	return reply_result(r, result);
 }
 
+/* ---- map: map operations on the caller's behalf (mapop.c) ---- */
+
+/*
+ * For callers whose own bpf() calls fail on the fds they hold (before Linux
+ * 6.5 with unprivileged BPF disabled, or under a seccomp filter): the broker
+ * does the operation, allowed by the access decided now, as for fds.
+ */
+static int named_map(struct call *c, struct reply *r)
+{
+	_cleanup_(object_done) struct object o = {};
+	_cleanup_(proto_map_request_done) struct proto_map_request req = {};
+	_cleanup_free_ char *error = NULL;
+	_cleanup_close_ int fd = -EBADF, btf_fd = -EBADF;
+	enum map_access a = MAP_ACCESS_NONE;
+	json_object *m;
+	int k;
+
+	k = proto_map_request_decode(c->params, &req, &error);
+	if (k == -ENOMEM)
+		return k;
+	if (k < 0)
+		return reply_error(r, k == -E2BIG ? PROTO_E_TOO_LARGE : PROTO_E_INVALID, -k, "%s",
+				   error ? error : "invalid request");
+	k = object_open(c, r, req.object, VISIBLE_SHARED, &o);
+	if (k <= 0)
+		return k;
+	m = meta_find(o.meta, "maps", req.map);
+	if (m)
+		a = object_map_access(c, &o, req.map);
+	/* Others don't learn of maps not shared with them (as for fds). */
+	if (!m || (a == MAP_ACCESS_NONE && !o.is_owner))
+		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+				   "object \"%s\" has no map \"%s\"%s", req.object, req.map,
+				   o.is_owner ? "" : " shared with you");
+	if (a == MAP_ACCESS_NONE)
+		return reply_error(r, PROTO_E_DENIED, EACCES,
+				   "your policy grants you no access to map \"%s\"", req.map);
+	fd = pin_open(&o, m);
+	if (fd < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -fd, "cannot open map \"%s\": %s", req.map,
+				   strerror(-fd));
+	if (req.op == PROTO_MAP_BTF)
+		btf_fd = object_btf_fd(&o);
+	return mapop_run(fd, btf_fd, req.map, a, &req, r);
+}
+
 /* ---- dispatch ---- */
 
 static const struct method {
@@ -1773,6 +1826,7 @@ static const struct method {
 	{"unload", named_unload},     {"fds", named_fds},
 	{"attach", named_attach},     {"detach", named_detach},
 	{"test_run", named_test_run}, {"map_insert", named_map_insert},
+	{"map", named_map},
 };
 
 static const struct method *method_find(const char *name)
@@ -1831,6 +1885,18 @@ static void call_audit(struct call *c, const char *method, struct reply *r)
 		return;
 	(void)proto_get_string(c->params, "object", false, &ref, NULL);
 	(void)proto_get_string(c->params, "program", false, &program, NULL);
+	if (strcmp(method, "map") == 0) {
+		const char *op = NULL;
+
+		/* Map reads decide nothing new (like show): only writes and refusals. */
+		(void)proto_get_string(c->params, "op", false, &op, NULL);
+		if (!code && op && strcmp(op, "update") != 0 && strcmp(op, "delete") != 0)
+			return;
+		(void)proto_get_string(c->params, "map", false, &program, NULL);
+		if (op)
+			snprintf(target, sizeof(target), "%.32s", op);
+		a.target = target;
+	}
 	if (ref) {
 		/* OWNER/NAME (the caller's own when no owner is given), and /PROGRAM. */
 		if (strchr(ref, '/'))

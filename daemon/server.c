@@ -224,8 +224,9 @@ static const struct worker_method {
 	const char *name;
 	size_t max_fds;
 } worker_methods[] = {
-	{"load", 1},   {"list", 0},   {"show", 0},     {"unload", 0},	  {"fds", 0},
-	{"attach", 1}, {"detach", 0}, {"test_run", 0}, {"map_insert", 1}, {"load_insns", 1},
+	{"load", 1},	   {"list", 0},	      {"show", 0},   {"unload", 0},
+	{"fds", 0},	   {"attach", 1},     {"detach", 0}, {"test_run", 0},
+	{"map_insert", 1}, {"load_insns", 1}, {"map", 0},
 };
 
 static const struct worker_method *worker_method_find(const char *name)

@@ -952,6 +952,19 @@ char *proto_hex_encode(const uint8_t *buf, size_t size)
 	return s;
 }
 
+int proto_json_add_hex(json_object *o, const char *key, const void *buf, size_t size)
+{
+	char *hex = proto_hex_encode(buf, size);
+	json_object *s = hex ? json_object_new_string(hex) : NULL;
+
+	free(hex);
+	if (!s || json_object_object_add(o, key, s) < 0) {
+		json_object_put(s);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 size_t proto_utf8_sequence(const unsigned char *s, size_t left)
 {
 	unsigned char c = s[0];

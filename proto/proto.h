@@ -88,8 +88,7 @@ int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret
  * or an error as above). For relaying a message whose sender is trusted.
  */
 int proto_send_raw(int sock, const char *buf, size_t len, const int *fds, size_t n_fds);
-int proto_recv_raw(int sock, size_t max_bytes, size_t max_fds, struct proto_raw *ret,
-		   char **error);
+int proto_recv_raw(int sock, size_t max_bytes, size_t max_fds, struct proto_raw *ret, char **error);
 
 /* Pure: parse len bytes into a JSON object (the fuzzed entry point). */
 int proto_parse(const char *buf, size_t len, json_object **ret, char **error);
@@ -201,3 +200,50 @@ bool proto_object_name_is_valid(const char *name);
 /* Hex helpers for globals ("0a0b..", even length, no prefix). */
 int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size);
 char *proto_hex_encode(const uint8_t *buf, size_t size);
+/* Add key: the hex of size bytes at buf to object o. 0 or -ENOMEM. */
+int proto_json_add_hex(json_object *o, const char *key, const void *buf, size_t size);
+
+/* ---- method "map": map operations done by the broker for the caller (map_op.c) ---- */
+
+#define PROTO_MAP_MAX_KEY 512 /* bytes; the kernel's hash maps take no longer keys */
+#define PROTO_MAP_MAX_VALUE 16384 /* bytes of one value (per-CPU maps: of all CPUs' values) */
+#define PROTO_MAP_MAX_DUMP_ENTRIES 256 /* entries per dump page */
+#define PROTO_MAP_DEFAULT_DUMP_ENTRIES 64
+#define PROTO_MAP_MAX_DUMP_BYTES (256u * 1024) /* keys and values of one page, before hex */
+#define PROTO_MAP_MAX_BTF (384u * 1024) /* the object's BTF, before hex */
+#define PROTO_MAP_MAX_FLAGS 2 /* BPF_ANY 0, BPF_NOEXIST 1, BPF_EXIST 2 */
+
+enum proto_map_op {
+	PROTO_MAP_INFO,
+	PROTO_MAP_LOOKUP,
+	PROTO_MAP_UPDATE,
+	PROTO_MAP_DELETE,
+	PROTO_MAP_NEXT_KEY,
+	PROTO_MAP_DUMP,
+	PROTO_MAP_BTF,
+};
+
+struct proto_map_request {
+	char *object; /* "NAME" or "OWNER/NAME", checked by the worker */
+	char *map;
+	enum proto_map_op op;
+	/* lookup, update, delete: the key; next_key: the key (NULL: the first); dump: the cursor */
+	uint8_t *key;
+	size_t key_size;
+	uint8_t *value; /* update only */
+	size_t value_size;
+	uint32_t flags; /* update only: 0..PROTO_MAP_MAX_FLAGS */
+	uint32_t count; /* dump only: 1..PROTO_MAP_MAX_DUMP_ENTRIES */
+};
+
+/*
+ * Decode the params of "map": strict (keys that op does not take are errors),
+ * bounded (-E2BIG for a key or value over the limits above, else -EINVAL or
+ * -ERANGE). Sizes are checked against the map itself by the worker.
+ */
+int proto_map_request_decode(json_object *params, struct proto_map_request *ret, char **error);
+json_object *proto_map_request_encode(const struct proto_map_request *r);
+void proto_map_request_done(struct proto_map_request *r);
+const char *proto_map_op_to_string(enum proto_map_op op);
+/* Does op change the map (update, delete)? */
+bool proto_map_op_writes(enum proto_map_op op);

@@ -12,8 +12,9 @@
  *   rest              payload, cut into the k chunks
  * Each chunk goes as one SOCK_SEQPACKET packet through a socketpair into the
  * real receive path, proto_recv(); every message it returns goes through
- * proto_request_check(), proto_load_request_decode() and
- * proto_insns_request_decode(), and a decoded request must survive
+ * proto_request_check(), proto_load_request_decode(),
+ * proto_insns_request_decode() and proto_map_request_decode(), and a decoded
+ * request must survive
  * encode -> proto_parse -> decode unchanged. Each chunk is
  * also handed to proto_parse() directly in an exactly sized buffer. Every fd
  * opened is closed again; the fd count is checked after each input.
@@ -88,6 +89,18 @@ static json_object *insns_again(json_object *parsed, size_t n_fds)
 	if (proto_insns_request_decode(parsed, n_fds, &r, NULL) == 0 && r.insns_fd < n_fds)
 		o = proto_insns_request_encode(&r);
 	proto_insns_request_done(&r);
+	return o;
+}
+
+static json_object *map_again(json_object *parsed, size_t n_fds)
+{
+	struct proto_map_request r = {};
+	json_object *o = NULL;
+
+	(void)n_fds;
+	if (proto_map_request_decode(parsed, &r, NULL) == 0)
+		o = proto_map_request_encode(&r);
+	proto_map_request_done(&r);
 	return o;
 }
 
@@ -187,6 +200,23 @@ static void handle_msg(int sv[2], struct proto_msg *m)
 			check_roundtrip("load_insns", proto_insns_request_encode(&ireq),
 					insns_again, m->n_fds);
 			proto_insns_request_done(&ireq);
+		}
+		free(error);
+		error = NULL;
+	}
+	{
+		struct proto_map_request mreq = {};
+
+		if (proto_map_request_decode(params, &mreq, &error) == 0) {
+			/* Decoding bounds what the worker then allocates. */
+			if (mreq.key_size > PROTO_MAP_MAX_KEY ||
+			    mreq.value_size > PROTO_MAP_MAX_VALUE || mreq.count == 0 ||
+			    mreq.count > PROTO_MAP_MAX_DUMP_ENTRIES ||
+			    mreq.flags > PROTO_MAP_MAX_FLAGS)
+				abort();
+			check_roundtrip("map", proto_map_request_encode(&mreq), map_again,
+					m->n_fds);
+			proto_map_request_done(&mreq);
 		}
 		free(error);
 		error = NULL;

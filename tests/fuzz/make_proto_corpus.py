@@ -75,6 +75,18 @@ SEEDS = {
     "bad-load-insns": [(req("load_insns", {"insns_fd": 1, "type": "x", "license": "GPL"}), 1),
                        (req("load_insns", {"insns_fd": 0, "type": "", "license": "G\nPL",
                                            "prog_name": "a-b", "globals": []}), 1)],
+    "map-ops": [(req("map", {"object": "alice/counter", "map": "counts", "op": "info"}), 0),
+                (req("map", {"object": "counter", "map": "counts", "op": "lookup",
+                             "key": "00000000"}), 0),
+                (req("map", {"object": "counter", "map": "counts", "op": "update",
+                             "key": "00000000", "value": "0700000000000000", "flags": 1}), 0),
+                (req("map", {"object": "counter", "map": "counts", "op": "dump",
+                             "cursor": "03000000", "count": 16}), 0),
+                (req("map", {"object": "counter", "map": "counts", "op": "next_key"}), 0)],
+    "bad-map": [(req("map", {"object": "o", "map": "m", "op": "lookup", "value": "00"}), 0),
+                (req("map", {"object": "o", "map": "m", "op": "update", "key": "0",
+                             "value": "00", "flags": 4}), 0),
+                (req("map", {"object": "o", "map": "m", "op": "dump", "count": 0}), 1)],
 }
 FLAGS = {"small-limit": 2}
 

@@ -322,6 +322,8 @@ static int drop_and_call(void *arg)
 		fprintf(stderr, "privilege drop did not hold\n");
 		return 121;
 	}
+	if (H.client_setup && H.client_setup() < 0)
+		return 123;
 	return c->fn(c->arg);
 }
 

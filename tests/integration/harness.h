@@ -20,6 +20,9 @@ struct harness {
 	char bpf_dir[256]; /* built test objects */
 	char build_dir[256];
 	pid_t daemon;
+	/* If set, every client (harness_as_user() and what runs on it) calls this after
+	 * dropping privileges, e.g. to install a seccomp filter; < 0 fails the client. */
+	int (*client_setup)(void);
 };
 
 extern struct harness H;

@@ -1221,7 +1221,8 @@ static void test_load_encode_minimal(void **state)
 
 	/* Defaults are left out. */
 	assert_non_null(enc);
-	assert_string_equal(json_object_to_json_string_ext(enc, JSON_C_TO_STRING_PLAIN),
+	assert_string_equal(json_object_to_json_string_ext(
+				    enc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE),
 			    "{\"object_fd\":0}");
 	json_object_put(enc);
 }
@@ -1373,6 +1374,218 @@ static void test_insns_roundtrip(void **state)
 		proto_insns_request_done(&a);
 		proto_insns_request_done(&b);
 	}
+}
+
+/* ---- map ---- */
+
+static int decode_map(const char *text, struct proto_map_request *req, char **error)
+{
+	json_object *o = J(text);
+	int r = proto_map_request_decode(o, req, error);
+
+	json_object_put(o);
+	return r;
+}
+
+static void reject_map(const char *text, int err, const char *what)
+{
+	struct proto_map_request req = {.count = 99};
+	char *error = NULL;
+	int r = decode_map(text, &req, &error);
+
+	if (r != err)
+		fail_msg("%s: decode returned %d (%s), expected %d", text, r,
+			 error ? error : "no message", err);
+	/* A rejected request returns nothing to free. */
+	assert_int_equal(req.count, 99);
+	assert_null(req.object);
+	assert_error(&error, what);
+}
+
+/* {"object":"o","map":"m","op":OP, <fields>} */
+static void reject_map_op(const char *op, const char *fields, int err, const char *what)
+{
+	char text[8192];
+
+	snprintf(text, sizeof(text), "{\"object\":\"o\",\"map\":\"m\",\"op\":\"%s\"%s%s}", op,
+		 fields[0] ? "," : "", fields);
+	reject_map(text, err, what);
+}
+
+static void test_map_decode(void **state)
+{
+	struct proto_map_request req = {};
+	char *error = NULL, text[4096];
+	_cleanup_free_ char *key512 = repeat('a', 2 * PROTO_MAP_MAX_KEY),
+			    *key513 = repeat('a', 2 * PROTO_MAP_MAX_KEY + 2),
+			    *value_max = repeat('0', 2 * PROTO_MAP_MAX_VALUE),
+			    *value_over = repeat('0', 2 * PROTO_MAP_MAX_VALUE + 2),
+			    *name255 = repeat('n', 255), *name256 = repeat('n', 256);
+
+	assert_int_equal(decode_map("{\"object\":\"alice/obj\",\"map\":\"counts\",\"op\":\"info\"}",
+				    &req, &error),
+			 0);
+	assert_string_equal(req.object, "alice/obj");
+	assert_string_equal(req.map, "counts");
+	assert_int_equal(req.op, PROTO_MAP_INFO);
+	assert_null(req.key);
+	assert_null(req.value);
+	assert_int_equal(req.count, PROTO_MAP_DEFAULT_DUMP_ENTRIES);
+	proto_map_request_done(&req);
+
+	assert_int_equal(decode_map("{\"object\":\"o\",\"map\":\"m\",\"op\":\"update\","
+				    "\"key\":\"0100aBcD\",\"value\":\"ff\",\"flags\":2}",
+				    &req, &error),
+			 0);
+	assert_int_equal(req.op, PROTO_MAP_UPDATE);
+	assert_int_equal(req.key_size, 4);
+	assert_memory_equal(req.key, "\x01\x00\xab\xcd", 4);
+	assert_int_equal(req.value_size, 1);
+	assert_int_equal(req.value[0], 0xff);
+	assert_int_equal(req.flags, 2);
+	assert_true(proto_map_op_writes(req.op));
+	proto_map_request_done(&req);
+	assert_null(req.key);
+
+	/* dump: cursor is a key, count a page */
+	assert_int_equal(decode_map("{\"object\":\"o\",\"map\":\"m\",\"op\":\"dump\","
+				    "\"cursor\":\"00000000\",\"count\":256}",
+				    &req, &error),
+			 0);
+	assert_int_equal(req.op, PROTO_MAP_DUMP);
+	assert_int_equal(req.key_size, 4);
+	assert_int_equal(req.count, 256);
+	assert_false(proto_map_op_writes(req.op));
+	proto_map_request_done(&req);
+	/* next_key without a key: the first */
+	assert_int_equal(
+		decode_map("{\"object\":\"o\",\"map\":\"m\",\"op\":\"next_key\"}", &req, &error),
+		0);
+	assert_null(req.key);
+	proto_map_request_done(&req);
+	/* null counts as absent */
+	assert_int_equal(decode_map("{\"object\":\"o\",\"map\":\"m\",\"op\":\"next_key\","
+				    "\"key\":null}",
+				    &req, &error),
+			 0);
+	proto_map_request_done(&req);
+	/* The bounds themselves are fine. */
+	snprintf(text, sizeof(text),
+		 "{\"object\":\"%s\",\"map\":\"%s\",\"op\":\"lookup\",\"key\":\"%s\"}", name255,
+		 name255, key512);
+	assert_int_equal(decode_map(text, &req, &error), 0);
+	assert_int_equal(req.key_size, PROTO_MAP_MAX_KEY);
+	proto_map_request_done(&req);
+	{
+		size_t n = strlen(value_max) + 128;
+		_cleanup_free_ char *big = xmalloc(n);
+
+		snprintf(big, n,
+			 "{\"object\":\"o\",\"map\":\"m\",\"op\":\"update\",\"key\":\"00\","
+			 "\"value\":\"%s\"}",
+			 value_max);
+		assert_int_equal(decode_map(big, &req, &error), 0);
+		assert_int_equal(req.value_size, PROTO_MAP_MAX_VALUE);
+		proto_map_request_done(&req);
+		snprintf(big, n,
+			 "{\"object\":\"o\",\"map\":\"m\",\"op\":\"update\",\"key\":\"00\","
+			 "\"value\":\"%s\"}",
+			 value_over);
+		reject_map(big, -E2BIG, "\"value\" is over 16384 bytes");
+	}
+
+	assert_int_equal(proto_map_request_decode(NULL, &req, &error), -EINVAL);
+	assert_error(&error, "map needs \"params\"");
+	/* Envelope of the op. */
+	reject_map("{\"object\":\"o\",\"map\":\"m\"}", -EINVAL, "missing \"op\"");
+	reject_map("{\"map\":\"m\",\"op\":\"info\"}", -EINVAL, "missing \"object\"");
+	reject_map("{\"object\":\"o\",\"op\":\"info\"}", -EINVAL, "missing \"map\"");
+	reject_map(
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"frob\"}", -EINVAL,
+		"\"op\" must be info, lookup, update, delete, next_key, dump or btf, not \"frob\"");
+	reject_map("{\"object\":\"o\",\"map\":\"m\",\"op\":7}", -EINVAL, "\"op\" must be a string");
+	reject_map("{\"object\":\"o\",\"map\":\"m\",\"op\":\"info\",\"fd\":0}", -EINVAL,
+		   "map: unknown key \"fd\"");
+	reject_map("{\"object\":\"\",\"map\":\"m\",\"op\":\"info\"}", -EINVAL,
+		   "\"object\" must be 1 to 255 characters");
+	snprintf(text, sizeof(text), "{\"object\":\"o\",\"map\":\"%s\",\"op\":\"info\"}", name256);
+	reject_map(text, -EINVAL, "\"map\" must be 1 to 255 characters");
+	/* Each op takes its own params only. */
+	reject_map_op("info", "\"key\":\"00\"", -EINVAL, "op info takes no \"key\"");
+	reject_map_op("btf", "\"count\":1", -EINVAL, "op btf takes no \"count\"");
+	reject_map_op("lookup", "\"value\":\"00\",\"key\":\"00\"", -EINVAL,
+		      "op lookup takes no \"value\"");
+	reject_map_op("delete", "\"flags\":0,\"key\":\"00\"", -EINVAL,
+		      "op delete takes no \"flags\"");
+	reject_map_op("dump", "\"key\":\"00\"", -EINVAL, "op dump takes no \"key\"");
+	reject_map_op("next_key", "\"cursor\":\"00\"", -EINVAL, "op next_key takes no \"cursor\"");
+	reject_map_op("lookup", "", -EINVAL, "op lookup needs \"key\"");
+	reject_map_op("delete", "", -EINVAL, "op delete needs \"key\"");
+	reject_map_op("update", "\"value\":\"00\"", -EINVAL, "op update needs \"key\"");
+	reject_map_op("update", "\"key\":\"00\"", -EINVAL, "op update needs \"value\"");
+	/* Values. */
+	reject_map_op("lookup", "\"key\":\"\"", -EINVAL,
+		      "\"key\" must be 1 to 512 bytes as an even number of hex digits");
+	reject_map_op("lookup", "\"key\":\"abc\"", -EINVAL,
+		      "\"key\" must be 1 to 512 bytes as an even number of hex digits");
+	reject_map_op("lookup", "\"key\":\"0x00\"", -EINVAL,
+		      "\"key\" must be 1 to 512 bytes as an even number of hex digits");
+	reject_map_op("lookup", "\"key\":1", -EINVAL, "\"key\" must be a string");
+	snprintf(text, sizeof(text), "\"key\":\"%s\"", key513);
+	reject_map_op("lookup", text, -E2BIG, "\"key\" is over 512 bytes");
+	snprintf(text, sizeof(text), "\"cursor\":\"%s\"", key513);
+	reject_map_op("dump", text, -E2BIG, "\"cursor\" is over 512 bytes");
+	reject_map_op("update", "\"key\":\"00\",\"value\":\"00\",\"flags\":3", -ERANGE,
+		      "\"flags\" must be between 0 and 2");
+	reject_map_op("update", "\"key\":\"00\",\"value\":\"00\",\"flags\":-1", -ERANGE,
+		      "\"flags\" must be between 0 and 2");
+	reject_map_op("update", "\"key\":\"00\",\"value\":\"00\",\"flags\":\"any\"", -EINVAL,
+		      "\"flags\" must be an integer");
+	reject_map_op("dump", "\"count\":0", -ERANGE, "\"count\" must be between 1 and 256");
+	reject_map_op("dump", "\"count\":257", -ERANGE, "\"count\" must be between 1 and 256");
+	reject_map("{\"object\":\"o\\u0000x\",\"map\":\"m\",\"op\":\"info\"}", -EINVAL,
+		   "\"object\" contains a NUL character");
+}
+
+static void test_map_roundtrip(void **state)
+{
+	static const char *const texts[] = {
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"info\"}",
+		"{\"object\":\"alice/o\",\"map\":\"m\",\"op\":\"btf\"}",
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"lookup\",\"key\":\"00010203\"}",
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"update\",\"key\":\"00\",\"value\":\"ff\","
+		"\"flags\":1}",
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"delete\",\"key\":\"00\"}",
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"next_key\"}",
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"dump\",\"cursor\":\"0a\",\"count\":3}",
+		"{\"object\":\"o\",\"map\":\"m\",\"op\":\"dump\"}",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		struct proto_map_request a = {}, b = {};
+		char *error = NULL;
+		json_object *enc, *enc2;
+
+		assert_int_equal(decode_map(texts[i], &a, &error), 0);
+		enc = proto_map_request_encode(&a);
+		assert_non_null(enc);
+		/* What the client library sends is what was decoded, key order included. */
+		assert_string_equal(
+			json_object_to_json_string_ext(enc, JSON_C_TO_STRING_PLAIN |
+								    JSON_C_TO_STRING_NOSLASHESCAPE),
+			texts[i]);
+		assert_int_equal(proto_map_request_decode(enc, &b, &error), 0);
+		enc2 = proto_map_request_encode(&b);
+		assert_string_equal(json_object_to_json_string(enc),
+				    json_object_to_json_string(enc2));
+		assert_int_equal(a.op, b.op);
+		assert_string_equal(proto_map_op_to_string(a.op), proto_map_op_to_string(b.op));
+		json_object_put(enc);
+		json_object_put(enc2);
+		proto_map_request_done(&a);
+		proto_map_request_done(&b);
+	}
+	assert_string_equal(proto_map_op_to_string((enum proto_map_op)99), "?");
 }
 
 static void test_hex_decode(void **state)
@@ -1947,6 +2160,8 @@ int main(void)
 		cmocka_unit_test(test_load_decode_map_sizes),
 		cmocka_unit_test(test_load_decode_programs),
 		cmocka_unit_test(test_insns_decode),
+		cmocka_unit_test(test_map_decode),
+		cmocka_unit_test(test_map_roundtrip),
 		cmocka_unit_test(test_insns_roundtrip),
 		cmocka_unit_test(test_load_roundtrip),
 		cmocka_unit_test(test_load_encode_minimal),
