@@ -2,6 +2,7 @@
 #include "caps.h"
 
 #include <errno.h>
+#include <linux/bpf.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <stdio.h>
@@ -163,9 +164,28 @@ int caps_daemon_init(void)
 	return (k & SECURE_BITS_EXPECTED) == SECURE_BITS_EXPECTED ? 0 : -EPERM;
 }
 
-int caps_spawner_init(void)
+/*
+ * Before Linux 6.5, while kernel.unprivileged_bpf_disabled is set, every
+ * bpf() command needs CAP_BPF effective, even on an fd the caller holds
+ * (later kernels check only the commands that create or look up objects).
+ * Workers then keep CAP_BPF effective for the whole request; they raise the
+ * others as before.
+ */
+static bool keep_bpf_effective;
+
+static bool bpf_needs_cap_for_every_command(void)
+{
+	union bpf_attr attr = {.info.bpf_fd = (uint32_t)-1};
+
+	/* A command on a bad fd: EBADF where the kernel looks at the fd, EPERM where it never does.
+	 */
+	return syscall(SYS_bpf, BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr)) < 0 && errno == EPERM;
+}
+
+int caps_spawner_init(bool assume_old_kernel)
 {
 	_cleanup_(cap_freep) cap_t c = cap_init(); /* all clear */
+	int k;
 
 	if (!c)
 		return -ENOMEM;
@@ -179,7 +199,16 @@ int caps_spawner_init(void)
 	/* Keep the capabilities when nothing else changes; uid stays 0. */
 	if (cap_set_proc(c) < 0)
 		return negative_errno();
-	return caps_verify(caps_worker_mask());
+	k = caps_verify(caps_worker_mask());
+	if (k < 0)
+		return k;
+	keep_bpf_effective = assume_old_kernel || bpf_needs_cap_for_every_command();
+	return caps_clear_effective();
+}
+
+uint64_t caps_worker_effective_mask(void)
+{
+	return keep_bpf_effective ? 1ull << CAP_BPF : 0;
 }
 
 int caps_worker_check(void)
@@ -194,7 +223,8 @@ int caps_worker_check(void)
 	permitted = (uint64_t)d[1].permitted << 32 | d[0].permitted;
 	effective = (uint64_t)d[1].effective << 32 | d[0].effective;
 	inheritable = (uint64_t)d[1].inheritable << 32 | d[0].inheritable;
-	if (permitted != caps_worker_mask() || effective != 0 || inheritable != 0)
+	if (permitted != caps_worker_mask() || effective != caps_worker_effective_mask() ||
+	    inheritable != 0)
 		return -EPERM;
 	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
 		return -EPERM;
@@ -203,6 +233,7 @@ int caps_worker_check(void)
 
 int caps_set_effective(const cap_value_t *caps, int n)
 {
+	static const cap_value_t bpf_cap = CAP_BPF;
 	_cleanup_(cap_freep) cap_t c = cap_get_proc();
 
 	if (!c)
@@ -210,6 +241,8 @@ int caps_set_effective(const cap_value_t *caps, int n)
 	if (cap_clear_flag(c, CAP_EFFECTIVE) < 0)
 		return negative_errno();
 	if (n > 0 && cap_set_flag(c, CAP_EFFECTIVE, n, caps, CAP_SET) < 0)
+		return negative_errno();
+	if (keep_bpf_effective && cap_set_flag(c, CAP_EFFECTIVE, 1, &bpf_cap, CAP_SET) < 0)
 		return negative_errno();
 	if (cap_set_proc(c) < 0)
 		return negative_errno();

@@ -25,7 +25,13 @@ int caps_verify(uint64_t permitted);
  * Reduce the worker spawner, once: permitted set = what loading may need,
  * effective empty; read back. Every worker it forks inherits this.
  */
-int caps_spawner_init(void);
+int caps_spawner_init(bool assume_old_kernel);
+/*
+ * What a worker's effective set is between raises: empty, or CAP_BPF where
+ * the kernel wants it for every bpf() command (before 6.5, with
+ * unprivileged BPF disabled: probed by caps_spawner_init(), or assumed).
+ */
+uint64_t caps_worker_effective_mask(void);
 /* A worker's own cheap re-check of what it inherited (capget, no_new_privs). */
 int caps_worker_check(void);
 /* Make exactly these capabilities effective (others dropped from the effective set). */

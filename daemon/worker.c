@@ -381,7 +381,8 @@ _Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent
 	if (p->cfg.load.store.fault && strcmp(p->cfg.load.store.fault, "spawner-start") == 0)
 		_exit(EXIT_FAILURE);
 	/* What workers may hold, once for all of them (CAP_SYS_PTRACE goes). */
-	if (caps_spawner_init() < 0) {
+	if (caps_spawner_init(p->cfg.load.store.fault &&
+			      strcmp(p->cfg.load.store.fault, "bpf-needs-cap") == 0) < 0) {
 		log_error("worker spawner: cannot reduce capabilities");
 		_exit(EXIT_FAILURE);
 	}

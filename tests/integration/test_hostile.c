@@ -1352,6 +1352,52 @@ static void test_spawner_keeps_failing(void **state)
 	assert_int_equal(harness_start(JOB_TIMEOUT), 0);
 }
 
+/* A field of /proc/PID/status as a number in base. */
+static unsigned long long status_hex(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	unsigned long long v = ~0ull;
+	size_t len = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, len) == 0 && line[len] == ':')
+			v = strtoull(line + len + 1, NULL, 16);
+	fclose(f);
+	return v;
+}
+
+/*
+ * Kernels before 6.5 with unprivileged BPF disabled want CAP_BPF effective
+ * for every bpf() command. The daemon probes for that; here it is told to
+ * assume it: workers then hold CAP_BPF (and only it) effective between
+ * raises, and loads, named loads and fds still work.
+ */
+static void test_old_kernel_mode(void **state)
+{
+	static struct shared once = {.stop = 1};
+	pid_t workers[8];
+	size_t n = 0;
+
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start("--fault-inject=bpf-needs-cap"), 0);
+	assert_int_equal(harness_as_user(&nobody, client_load_until_stopped, &once), 0);
+	for (int i = 0; i < 100 && n == 0; i++) {
+		n = daemon_children(workers, 8);
+		if (n == 0)
+			usleep(10000);
+	}
+	assert_true(n > 0);
+	/* CAP_BPF is 39. */
+	assert_int_equal(status_hex(workers[0], "CapEff"), 1ull << 39);
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(JOB_TIMEOUT), 0);
+}
+
 /* ---- setup ---- */
 
 static int setup(void **state)
@@ -1405,6 +1451,7 @@ int main(void)
 		cmocka_unit_test(test_many_requests),
 		cmocka_unit_test(test_sigterm_during_loads),
 		cmocka_unit_test(test_spawner_keeps_failing),
+		cmocka_unit_test(test_old_kernel_mode),
 	};
 
 	return cmocka_run_group_tests_name("hostile", tests, setup, teardown);
