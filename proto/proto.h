@@ -88,8 +88,7 @@ int proto_recv(int sock, size_t max_bytes, size_t max_fds, struct proto_msg *ret
  * or an error as above). For relaying a message whose sender is trusted.
  */
 int proto_send_raw(int sock, const char *buf, size_t len, const int *fds, size_t n_fds);
-int proto_recv_raw(int sock, size_t max_bytes, size_t max_fds, struct proto_raw *ret,
-		   char **error);
+int proto_recv_raw(int sock, size_t max_bytes, size_t max_fds, struct proto_raw *ret, char **error);
 
 /* Pure: parse len bytes into a JSON object (the fuzzed entry point). */
 int proto_parse(const char *buf, size_t len, json_object **ret, char **error);
@@ -163,6 +162,8 @@ struct proto_load_request {
 	size_t n_map_sizes;
 	struct proto_program_select *programs; /* non-empty: only these load */
 	size_t n_programs;
+	char **freeze; /* maps to freeze (BPF_MAP_FREEZE) once loaded */
+	size_t n_freeze;
 };
 
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
