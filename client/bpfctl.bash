@@ -6,9 +6,9 @@
 # (bpfctl list, bpfctl show), so they complete only while it runs and only
 # with what the broker lets you see.
 
-_bpfctl_commands="check run policy doctor load list show unload attach detach test-run map"
+_bpfctl_commands="check run policy doctor load list show unload attach detach test-run map ringbuf"
 _bpfctl_global_opts="--socket --json -j --help -h"
-_bpfctl_load_opts="--global --map-size --program --object-name"
+_bpfctl_load_opts="--global --map-size --program --object-name --freeze"
 _bpfctl_cgroup_attach_types="cgroup_inet_ingress cgroup_inet_egress cgroup_inet_sock_create
 	cgroup_inet_sock_release cgroup_sock_ops cgroup_device cgroup_inet4_bind cgroup_inet6_bind
 	cgroup_inet4_post_bind cgroup_inet6_post_bind cgroup_inet4_connect cgroup_inet6_connect
@@ -99,7 +99,7 @@ _bpfctl()
 		COMPREPLY=($(compgen -W "$(_bpfctl_objects)" -- "$cur"))
 		return
 		;;
-	--global | --map-size | --program | --object-name | --share | --repeat)
+	--global | --map-size | --program | --object-name | --share | --repeat | --freeze | --count)
 		return
 		;;
 	esac
@@ -109,7 +109,7 @@ _bpfctl()
 		case ${COMP_WORDS[i]} in
 		--) [[ -n $cmd ]] && after_dashdash=1 ;;
 		--socket | --data-in | --ctx-in | --user | --attach-type | --name | --global | \
-			--map-size | --program | --object-name | --share | --repeat)
+			--map-size | --program | --object-name | --share | --repeat | --freeze | --count)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -154,6 +154,7 @@ _bpfctl()
 		attach) opts+=" --attach-type --pin --" ;;
 		test-run) opts+=" --data-in --ctx-in --repeat" ;;
 		map) opts+=" --proxy --noexist --exist" ;;
+		ringbuf) opts+=" --count" ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
@@ -201,6 +202,9 @@ _bpfctl()
 		0) COMPREPLY=($(compgen -W "dump lookup update delete" -- "$cur")) ;;
 		1) _bpfctl_complete_ref "$cur" map ;;
 		esac
+		;;
+	ringbuf)
+		((n_args == 0)) && _bpfctl_complete_ref "$cur" map
 		;;
 	esac
 }

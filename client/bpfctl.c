@@ -16,15 +16,19 @@
  *   bpfctl test-run REF/PROG [--data-in FILE] [--ctx-in FILE] [--repeat N]
  *   bpfctl map dump|lookup|update|delete REF/MAP [KEY [VALUE]]  on the fd, or proxied
  *                                 by the broker where the kernel refuses bpf() (--proxy)
+ *   bpfctl ringbuf REF/MAP [--count N]  print a ring buffer's records as they come
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +64,8 @@ enum {
 	OPT_PROXY,
 	OPT_EXIST,
 	OPT_NOEXIST,
+	OPT_FREEZE,
+	OPT_COUNT,
 };
 
 struct cli {
@@ -71,6 +77,7 @@ struct cli {
 	struct bpfbroker_map_size sizes[PROTO_MAX_CONFIG_ITEMS];
 	struct bpfbroker_program_select programs[PROTO_MAX_CONFIG_ITEMS];
 	struct bpfbroker_share shares[PROTO_MAX_SHARES];
+	const char *freeze[PROTO_MAX_CONFIG_ITEMS];
 	struct bpfbroker_list_opts list;
 	const char *attach_type, *data_in, *ctx_in;
 	const char *prog_type, *license, *prog_name; /* load-insns, check-insns */
@@ -78,6 +85,7 @@ struct cli {
 	bool map_proxy; /* map: through the broker even where bpf() works */
 	uint64_t update_flags; /* map update: BPF_ANY, BPF_NOEXIST or BPF_EXIST */
 	uint32_t repeat;
+	uint64_t count; /* ringbuf: stop after this many records (0: never) */
 	/* What followed "--" (attach: the command to run holding the link). */
 	bool dashdash;
 	char **cmd;
@@ -104,7 +112,7 @@ static void usage(FILE *f)
 		"[--share MAP:group:GROUP:MODE]...\n"
 		"                            load OBJ and keep it as NAME, granting maps to "
 		"others\n"
-		"                            (MODE ro, wo or rw)\n"
+		"                            (MODE ro, wo, rw or consume)\n"
 		"  load-insns FILE --type TYPE --name NAME [--attach-type TYPE] [--license L]\n"
 		"      [--prog-name P]       load one program of raw struct bpf_insn (as "
 		"container\n"
@@ -142,13 +150,19 @@ static void usage(FILE *f)
 		"\"0x01000000\");\n"
 		"                            where the kernel refuses bpf() to you, the broker "
 		"does\n"
-		"                            the operations (--proxy: always)\n\n"
+		"                            the operations (--proxy: always)\n"
+		"  ringbuf REF/MAP [--count N]  print a ring buffer's records in hex as they\n"
+		"                            come (consuming them), until interrupted or N\n"
+		"                            records\n\n"
 		"Options:\n"
 		"  --socket PATH             broker socket (default $%s or %s)\n"
 		"  -j, --json                JSON output\n"
 		"  --global NAME=HEX         set a global variable in .rodata/.data/.bss before "
 		"load\n"
 		"  --map-size NAME=N         set a map's max_entries before load\n"
+		"  --freeze MAP              freeze MAP once loaded: no fd writes it from user\n"
+		"                            space (repeatable); an ro grant of a frozen\n"
+		"                            mmapable array can then be mapped\n"
 		"  --program NAME[:TYPE[:ATTACH_TYPE]]  load only the programs named "
 		"(repeatable),\n"
 		"                            optionally setting their type and expected attach "
@@ -282,10 +296,11 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 			sh->group = who;
 		else
 			goto bad_share;
-		sh->access = strcmp(mode, "ro") == 0   ? BPFBROKER_ACCESS_RO
-			     : strcmp(mode, "wo") == 0 ? BPFBROKER_ACCESS_WO
-			     : strcmp(mode, "rw") == 0 ? BPFBROKER_ACCESS_RW
-						       : BPFBROKER_ACCESS_NONE;
+		sh->access = strcmp(mode, "ro") == 0	    ? BPFBROKER_ACCESS_RO
+			     : strcmp(mode, "wo") == 0	    ? BPFBROKER_ACCESS_WO
+			     : strcmp(mode, "rw") == 0	    ? BPFBROKER_ACCESS_RW
+			     : strcmp(mode, "consume") == 0 ? BPFBROKER_ACCESS_CONSUME
+							    : BPFBROKER_ACCESS_NONE;
 		if (sh->access == BPFBROKER_ACCESS_NONE)
 			goto bad_share;
 		c->opts.n_shares++;
@@ -296,7 +311,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		else
 			fprintf(stderr,
 				"bpfctl: --share takes MAP:user:USER:MODE or MAP:group:GROUP:MODE "
-				"with MODE ro, wo or rw\n");
+				"with MODE ro, wo, rw or consume\n");
 		return -EINVAL;
 	}
 	case OPT_REPEAT: {
@@ -310,6 +325,21 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 			return -EINVAL;
 		}
 		c->repeat = (uint32_t)v;
+		return 0;
+	}
+	case OPT_FREEZE:
+		if (c->opts.n_freeze >= PROTO_MAX_CONFIG_ITEMS || !*arg)
+			goto bad;
+		c->freeze[c->opts.n_freeze++] = arg;
+		return 0;
+	case OPT_COUNT: {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (errno || *end || end == arg || v == 0)
+			goto bad;
+		c->count = v;
 		return 0;
 	}
 	}
@@ -1387,8 +1417,9 @@ static int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 		return map_open_failed(&x, k, e, ref);
 	x.m = bpfbroker_map_handle_info(x.h);
 	if (x.m->key_size == 0) {
-		fprintf(stderr, "bpfctl: map %s (%s) has no keys; bpfctl map cannot access it\n",
-			x.name, x.m->type);
+		fprintf(stderr, "bpfctl: map %s (%s) has no keys; bpfctl map cannot access it%s\n",
+			x.name, x.m->type,
+			strcmp(x.m->type, "ringbuf") == 0 ? " (read it with bpfctl ringbuf)" : "");
 		bpfbroker_map_close(x.h);
 		return EXIT_ERROR;
 	}
@@ -1470,6 +1501,99 @@ out:
 	return k;
 }
 
+/* ---- ringbuf ---- */
+
+struct ringbuf_print {
+	bool json;
+	uint64_t seen, count;
+};
+
+static int ringbuf_print_record(void *ctx, const void *data, size_t size)
+{
+	struct ringbuf_print *p = ctx;
+	_cleanup_free_ char *hex = p->json ? proto_hex_encode(data, size) : format_hex(data, size);
+
+	if (!hex)
+		return -ENOMEM;
+	if (p->json)
+		printf("{\"size\":%zu,\"data\":\"%s\"}\n", size, hex);
+	else
+		printf("%s\n", hex);
+	fflush(stdout);
+	/* Stop right after the last record wanted: the rest stays for the next consumer. */
+	return ++p->seen == p->count ? -ECANCELED : 0;
+}
+
+/*
+ * Consume until SIGINT or SIGTERM (or --count records): both are blocked and
+ * read from a signalfd polled with the ring, so none is lost between a check
+ * and the wait.
+ */
+static int ringbuf_follow(struct bpfbroker_ringbuf *rb)
+{
+	_cleanup_close_ int sfd = -1;
+	sigset_t mask;
+	int k;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+		return negative_errno();
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0)
+		return negative_errno();
+	/* What is already there first, then whatever comes. */
+	for (k = bpfbroker_ringbuf_consume(rb); k >= 0; k = bpfbroker_ringbuf_consume(rb)) {
+		struct pollfd fds[] = {{.fd = bpfbroker_ringbuf_epoll_fd(rb), .events = POLLIN},
+				       {.fd = sfd, .events = POLLIN}};
+
+		if (poll(fds, 2, -1) < 0 && errno != EINTR)
+			return negative_errno();
+		if (fds[1].revents)
+			return 0;
+	}
+	return k == -ECANCELED ? 0 : k;
+}
+
+/* Print a ring buffer's records as they come, until a signal or --count records. */
+static int cmd_ringbuf(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct ringbuf_print p = {.json = c->json, .count = c->count};
+	struct bpfbroker_ringbuf *rb = NULL;
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	const struct bpfbroker_map *m;
+	char *ref, *name;
+	int k;
+
+	if (argc != 1) {
+		fprintf(stderr, "bpfctl: ringbuf takes REF/MAP\n");
+		return EXIT_ERROR;
+	}
+	if (split_ref(argv[0], "MAP", &ref, &name) < 0)
+		return EXIT_ERROR;
+	k = bpfbroker_fds(b, ref, &r, &e);
+	if (k < 0)
+		return report_error(c, k, e, ref);
+	m = bpfbroker_result_map(r, name);
+	if (!m || m->access != BPFBROKER_ACCESS_CONSUME || m->fd < 0) {
+		fprintf(stderr, "bpfctl: map %s: %s\n", name,
+			!m ? "not in this object, or not shared with you"
+			: strcmp(m->type, "ringbuf") != 0 ? "not a ring buffer"
+							  : "your policy does not grant consume");
+		bpfbroker_result_free(r);
+		return EXIT_DENIED;
+	}
+	k = bpfbroker_ringbuf_new(m->fd, m->max_entries, ringbuf_print_record, &p, &rb);
+	bpfbroker_result_free(r);
+	if (k < 0)
+		return die_errno(k, "cannot map the ring buffer");
+	k = ringbuf_follow(rb);
+	bpfbroker_ringbuf_free(rb);
+	return k < 0 ? die_errno(k, "ring buffer") : EXIT_SUCCESS;
+}
+
 /* Parse options; stop_at_positional keeps everything after the first positional untouched. */
 static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 {
@@ -1496,6 +1620,8 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		{"proxy", no_argument, NULL, OPT_PROXY},
 		{"exist", no_argument, NULL, OPT_EXIST},
 		{"noexist", no_argument, NULL, OPT_NOEXIST},
+		{"freeze", required_argument, NULL, OPT_FREEZE},
+		{"count", required_argument, NULL, OPT_COUNT},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -1564,6 +1690,8 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		case 'P':
 		case OPT_SHARE:
 		case OPT_REPEAT:
+		case OPT_FREEZE:
+		case OPT_COUNT:
 			if (parse_option(c, opt, optarg) < 0)
 				return -EINVAL;
 			break;
@@ -1593,6 +1721,7 @@ static const struct command {
 	{"detach", cmd_detach},
 	{"test-run", cmd_test_run},
 	{"map", cmd_map},
+	{"ringbuf", cmd_ringbuf},
 	{"doctor", NULL},
 	{"load-insns", cmd_load_insns},
 	{"check-insns", cmd_check_insns},
@@ -1610,6 +1739,7 @@ int main(int argc, char **argv)
 	c.opts.map_sizes = c.sizes;
 	c.opts.programs = c.programs;
 	c.opts.shares = c.shares;
+	c.opts.freeze = c.freeze;
 
 	k = parse_options(&c, argc, argv, true);
 	if (k < 0)

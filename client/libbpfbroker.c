@@ -307,10 +307,13 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		p->value_size = (uint32_t)get_int(o, "value_size", 0);
 		p->max_entries = (uint32_t)get_int(o, "max_entries", 0);
 		p->pinned = get_bool(o, "pinned");
-		p->access = strcmp(access, "rw") == 0	? BPFBROKER_ACCESS_RW
-			    : strcmp(access, "ro") == 0 ? BPFBROKER_ACCESS_RO
-			    : strcmp(access, "wo") == 0 ? BPFBROKER_ACCESS_WO
-							: BPFBROKER_ACCESS_NONE;
+		p->access = strcmp(access, "rw") == 0	     ? BPFBROKER_ACCESS_RW
+			    : strcmp(access, "ro") == 0	     ? BPFBROKER_ACCESS_RO
+			    : strcmp(access, "wo") == 0	     ? BPFBROKER_ACCESS_WO
+			    : strcmp(access, "consume") == 0 ? BPFBROKER_ACCESS_CONSUME
+							     : BPFBROKER_ACCESS_NONE;
+		p->map_flags = (uint32_t)get_int(o, "map_flags", 0);
+		p->frozen = get_bool(o, "frozen");
 		p->fd = fd_at(r, o);
 		p->verdict = get_str(o, "verdict") ?: "";
 		p->btf_key_type_id = (uint32_t)get_int(o, "btf_key_type_id", 0);
@@ -394,6 +397,8 @@ const char *bpfbroker_access_to_string(enum bpfbroker_access a)
 		return "wo";
 	case BPFBROKER_ACCESS_RW:
 		return "rw";
+	case BPFBROKER_ACCESS_CONSUME:
+		return "consume";
 	default:
 		return "none";
 	}
@@ -423,7 +428,7 @@ static int opts_copy(void *ours, size_t ours_size, const void *theirs, size_t sz
 
 static char *access_dup(enum bpfbroker_access a)
 {
-	return a == BPFBROKER_ACCESS_NONE || (unsigned)a > BPFBROKER_ACCESS_RW
+	return a == BPFBROKER_ACCESS_NONE || (unsigned)a > BPFBROKER_ACCESS_CONSUME
 		       ? NULL
 		       : strdup(bpfbroker_access_to_string(a));
 }
@@ -443,7 +448,7 @@ static int shares_to_request(const struct bpfbroker_load_opts *opts, struct prot
 
 		req->n_shares = i + 1;
 		if (!s->map || !s->user == !s->group || s->access == BPFBROKER_ACCESS_NONE ||
-		    (unsigned)s->access > BPFBROKER_ACCESS_RW)
+		    (unsigned)s->access > BPFBROKER_ACCESS_CONSUME)
 			return -EINVAL;
 		out->map = strdup(s->map);
 		out->access = access_dup(s->access);
@@ -501,6 +506,17 @@ static int opts_to_request(const struct bpfbroker_load_opts *theirs, struct prot
 			req->map_sizes[i].max_entries = opts->map_sizes[i].max_entries;
 			req->n_map_sizes = i + 1;
 			if (!req->map_sizes[i].name)
+				return -ENOMEM;
+		}
+	}
+	if (opts->n_freeze) {
+		req->freeze = calloc(opts->n_freeze, sizeof(*req->freeze));
+		if (!req->freeze)
+			return -ENOMEM;
+		for (size_t i = 0; i < opts->n_freeze; i++) {
+			req->freeze[i] = strdup(opts->freeze[i]);
+			req->n_freeze = i + 1;
+			if (!req->freeze[i])
 				return -ENOMEM;
 		}
 	}

@@ -46,6 +46,8 @@ enum bpfbroker_access {
 	BPFBROKER_ACCESS_RO = 1,
 	BPFBROKER_ACCESS_WO = 2,
 	BPFBROKER_ACCESS_RW = 3,
+	/* Ring buffers only: an fd to consume the records with (bpfbroker_ringbuf_new). */
+	BPFBROKER_ACCESS_CONSUME = 4,
 };
 
 struct bpfbroker_program {
@@ -73,6 +75,8 @@ struct bpfbroker_map {
 	const char *verdict;
 	/* Type ids in bpfbroker_result.btf_fd's BTF (bpfbroker_fds only); 0: none. */
 	uint32_t btf_key_type_id, btf_value_type_id;
+	uint32_t map_flags; /* BPF_F_MMAPABLE (1 << 10) and friends */
+	bool frozen; /* no fd writes it from user space (bpfbroker_load_opts.freeze) */
 };
 
 struct bpfbroker_result {
@@ -140,6 +144,14 @@ struct bpfbroker_load_opts {
 	const char *name;
 	const struct bpfbroker_share *shares; /* needs name */
 	size_t n_shares;
+	/*
+	 * Maps to freeze once loaded (BPF_MAP_FREEZE): from then on no fd writes
+	 * them from user space, yours included; the programs still do. A frozen
+	 * BPF_F_MMAPABLE array granted ro comes as an fd bpfbroker_map_mmap() can
+	 * map (the kernel maps no fd opened read-only).
+	 */
+	const char *const *freeze;
+	size_t n_freeze;
 };
 
 /*
@@ -387,6 +399,39 @@ int bpfbroker_map_dump(struct bpfbroker_map_handle *h, const void *cursor, void 
  */
 int bpfbroker_map_btf(struct bpfbroker_map_handle *h, void **ret_data, size_t *ret_size,
 		      struct bpfbroker_error **err);
+
+/*
+ * Map a BPF_F_MMAPABLE array's values: element i at (char *)*ret_ptr + i *
+ * round_up(value_size, 8), live (what the programs write shows at once, no
+ * system call per read). rw: a shared writable mapping; ro: read-only, and
+ * only if the map is frozen (bpfbroker_load_opts.freeze; else -EACCES: the
+ * kernel maps no fd opened read-only). The length is what the kernel maps,
+ * round_up(value_size, 8) * max_entries rounded up to the page size; unmap
+ * with munmap(*ret_ptr, *ret_len). -EINVAL for other maps, -EACCES for wo or
+ * none. The mapping outlives the fd and the result.
+ */
+int bpfbroker_map_mmap(const struct bpfbroker_map *map, void **ret_ptr, size_t *ret_len);
+
+/*
+ * Ring buffer consumer (BPF_MAP_TYPE_RINGBUF granted consume): mmap and
+ * epoll on the fd, no bpf() system call. size is the map's max_entries (from
+ * the broker's reply); the fd is duplicated, so the caller may close its own.
+ * fn is called once per record the programs submitted (discarded ones are
+ * skipped), with data valid only during the call; a negative return stops
+ * consuming after that record and is returned by poll/consume.
+ */
+struct bpfbroker_ringbuf;
+typedef int (*bpfbroker_ringbuf_fn)(void *ctx, const void *data, size_t size);
+
+int bpfbroker_ringbuf_new(int map_fd, uint32_t size, bpfbroker_ringbuf_fn fn, void *ctx,
+			  struct bpfbroker_ringbuf **ret);
+/* Wait up to timeout_ms (-1: forever) for records, then consume: records consumed, or -errno. */
+int bpfbroker_ringbuf_poll(struct bpfbroker_ringbuf *rb, int timeout_ms);
+/* Consume what is there without waiting: records consumed, or -errno. */
+int bpfbroker_ringbuf_consume(struct bpfbroker_ringbuf *rb);
+/* An epoll fd that becomes readable when records wait, for the caller's own event loop. */
+int bpfbroker_ringbuf_epoll_fd(const struct bpfbroker_ringbuf *rb);
+void bpfbroker_ringbuf_free(struct bpfbroker_ringbuf *rb);
 
 /* Closes every fd the result still owns. */
 void bpfbroker_result_free(struct bpfbroker_result *r);

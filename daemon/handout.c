@@ -10,6 +10,7 @@
 
 #include "caps.h"
 #include "common/bpffs.h"
+#include "common/fdinfo.h"
 #include "common/macro.h"
 
 static bool allow_writable;
@@ -52,8 +53,8 @@ int handout_check_bpffs(char *msg, size_t size)
 			snprintf(guard_msg, sizeof(guard_msg),
 				 "cannot read kernel.unprivileged_bpf_disabled, so the broker "
 				 "cannot tell whether users may load programs that write maps "
-				 "they hold read-only: it hands out no read-only or write-only "
-				 "map fds");
+				 "they hold read-only: it hands out no read-only, write-only or "
+				 "consume map fds");
 			if (buf[0] != '0')
 				goto out;
 		}
@@ -63,11 +64,9 @@ int handout_check_bpffs(char *msg, size_t size)
 				guard_msg, sizeof(guard_msg),
 				"kernel.unprivileged_bpf_disabled is 0: any user may load a socket "
 				"filter that writes a map it holds a read-only fd of, so the "
-				"broker "
-				"hands out no read-only or write-only map fds until it is set "
-				"(sysctl "
-				"kernel.unprivileged_bpf_disabled=2) or the administrator starts "
-				"bpfbrokerd with --allow-writable-bpffs");
+				"broker hands out no read-only, write-only or consume map fds "
+				"until it is set (sysctl kernel.unprivileged_bpf_disabled=2) or "
+				"the administrator starts bpfbrokerd with --allow-writable-bpffs");
 			goto out;
 		}
 		k = bpffs_find_writable(&m);
@@ -75,21 +74,19 @@ int handout_check_bpffs(char *msg, size_t size)
 			guard_result = 0;
 		} else if (k > 0) {
 			guard_result = -EACCES;
-			snprintf(
-				guard_msg, sizeof(guard_msg),
-				"the bpffs at %s is writable by users other than root (mode %04o, "
-				"owner %u): whoever holds a read-only map fd could pin it there "
-				"and "
-				"reopen it read-write, so the broker hands out no read-only or "
-				"write-only map fds until it is remounted with mode=0700 (mount -o "
-				"remount,mode=0700 %s) or the administrator starts bpfbrokerd with "
-				"--allow-writable-bpffs",
-				m.path, (unsigned)m.mode, (unsigned)m.uid, m.path);
+			snprintf(guard_msg, sizeof(guard_msg),
+				 "the bpffs at %s is writable by users other than root (mode %04o, "
+				 "owner %u): whoever holds a read-only map fd could pin it there "
+				 "and reopen it read-write, so the broker hands out no read-only, "
+				 "write-only or consume map fds until it is remounted with "
+				 "mode=0700 (mount -o remount,mode=0700 %s) or the administrator "
+				 "starts bpfbrokerd with --allow-writable-bpffs",
+				 m.path, (unsigned)m.mode, (unsigned)m.uid, m.path);
 		} else {
 			guard_result = -EACCES;
 			snprintf(guard_msg, sizeof(guard_msg),
 				 "cannot check the bpffs mounts (%s), so the broker hands out no "
-				 "read-only or write-only map fds",
+				 "read-only, write-only or consume map fds",
 				 strerror(-k));
 		}
 	}
@@ -117,12 +114,53 @@ void handout_batch_end(void)
 	in_batch = false;
 }
 
+static bool map_is_frozen(int fd)
+{
+	uint64_t v = 0;
+
+	return fdinfo_get_u64(fd, "frozen", &v) == 0 && v != 0;
+}
+
+/*
+ * The access mode of the fd for access to info's map. A mapping of a file
+ * opened without write access is never shared (mmap() clears VM_SHARED),
+ * and the kernel maps BPF maps only shared, so an O_RDONLY map fd cannot be
+ * mapped at all, not even read-only. A frozen map's fds write nothing from
+ * user space whatever their mode (map_get_sys_perms() drops FMODE_CAN_WRITE,
+ * bpf_map_mmap() refuses writable mappings, a read-only mapping loses
+ * VM_MAYWRITE), so an mmapable array frozen at load is handed out for ro as
+ * O_RDWR: that fd reads and maps read-only, and nothing more. (Inserting it
+ * into a map of maps is the one thing O_RDWR would add; map_insert refuses
+ * frozen maps.)
+ */
+static int handout_map_fd_flags(const struct bpf_map_info *info, enum map_access access,
+				bool frozen)
+{
+	switch (access) {
+	case MAP_ACCESS_RO:
+		if (frozen && info->type == BPF_MAP_TYPE_ARRAY &&
+		    (info->map_flags & BPF_F_MMAPABLE))
+			return O_RDWR;
+		return O_RDONLY;
+	case MAP_ACCESS_WO:
+		return O_WRONLY;
+	case MAP_ACCESS_RW:
+		return O_RDWR;
+	case MAP_ACCESS_CONSUME:
+		/* Mapping the consumer position writable needs it (see SECURITY.md). */
+		return info->type == BPF_MAP_TYPE_RINGBUF ? O_RDWR : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
 /* An fd for the map with exactly the granted access, checked after opening. */
-int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
+int handout_map_fd(int map_fd, enum map_access access, struct handout_map *ret)
 {
 	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
+	bool frozen;
 	int fd, k, want;
 
 	/* Defence in depth: callers check first, for a better message. */
@@ -133,10 +171,14 @@ int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
 	}
 	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
 		return negative_errno();
+	frozen = map_is_frozen(map_fd);
+	want = handout_map_fd_flags(&info, access, frozen);
+	if (want < 0)
+		return want;
 	LIBBPF_OPTS(bpf_get_fd_by_id_opts, opts,
-		    .open_flags = access == MAP_ACCESS_RO   ? BPF_F_RDONLY
-				  : access == MAP_ACCESS_WO ? BPF_F_WRONLY
-							    : 0);
+		    .open_flags = want == O_RDONLY   ? BPF_F_RDONLY
+				  : want == O_WRONLY ? BPF_F_WRONLY
+						     : 0);
 	/* BPF_MAP_GET_FD_BY_ID is the kernel's only way to open a map with fewer rights. */
 	if (!in_batch) {
 		k = caps_set_effective(sys_admin, 1);
@@ -150,12 +192,12 @@ int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id)
 	if (fd < 0)
 		return k;
 	/* The file's access mode is what the kernel checks on every map operation. */
-	want = access == MAP_ACCESS_RO ? O_RDONLY : access == MAP_ACCESS_WO ? O_WRONLY : O_RDWR;
-	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != want) {
+	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != want ||
+	    (access == MAP_ACCESS_RO && want == O_RDWR && !map_is_frozen(fd))) {
 		safe_close(fd);
 		return -EACCES;
 	}
-	*ret_id = info.id;
+	*ret = (struct handout_map){.id = info.id, .map_flags = info.map_flags, .frozen = frozen};
 	return fd;
 }
 

@@ -26,10 +26,22 @@ void handout_allow_writable_bpffs(bool allow);
 int handout_batch_begin(void);
 void handout_batch_end(void);
 
+/* What the kernel says of a map handed out. */
+struct handout_map {
+	uint32_t id;
+	uint32_t map_flags;
+	bool frozen; /* BPF_MAP_FREEZE: no fd may write it from user space */
+};
+
 /*
  * A new fd for the map behind map_fd, opened with exactly access (not NONE),
- * and its kernel id. Raises CAP_SYS_ADMIN for BPF_MAP_GET_FD_BY_ID only.
+ * and what the kernel says of the map. Raises CAP_SYS_ADMIN for
+ * BPF_MAP_GET_FD_BY_ID only. ro and wo fds are BPF_F_RDONLY/BPF_F_WRONLY,
+ * rw and consume (ring buffers) O_RDWR, and so is ro on a frozen mmapable
+ * array: the kernel maps no fd opened without write access (see
+ * handout_map_fd_flags() in handout.c), and on a frozen map an O_RDWR fd
+ * writes nothing.
  */
-int handout_map_fd(int map_fd, enum map_access access, uint32_t *ret_id);
+int handout_map_fd(int map_fd, enum map_access access, struct handout_map *ret);
 /* A program's kernel id and tag (hex, 17 bytes with NUL). */
 int handout_prog_info(int prog_fd, uint32_t *ret_id, char ret_tag[17]);

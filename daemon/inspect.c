@@ -1106,6 +1106,7 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		m->key_size = bpf_map__key_size(map);
 		m->value_size = bpf_map__value_size(map);
 		m->max_entries = bpf_map__max_entries(map);
+		m->map_flags = bpf_map__map_flags(map);
 		/* libbpf sets the pin path at open time exactly for LIBBPF_PIN_BY_NAME maps
 		 * (under opts.pin_root_path, default /sys/fs/bpf); nothing else sets it
 		 * before load unless the caller did. */

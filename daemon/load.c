@@ -19,6 +19,7 @@
 
 #include "audit.h"
 #include "btfcheck.h"
+#include "common/fdinfo.h"
 #include "common/sha256.h"
 #include "caps.h"
 #include "common/macro.h"
@@ -396,6 +397,11 @@ static int job_configure(struct job *j, struct reply *r)
 					   j->req.map_sizes[i].name, strerror(-k));
 	}
 
+	for (size_t i = 0; i < j->req.n_freeze; i++)
+		if (!bpf_object__find_map_by_name(j->obj, j->req.freeze[i]))
+			return reply_error(r, PROTO_E_INVALID, ENOENT,
+					   "freeze: no map \"%s\" in the object", j->req.freeze[i]);
+
 	for (size_t i = 0; i < j->req.n_globals; i++) {
 		const struct proto_global *g = &j->req.globals[i];
 		struct bpf_map *map;
@@ -564,6 +570,7 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 		json_object_object_add(o, "key_size", json_object_new_int64(m->key_size));
 		json_object_object_add(o, "value_size", json_object_new_int64(m->value_size));
 		json_object_object_add(o, "max_entries", json_object_new_int64(m->max_entries));
+		json_object_object_add(o, "map_flags", json_object_new_int64(m->map_flags));
 		json_object_object_add(o, "pinned", json_object_new_boolean(m->pinned));
 		json_object_object_add(
 			o, "access",
@@ -605,6 +612,21 @@ static bool pinned_map_exists(const struct job *j, const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/*
+ * Reusing a map pinned by name lets this object's programs write it: that
+ * needs write access. A ring buffer has no fd for writing (its fd is only
+ * ever for consuming), so for it any grant but ro or none counts: wo or rw
+ * (write, for the programs) or consume (the pins are the caller's own, so
+ * whoever consumes it may also add to it).
+ */
+static bool pinned_map_reusable(const struct job *j, size_t i)
+{
+	if (j->desc.maps[i].map_type == BPF_MAP_TYPE_RINGBUF)
+		return policy_grant_map_access(j->grant, j->desc.maps[i].name) &
+		       (MAP_ACCESS_WO | MAP_ACCESS_CONSUME);
+	return j->verdict.map_access[i] & MAP_ACCESS_WO;
+}
+
 static int job_prepare_pins(struct job *j, struct reply *r)
 {
 	struct statfs sfs;
@@ -640,8 +662,7 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		const struct object_map *m = &j->desc.maps[i];
 
-		if (m->pinned && pinned_map_exists(j, m->name) &&
-		    !(j->verdict.map_access[i] & MAP_ACCESS_WO))
+		if (m->pinned && pinned_map_exists(j, m->name) && !pinned_map_reusable(j, i))
 			return reply_error(
 				r, PROTO_E_DENIED, EPERM,
 				"map \"%s\" is pinned by name and exists: this object's "
@@ -835,6 +856,39 @@ static int job_load(struct job *j, struct reply *r)
 	return j->raw ? 1 : job_post_load_check(j, r);
 }
 
+/*
+ * Freeze the maps the client named: from now on no fd writes them from user
+ * space, the broker's included (the programs still do). That is what lets
+ * an ro grant of an mmapable array come as an fd that can be mapped
+ * (handout_map_fd()).
+ */
+static int job_freeze_maps(struct job *j, struct reply *r)
+{
+	for (size_t i = 0; i < j->req.n_freeze; i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, j->req.freeze[i]);
+		int fd = map ? bpf_map__fd(map) : -1;
+		uint64_t frozen = 0;
+		int err;
+
+		if (fd < 0)
+			return reply_error(r, PROTO_E_INVALID, ENOENT,
+					   "freeze: map \"%s\" was not created", j->req.freeze[i]);
+		if (bpf_map_freeze(fd) == 0)
+			continue;
+		err = errno;
+		/*
+		 * Already frozen (libbpf freezes .rodata, a pin reused may have
+		 * been): the kernel says EPERM, as a frozen map's fds write nothing.
+		 */
+		if ((err == EPERM || err == EBUSY) && fdinfo_get_u64(fd, "frozen", &frozen) == 0 &&
+		    frozen)
+			continue;
+		return reply_error(r, PROTO_E_LOAD, err, "cannot freeze map \"%s\": %s",
+				   j->req.freeze[i], strerror(err));
+	}
+	return 1;
+}
+
 /* The loaded fd of desc.programs[i], or -1. */
 static int job_prog_fd(const struct job *j, size_t i)
 {
@@ -855,8 +909,9 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		char msg[2048];
 
-		if (j->verdict.map_access[i] == MAP_ACCESS_RO ||
-		    j->verdict.map_access[i] == MAP_ACCESS_WO) {
+		/* ro, wo and consume fds mean something only while the guard holds. */
+		if (j->verdict.map_access[i] != MAP_ACCESS_NONE &&
+		    j->verdict.map_access[i] != MAP_ACCESS_RW) {
 			if (handout_check_bpffs(msg, sizeof(msg)) < 0)
 				return reply_error(r, PROTO_E_DENIED, EACCES, "%s", msg);
 			break;
@@ -902,7 +957,7 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		json_object *o = json_object_array_get_idx(maps, i);
 		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, j->desc.maps[i].name);
-		uint32_t id = 0;
+		struct handout_map h = {};
 		int fd, idx;
 
 		if (!map || bpf_map__fd(map) < 0)
@@ -915,14 +970,16 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 				json_object_object_add(o, "id", json_object_new_int64(info.id));
 			continue;
 		}
-		fd = handout_map_fd(bpf_map__fd(map), j->verdict.map_access[i], &id);
+		fd = handout_map_fd(bpf_map__fd(map), j->verdict.map_access[i], &h);
 		idx = fd < 0 ? fd : reply_add_fd(r, fd);
 		if (idx < 0)
 			return reply_error(
 				r, PROTO_E_INTERNAL, -idx,
 				"cannot open map \"%s\" with %s access: %s", j->desc.maps[i].name,
 				map_access_to_string(j->verdict.map_access[i]), strerror(-idx));
-		json_object_object_add(o, "id", json_object_new_int64(id));
+		json_object_object_add(o, "id", json_object_new_int64(h.id));
+		json_object_object_add(o, "map_flags", json_object_new_int64(h.map_flags));
+		json_object_object_add(o, "frozen", json_object_new_boolean(h.frozen));
 		json_object_object_add(o, "fd", json_object_new_int(idx));
 	}
 	return 1;
@@ -968,7 +1025,7 @@ static int job_check_shares(struct job *j, struct reply *r)
 					   sh->user ? "user" : "group", sh->user ?: sh->group);
 		if (map_access_from_string(sh->access, &want) < 0 || want == MAP_ACCESS_NONE)
 			return reply_error(r, PROTO_E_INVALID, EINVAL,
-					   "shares[%zu]: access must be ro, wo or rw", i);
+					   "shares[%zu]: access must be ro, wo, rw or consume", i);
 		if ((want & j->verdict.map_access[m]) != want)
 			return reply_error(r, PROTO_E_DENIED, EPERM,
 					   "shares[%zu]: you may not share map \"%s\" as %s: your "
@@ -1139,6 +1196,7 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 		json_object_object_add(o, "key_size", json_object_new_int64(info.key_size));
 		json_object_object_add(o, "value_size", json_object_new_int64(info.value_size));
 		json_object_object_add(o, "max_entries", json_object_new_int64(info.max_entries));
+		json_object_object_add(o, "map_flags", json_object_new_int64(info.map_flags));
 		json_object_object_add(o, "btf_key_type_id",
 				       json_object_new_int64(info.btf_key_type_id));
 		json_object_object_add(o, "btf_value_type_id",
@@ -1311,6 +1369,8 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		k = job_prepare_pins(j, r);
 	if (k > 0)
 		k = job_load(j, r);
+	if (k > 0)
+		k = job_freeze_maps(j, r);
 	if (k > 0)
 		k = job_hand_out(j, r, progs, maps);
 	if (k > 0 && j->req.name)

@@ -22,6 +22,7 @@
 
 #include "audit.h"
 #include "caps.h"
+#include "common/fdinfo.h"
 #include "common/macro.h"
 #include "handout.h"
 #include "identity.h"
@@ -201,20 +202,32 @@ static enum map_access owner_share_access(json_object *meta, const struct policy
 	return (enum map_access)access;
 }
 
+/* The map's type as the metadata names it (libbpf's name), or -1. */
+static int meta_map_type(json_object *meta, const char *map)
+{
+	json_object *m = meta_find(meta, "maps", map);
+	const char *type = m ? meta_string(m, "type") : NULL;
+
+	for (int t = 0; type && t < 64; t++) {
+		const char *s = libbpf_bpf_map_type_str(t);
+
+		if (s && strcmp(s, type) == 0)
+			return t;
+	}
+	return -1;
+}
+
+static bool meta_map_is_map_of_maps(json_object *meta, const char *map)
+{
+	return policy_map_type_is_map_of_maps(meta_map_type(meta, map));
+}
+
 /*
  * The access the caller gets to one map of the object, decided now: the
  * owner gets what the policy grants them; anyone else what the policy shares
  * with them, plus what the owner shared, which can never exceed what the
  * owner may do themselves.
  */
-static bool meta_map_is_map_of_maps(json_object *meta, const char *map)
-{
-	json_object *m = meta_find(meta, "maps", map);
-	const char *type = m ? meta_string(m, "type") : NULL;
-
-	return type && (strcmp(type, "array_of_maps") == 0 || strcmp(type, "hash_of_maps") == 0);
-}
-
 static enum map_access object_map_access(const struct call *c, const struct object *o,
 					 const char *map)
 {
@@ -227,10 +240,11 @@ static enum map_access object_map_access(const struct call *c, const struct obje
 		a |= owner_share_access(o->meta, &c->ident.id, map) &
 		     policy_grant_map_access(o->owner_grant, map);
 	}
-	/* Never writable: an fd of any mode put in it would be writable (map_insert). */
-	if (meta_map_is_map_of_maps(o->meta, map))
-		a &= MAP_ACCESS_RO;
-	return (enum map_access)a;
+	/*
+	 * As for a load: a map of maps is never writable (an fd of any mode put
+	 * in it would be, see map_insert), a ring buffer comes only for consume.
+	 */
+	return policy_map_access_for_type((enum map_access)a, meta_map_type(o->meta, map));
 }
 
 static bool object_visible_as_shared(const struct call *c, const struct object *o)
@@ -586,8 +600,8 @@ static json_object *object_json(struct call *c, const struct object *o)
 	for (size_t i = 0; mm && i < json_object_array_length(mm); i++) {
 		json_object *m = json_object_array_get_idx(mm, i), *e = json_object_new_object(),
 			    *v;
-		static const char *const keys[] = {"name",     "type",	     "id",
-						   "key_size", "value_size", "max_entries"};
+		static const char *const keys[] = {
+			"name", "type", "id", "key_size", "value_size", "max_entries", "map_flags"};
 		const char *name = meta_string(m, "name");
 		enum map_access a = name ? object_map_access(c, o, name) : MAP_ACCESS_NONE;
 
@@ -903,9 +917,10 @@ static int named_fds(struct call *c, struct reply *r)
 						    "key_size",
 						    "value_size",
 						    "max_entries",
+						    "map_flags",
 						    "btf_key_type_id",
 						    "btf_value_type_id"};
-		uint32_t id = 0;
+		struct handout_map h = {};
 		int pinfd;
 
 		if (!o.is_owner && a == MAP_ACCESS_NONE)
@@ -928,13 +943,15 @@ static int named_fds(struct call *c, struct reply *r)
 				return reply_error(r, PROTO_E_DENIED, EACCES, "%s", msg);
 		}
 		pinfd = pin_open(&o, m);
-		fd = pinfd < 0 ? pinfd : handout_map_fd(pinfd, a, &id);
+		fd = pinfd < 0 ? pinfd : handout_map_fd(pinfd, a, &h);
 		safe_close(pinfd);
 		k = fd < 0 ? fd : reply_add_fd(r, fd);
 		if (k < 0)
 			return reply_error(r, PROTO_E_INTERNAL, -k,
 					   "cannot open map \"%s\" with %s access: %s", name,
 					   map_access_to_string(a), strerror(-k));
+		json_object_object_add(e, "map_flags", json_object_new_int64(h.map_flags));
+		json_object_object_add(e, "frozen", json_object_new_boolean(h.frozen));
 		json_object_object_add(e, "fd", json_object_new_int(k));
 	}
 	fd = object_btf_fd(&o);
@@ -1710,6 +1727,7 @@ static int named_map_insert(struct call *c, struct reply *r)
 	uint32_t len = sizeof(info);
 	size_t key_size = 0;
 	int64_t fd_index = 0;
+	uint64_t frozen = 0;
 	int k, inner_fd, value;
 
 	k = param_check_keys(c, r, "map_insert", keys);
@@ -1744,6 +1762,27 @@ static int named_map_insert(struct call *c, struct reply *r)
 				   "your policy does not let you write map \"%s\"", map);
 	if (bpf_obj_get_info_by_fd(inner_fd, &info, &len) < 0)
 		return reply_error(r, PROTO_E_INVALID, EBADF, "the fd sent is not a BPF map");
+	/*
+	 * Two kinds of O_RDWR fd do not mean the right to write the map: a
+	 * ring buffer's is the right to consume it (inserted, programs could
+	 * write records into it), a frozen map's may be an ro grant (see
+	 * handout_map_fd()).
+	 */
+	if (info.type == BPF_MAP_TYPE_RINGBUF)
+		return reply_error(r, PROTO_E_DENIED, EACCES,
+				   "map %u is a ring buffer: its fd is for consuming it, and a "
+				   "map of maps would let programs write records into it",
+				   info.id);
+	k = fdinfo_get_u64(inner_fd, "frozen", &frozen);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k,
+				   "cannot tell whether map %u is frozen: %s", info.id,
+				   strerror(-k));
+	if (frozen)
+		return reply_error(r, PROTO_E_DENIED, EACCES,
+				   "map %u is frozen: its fd may be a read-only grant, and a map "
+				   "of maps would let programs write it",
+				   info.id);
 	if ((fcntl(inner_fd, F_GETFL) & O_ACCMODE) != O_RDWR)
 		return reply_error(
 			r, PROTO_E_DENIED, EACCES,

@@ -106,11 +106,16 @@ static bool streq(const char *a, const char *b)
 
 /* ---- Names ---- */
 
+/* Indexed by the bits; only the first five are words a policy or request may use. */
 static const char *const map_access_names[] = {
 	[MAP_ACCESS_NONE] = "none",
 	[MAP_ACCESS_RO] = "ro",
 	[MAP_ACCESS_WO] = "wo",
 	[MAP_ACCESS_RW] = "rw",
+	[MAP_ACCESS_CONSUME] = "consume",
+	[MAP_ACCESS_CONSUME | MAP_ACCESS_RO] = "ro+consume",
+	[MAP_ACCESS_CONSUME | MAP_ACCESS_WO] = "wo+consume",
+	[MAP_ACCESS_CONSUME | MAP_ACCESS_RW] = "rw+consume",
 };
 
 const char *map_access_to_string(enum map_access a)
@@ -124,7 +129,7 @@ int map_access_from_string(const char *s, enum map_access *ret)
 {
 	if (!s)
 		return -EINVAL;
-	for (size_t i = 0; i < ARRAY_SIZE(map_access_names); i++) {
+	for (size_t i = 0; i <= MAP_ACCESS_CONSUME; i++) {
 		if (streq(map_access_names[i], s)) {
 			*ret = (enum map_access)i;
 			return 0;
@@ -1062,7 +1067,8 @@ static int parse_map_pattern(struct parse_ctx *c, const char *path, json_object 
 	if (r < 0)
 		return r;
 	if (map_access_from_string(json_object_get_string(access), &a) < 0)
-		return parse_fail(c, apath, "unknown access \"%s\" (expected rw, ro, wo or none)",
+		return parse_fail(c, apath,
+				  "unknown access \"%s\" (expected rw, ro, wo, consume or none)",
 				  printable(pbuf, json_object_get_string(access)));
 
 	glob = strdup(json_object_get_string(name));
@@ -1341,9 +1347,10 @@ static int parse_shared(struct parse_ctx *c, const char *path, json_object *arr,
 		if (r < 0)
 			return r;
 		if (map_access_from_string(json_object_get_string(v), &sr->access) < 0)
-			return parse_fail(c, kpath,
-					  "unknown access \"%s\" (expected rw, ro, wo or none)",
-					  printable(pbuf, json_object_get_string(v)));
+			return parse_fail(
+				c, kpath,
+				"unknown access \"%s\" (expected rw, ro, wo, consume or none)",
+				printable(pbuf, json_object_get_string(v)));
 		sr->owner = uid;
 		r = get_pattern(c, epath, e, "object", &sr->object);
 		if (r >= 0)
@@ -2498,6 +2505,27 @@ bool policy_map_type_is_map_of_maps(int map_type)
 	return map_type == BPF_MAP_TYPE_ARRAY_OF_MAPS || map_type == BPF_MAP_TYPE_HASH_OF_MAPS;
 }
 
+enum map_access policy_map_access_for_type(enum map_access granted, int map_type)
+{
+	/*
+	 * A ring buffer's fd does nothing but map it (lookups and updates are
+	 * not supported), and consuming needs it O_RDWR. An O_RDONLY fd would
+	 * show the records without consuming them: not handed out either, so
+	 * a ring buffer not granted consume gives no fd.
+	 */
+	if (map_type == BPF_MAP_TYPE_RINGBUF)
+		return (granted & MAP_ACCESS_CONSUME) ? MAP_ACCESS_CONSUME : MAP_ACCESS_NONE;
+	/*
+	 * Whoever can write a map of maps can put any map fd they hold in it,
+	 * whatever its mode. So its fd is at most read-only; the broker does
+	 * the inserts (map_insert) after checking the inserted fd allows
+	 * writing.
+	 */
+	if (policy_map_type_is_map_of_maps(map_type))
+		return granted & MAP_ACCESS_RO;
+	return granted & MAP_ACCESS_RW;
+}
+
 static int decide_map(const struct policy_grant *g, const struct object_map *map,
 		      struct verdict_item *it)
 {
@@ -2589,15 +2617,8 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 			r = decide_map(g, &d->maps[i], &v.maps[i]);
 			if (r < 0)
 				return r;
-			v.map_access[i] = policy_grant_map_access(g, d->maps[i].name);
-			/*
-			 * Whoever can write a map of maps can put any map fd they
-			 * hold in it, whatever its mode. So its fd is at most
-			 * read-only; the broker does the inserts (map_insert) after
-			 * checking the inserted fd allows writing.
-			 */
-			if (policy_map_type_is_map_of_maps(d->maps[i].map_type))
-				v.map_access[i] &= MAP_ACCESS_RO;
+			v.map_access[i] = policy_map_access_for_type(
+				policy_grant_map_access(g, d->maps[i].name), d->maps[i].map_type);
 		}
 	}
 

@@ -11,7 +11,8 @@
  *  - map access: each matching rule yields, for a map name, the access of the
  *    first of its patterns that matches (a rule none of whose patterns match
  *    yields nothing); the effective access is the union of those (ro + wo = rw,
- *    none adds nothing);
+ *    none adds nothing, consume is a bit of its own), which the map's type
+ *    then narrows (policy_map_access_for_type());
  *  - limits: per limit, the largest value among matching rules, a rule that
  *    omits a limit counting as the built-in default.
  */
@@ -29,10 +30,19 @@ enum map_access {
 	MAP_ACCESS_RO = 1,
 	MAP_ACCESS_WO = 2,
 	MAP_ACCESS_RW = 3, /* == RO | WO, so access modes combine with | */
+	/*
+	 * Ring buffers only: an O_RDWR fd, to map the consumer position
+	 * writable and the data read-only. A bit of its own, so that it
+	 * combines with | like the others; policy_map_access_for_type() turns
+	 * a union into what one map of a given type gets.
+	 */
+	MAP_ACCESS_CONSUME = 4,
 };
 
-const char *map_access_to_string(enum map_access a); /* "none", "ro", "wo", "rw" */
-int map_access_from_string(const char *s, enum map_access *ret); /* 0 or -EINVAL */
+/* "none", "ro", "wo", "rw", "consume"; unions of consume and others as "ro+consume" etc. */
+const char *map_access_to_string(enum map_access a);
+/* One of the five words; 0 or -EINVAL. */
+int map_access_from_string(const char *s, enum map_access *ret);
 
 /* Built-in defaults for limits a rule leaves out. */
 #define POLICY_DEFAULT_MAX_OBJECT_BYTES (1024 * 1024)
@@ -255,6 +265,7 @@ struct object_map {
 	char *name;
 	int map_type;
 	uint32_t key_size, value_size, max_entries;
+	uint32_t map_flags; /* BPF_F_MMAPABLE and friends, as the object declares them */
 	bool pinned; /* LIBBPF_PIN_BY_NAME */
 };
 
@@ -303,5 +314,13 @@ void policy_verdict_done(struct policy_verdict *v);
 uint64_t policy_map_memory_estimate(const struct object_map *m);
 /* array_of_maps, hash_of_maps: fds of these are never handed out writable. */
 bool policy_map_type_is_map_of_maps(int map_type);
+/*
+ * The access one map of map_type gets from what the policy grants its name
+ * (a union of rules, shares): a ring buffer gets consume or nothing (the
+ * kernel supports no lookup or update on it, so ro, wo and rw would only
+ * hand out what consume means); a map of maps at most ro; any other map its
+ * ro/wo/rw part (consume means nothing there).
+ */
+enum map_access policy_map_access_for_type(enum map_access granted, int map_type);
 /* The first denial reason in v, or NULL if allowed. */
 const char *policy_verdict_first_reason(const struct policy_verdict *v);

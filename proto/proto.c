@@ -630,6 +630,32 @@ static int decode_map_sizes(json_object *params, struct proto_load_request *req,
 	return 0;
 }
 
+/* "freeze": [{"name": MAP}, ...], objects like the other arrays, so each can grow keys. */
+static int decode_freeze(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = {"name", NULL};
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "freeze", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	req->freeze = calloc(n, sizeof(*req->freeze));
+	if (!req->freeze)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(a, i);
+
+		r = proto_check_keys(m, "freeze", keys, error);
+		if (r >= 0)
+			r = get_name(m, "name", &req->freeze[i], error);
+		req->n_freeze = i + 1;
+		if (r < 0)
+			return item_error(error, "freeze", i, r);
+	}
+	return 0;
+}
+
 static int dup_optional(json_object *o, const char *key, char **ret, char **error)
 {
 	const char *s;
@@ -724,8 +750,9 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 		if (r >= 0)
 			r = get_name(o, "access", &out->access, error);
 		if (r >= 0 && strcmp(out->access, "ro") != 0 && strcmp(out->access, "wo") != 0 &&
-		    strcmp(out->access, "rw") != 0) {
-			set_error(error, "\"access\" must be \"ro\", \"wo\" or \"rw\"");
+		    strcmp(out->access, "rw") != 0 && strcmp(out->access, "consume") != 0) {
+			set_error(error,
+				  "\"access\" must be \"ro\", \"wo\", \"rw\" or \"consume\"");
 			r = -EINVAL;
 		}
 		if (r < 0)
@@ -737,9 +764,9 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
 			      char **error)
 {
-	static const char *const keys[] = {"object_fd", "object_name", "check_only",
-					   "globals",	"map_sizes",   "programs",
-					   "name",	"shares",      NULL};
+	static const char *const keys[] = {"object_fd", "object_name", "check_only", "globals",
+					   "map_sizes", "programs",    "name",	     "shares",
+					   "freeze",	NULL};
 	struct proto_load_request req = {};
 	int64_t fd_index = -1;
 	int r;
@@ -771,6 +798,8 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 		r = decode_map_sizes(params, &req, error);
 	if (r >= 0)
 		r = decode_programs(params, &req, error);
+	if (r >= 0)
+		r = decode_freeze(params, &req, error);
 	if (r >= 0 && json_object_object_get_ex(params, "name", NULL)) {
 		r = get_name(params, "name", &req.name, error);
 		if (r >= 0 && !proto_object_name_is_valid(req.name)) {
@@ -871,6 +900,16 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		}
 		json_object_object_add(o, "programs", a);
 	}
+	if (r->n_freeze) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_freeze; i++) {
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(m, "name", json_object_new_string(r->freeze[i]));
+			json_object_array_add(a, m);
+		}
+		json_object_object_add(o, "freeze", a);
+	}
 	return o;
 }
 
@@ -890,6 +929,9 @@ void proto_load_request_done(struct proto_load_request *r)
 		free(r->programs[i].attach_type);
 	}
 	free(r->programs);
+	for (size_t i = 0; i < r->n_freeze; i++)
+		free(r->freeze[i]);
+	free(r->freeze);
 	for (size_t i = 0; i < r->n_shares; i++) {
 		free(r->shares[i].map);
 		free(r->shares[i].user);

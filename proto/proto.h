@@ -162,6 +162,8 @@ struct proto_load_request {
 	size_t n_map_sizes;
 	struct proto_program_select *programs; /* non-empty: only these load */
 	size_t n_programs;
+	char **freeze; /* maps to freeze (BPF_MAP_FREEZE) once loaded */
+	size_t n_freeze;
 };
 
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,

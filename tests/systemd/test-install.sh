@@ -207,6 +207,8 @@ check "the completion does not register _bpfctl for bpfctl" \
 	bash -c "source '$D$BASHCOMPLETIONDIR/bpfctl' && complete -p bpfctl | grep -q '_bpfctl'"
 expect_completion check -- bpfctl che
 expect_completion test-run -- bpfctl test
+expect_completion ringbuf -- bpfctl ring
+expect_completion --count -- bpfctl ringbuf --co
 expect_completion --shared -- bpfctl list --sha
 expect_completion --socket -- bpfctl --so
 expect_completion delete dump lookup update -- bpfctl map ''

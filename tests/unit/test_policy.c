@@ -495,7 +495,7 @@ static void test_parse_errors(void **state)
 	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\",\"access\":\"rw\"},"
 				 "{\"name\":\"b\",\"access\":\"rx\"}]"),
 			   "e.json: rules[0].allow.maps[1].access: unknown access \"rx\" (expected "
-			   "rw, ro, wo or none)");
+			   "rw, ro, wo, consume or none)");
 	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\"}]"),
 			   "e.json: rules[0].allow.maps[0]: missing key \"access\"");
 	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"\",\"access\":\"ro\"}]"),
@@ -672,7 +672,13 @@ static void test_names(void **state)
 	assert_string_equal(map_access_to_string(MAP_ACCESS_RO), "ro");
 	assert_string_equal(map_access_to_string(MAP_ACCESS_WO), "wo");
 	assert_string_equal(map_access_to_string(MAP_ACCESS_RW), "rw");
-	assert_null(map_access_to_string((enum map_access)4));
+	assert_string_equal(map_access_to_string(MAP_ACCESS_CONSUME), "consume");
+	assert_string_equal(map_access_to_string(MAP_ACCESS_CONSUME | MAP_ACCESS_RO), "ro+consume");
+	assert_null(map_access_to_string((enum map_access)8));
+	assert_int_equal(map_access_from_string("consume", &a), 0);
+	assert_int_equal(a, MAP_ACCESS_CONSUME);
+	/* Unions are shown, never accepted as words. */
+	assert_int_equal(map_access_from_string("ro+consume", &a), -EINVAL);
 	assert_int_equal(map_access_from_string("wo", &a), 0);
 	assert_int_equal(a, MAP_ACCESS_WO);
 	assert_int_equal(map_access_from_string("RW", &a), -EINVAL);
@@ -1268,7 +1274,7 @@ static void test_lifecycle_parse_errors(void **state)
 		"{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
 		"[{\"owner\":\"0\",\"object\":\"x\",\"map\":\"y\",\"access\":\"rx\"}]}}]}",
 		"e.json: rules[0].allow.shared[0].access: unknown access \"rx\" "
-		"(expected rw, ro, wo or none)");
+		"(expected rw, ro, wo, consume or none)");
 	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
 			   "[{\"owner\":\"0\",\"map\":\"y\",\"access\":\"ro\"}]}}]}",
 			   "e.json: rules[0].allow.shared[0]: missing key \"object\"");
@@ -1321,6 +1327,77 @@ static void test_maps_of_maps(void **state)
 	assert_null(reason);
 	policy_grant_free(g1);
 	policy_grant_free(g2);
+	policy_free(p);
+}
+
+/*
+ * consume: a word of its own that unites with the others; what one map gets
+ * depends on its type. A ring buffer gets consume or nothing, a map of maps
+ * at most ro, any other map its ro/wo/rw part.
+ */
+static void test_consume(void **state)
+{
+	struct policy *p = load("{\"rules\":["
+				"{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"maps\":["
+				"{\"name\":\"events\",\"access\":\"consume\"},{\"name\":\"*\","
+				"\"access\":\"rw\"}]}},"
+				"{\"match\":{\"uids\":[\"1\",\"2\"]},\"allow\":{\"maps\":["
+				"{\"name\":\"*\",\"access\":\"ro\"}]}}]}",
+				NULL);
+	struct policy_grant *g1 = resolve(p, 1, 1, NULL, 0), *g2 = resolve(p, 2, 2, NULL, 0);
+	struct object_map maps[] = {map("events", 4096, false), map("other", 4096, false),
+				    map("counts", 4, false)};
+	struct object_desc d = {.maps = maps, .n_maps = 3};
+	struct policy_verdict v = {};
+
+	/* The union keeps both rules' words: consume from one, ro from the other. */
+	assert_int_equal(policy_grant_map_access(g1, "events"), MAP_ACCESS_CONSUME | MAP_ACCESS_RO);
+	assert_int_equal(policy_grant_map_access(g2, "events"), MAP_ACCESS_RO);
+
+	assert_int_equal(policy_map_access_for_type(MAP_ACCESS_CONSUME | MAP_ACCESS_RO,
+						    BPF_MAP_TYPE_RINGBUF),
+			 MAP_ACCESS_CONSUME);
+	assert_int_equal(policy_map_access_for_type(MAP_ACCESS_RW, BPF_MAP_TYPE_RINGBUF),
+			 MAP_ACCESS_NONE);
+	assert_int_equal(
+		policy_map_access_for_type(MAP_ACCESS_CONSUME | MAP_ACCESS_WO, BPF_MAP_TYPE_HASH),
+		MAP_ACCESS_WO);
+	assert_int_equal(policy_map_access_for_type(MAP_ACCESS_CONSUME, BPF_MAP_TYPE_ARRAY),
+			 MAP_ACCESS_NONE);
+	assert_int_equal(policy_map_access_for_type(MAP_ACCESS_CONSUME | MAP_ACCESS_RW,
+						    BPF_MAP_TYPE_ARRAY_OF_MAPS),
+			 MAP_ACCESS_RO);
+	/* A user ring buffer (user space produces) keeps ro/wo/rw: consume is for RINGBUF. */
+	assert_int_equal(policy_map_access_for_type(MAP_ACCESS_RW | MAP_ACCESS_CONSUME,
+						    BPF_MAP_TYPE_USER_RINGBUF),
+			 MAP_ACCESS_RW);
+
+	/* In a decision: both ring buffers load, one consumable, one without an fd. */
+	maps[0].map_type = maps[1].map_type = BPF_MAP_TYPE_RINGBUF;
+	maps[0].key_size = maps[0].value_size = maps[1].key_size = maps[1].value_size = 0;
+	assert_int_equal(policy_decide(g1, &d, &v), 0);
+	assert_true(v.allowed);
+	assert_int_equal(v.map_access[0], MAP_ACCESS_CONSUME);
+	assert_int_equal(v.map_access[1], MAP_ACCESS_NONE);
+	assert_int_equal(v.map_access[2], MAP_ACCESS_RW);
+	policy_verdict_done(&v);
+	assert_int_equal(policy_decide(g2, &d, &v), 0);
+	assert_true(v.allowed);
+	assert_int_equal(v.map_access[0], MAP_ACCESS_NONE);
+	assert_int_equal(v.map_access[2], MAP_ACCESS_RO);
+	policy_verdict_done(&v);
+
+	/* Policy shares take it too. */
+	policy_grant_free(g1);
+	policy_grant_free(g2);
+	policy_free(p);
+	p = load(
+		"{\"rules\":[{\"match\":{\"uids\":[\"3\"]},\"allow\":{\"shared\":["
+		"{\"owner\":\"0\",\"object\":\"o\",\"map\":\"events\",\"access\":\"consume\"}]}}]}",
+		NULL);
+	g1 = resolve(p, 3, 3, NULL, 0);
+	assert_int_equal(policy_grant_shared_access(g1, 0, "o", "events"), MAP_ACCESS_CONSUME);
+	policy_grant_free(g1);
 	policy_free(p);
 }
 
@@ -1521,6 +1598,7 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_parse_errors),
 		cmocka_unit_test(test_map_memory_estimate),
 		cmocka_unit_test(test_maps_of_maps),
+		cmocka_unit_test(test_consume),
 		cmocka_unit_test(test_load_with_perfmon),
 		cmocka_unit_test(test_cgroup_attach_list),
 		cmocka_unit_test(test_unit_match),

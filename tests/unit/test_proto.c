@@ -1104,6 +1104,37 @@ static void test_load_decode_map_sizes(void **state)
 	check_too_many("map_sizes", "{\"name\":\"m\",\"max_entries\":1}");
 }
 
+static void test_load_decode_freeze(void **state)
+{
+	_cleanup_free_ char *n256 = repeat('m', 256);
+	char field[1024];
+
+	reject_field("\"freeze\":\"counts\"", -EINVAL, "\"freeze\" must be an array");
+	reject_field("\"freeze\":[\"counts\"]", -EINVAL, "freeze[0] must be an object");
+	reject_field("\"freeze\":[{\"name\":\"m\",\"mode\":1}]", -EINVAL,
+		     "freeze[0]: freeze: unknown key \"mode\"");
+	reject_field("\"freeze\":[{}]", -EINVAL, "freeze[0]: missing \"name\"");
+	snprintf(field, sizeof(field), "\"freeze\":[{\"name\":\"%s\"}]", n256);
+	reject_field(field, -EINVAL, "freeze[0]: \"name\" must have 1 to 255 characters");
+	accept_field("\"freeze\":[{\"name\":\"counts\"},{\"name\":\"x.bss\"}]");
+	accept_field("\"freeze\":null");
+	check_too_many("freeze", "{\"name\":\"m\"}");
+}
+
+/* Shares name ro, wo, rw or consume (for ring buffers); nothing else. */
+static void test_load_decode_share_access(void **state)
+{
+	reject_field("\"name\":\"n\",\"shares\":[{\"map\":\"m\",\"user\":\"u\",\"access\":"
+		     "\"none\"}]",
+		     -EINVAL,
+		     "shares[0]: \"access\" must be \"ro\", \"wo\", \"rw\" or \"consume\"");
+	reject_field("\"name\":\"n\",\"shares\":[{\"map\":\"m\",\"user\":\"u\",\"access\":"
+		     "\"ro+consume\"}]",
+		     -EINVAL, "must be");
+	accept_field("\"name\":\"n\",\"shares\":[{\"map\":\"m\",\"group\":\"g\",\"access\":"
+		     "\"consume\"}]");
+}
+
 static void test_load_decode_programs(void **state)
 {
 	_cleanup_free_ char *n64 = repeat('t', 64), *n65 = repeat('t', 65);
@@ -1153,7 +1184,10 @@ static void test_load_roundtrip(void **state)
 		{.name = "probe", .type = "kprobe"},
 		{.name = "hook", .type = "tracing", .attach_type = "trace_fentry"},
 	};
+	char *freeze[] = {"counts", "obj.bss"};
 	const struct proto_load_request in = {
+		.freeze = freeze,
+		.n_freeze = ARRAY_SIZE(freeze),
 		.object_fd = 2,
 		.object_name = "counter",
 		.check_only = true,
@@ -1205,6 +1239,10 @@ static void test_load_roundtrip(void **state)
 		else
 			assert_null(out.programs[i].attach_type);
 	}
+
+	assert_int_equal(out.n_freeze, in.n_freeze);
+	for (size_t i = 0; i < in.n_freeze; i++)
+		assert_string_equal(out.freeze[i], in.freeze[i]);
 
 	/* Encoding the decoded request gives the same text. */
 	again = proto_load_request_encode(&out);
@@ -2158,6 +2196,8 @@ int main(void)
 		cmocka_unit_test(test_load_decode_scalars),
 		cmocka_unit_test(test_load_decode_globals),
 		cmocka_unit_test(test_load_decode_map_sizes),
+		cmocka_unit_test(test_load_decode_freeze),
+		cmocka_unit_test(test_load_decode_share_access),
 		cmocka_unit_test(test_load_decode_programs),
 		cmocka_unit_test(test_insns_decode),
 		cmocka_unit_test(test_map_decode),
