@@ -27,15 +27,21 @@ _printf_(2, 3) static int set_error(char **error, const char *fmt, ...)
 	return 0;
 }
 
+/* Close and free a message's fds that were not taken out. */
+static void fds_release(int **fds, size_t *n)
+{
+	if (*fds)
+		close_many(*fds, *n);
+	free(*fds);
+	*fds = NULL;
+	*n = 0;
+}
+
 void proto_msg_done(struct proto_msg *m)
 {
 	if (!m)
 		return;
-	if (m->fds)
-		close_many(m->fds, m->n_fds);
-	free(m->fds);
-	m->fds = NULL;
-	m->n_fds = 0;
+	fds_release(&m->fds, &m->n_fds);
 	json_object_put(m->json);
 	m->json = NULL;
 }
@@ -51,11 +57,7 @@ void proto_raw_done(struct proto_raw *m)
 {
 	if (!m)
 		return;
-	if (m->fds)
-		close_many(m->fds, m->n_fds);
-	free(m->fds);
-	m->fds = NULL;
-	m->n_fds = 0;
+	fds_release(&m->fds, &m->n_fds);
 	free(m->buf);
 	m->buf = NULL;
 	m->len = 0;

@@ -611,3 +611,21 @@ unsigned harness_count_fds(pid_t pid)
 	closedir(d);
 	return n;
 }
+
+unsigned long long harness_status_field(pid_t pid, const char *key, int base)
+{
+	char path[64], line[256];
+	unsigned long long v = ~0ull;
+	size_t len = strlen(key);
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return v;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, len) == 0 && line[len] == ':')
+			v = strtoull(line + len + 1, NULL, base);
+	fclose(f);
+	return v;
+}

@@ -75,6 +75,8 @@ int harness_bpfctl_va(const struct user *u, char *out, size_t size, va_list ap);
 /* Remember the newest kernel object ids, and later check none newer survive. */
 void harness_mark_kernel_objects(void);
 int harness_check_no_kernel_objects_left(void);
+/* A field of /proc/PID/status ("CapEff", "NoNewPrivs") as a number in base; ~0 if absent. */
+unsigned long long harness_status_field(pid_t pid, const char *key, int base);
 /* How many fds a process has open (/proc/PID/fd). */
 unsigned harness_count_fds(pid_t pid);
 /* Where cgroup v2 is mounted: /sys/fs/cgroup/unified (hybrid) or /sys/fs/cgroup. */

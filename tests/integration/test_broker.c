@@ -688,24 +688,6 @@ static void test_malformed_btf(void **state)
 /* ---- least privilege, read back from the kernel ---- */
 
 /* A "Key:\tvalue" line of /proc/PID/status, as a number in base. */
-static unsigned long long status_field(pid_t pid, const char *key, int base)
-{
-	char path[64], line[256];
-	unsigned long long v = ~0ull;
-	size_t len = strlen(key);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return v;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, len) == 0 && line[len] == ':')
-			v = strtoull(line + len + 1, NULL, base);
-	fclose(f);
-	return v;
-}
-
 #define CAPS(...) caps_of((const int[]){__VA_ARGS__, -1})
 static unsigned long long caps_of(const int *caps)
 {
@@ -724,12 +706,12 @@ static void test_privileges(void **state)
 	pid_t w = 0;
 	FILE *f;
 
-	assert_int_equal(status_field(H.daemon, "CapEff", 16), 0);
-	assert_int_equal(status_field(H.daemon, "CapPrm", 16), daemon);
-	assert_int_equal(status_field(H.daemon, "CapBnd", 16), daemon);
-	assert_int_equal(status_field(H.daemon, "CapInh", 16), 0);
-	assert_int_equal(status_field(H.daemon, "CapAmb", 16), 0);
-	assert_int_equal(status_field(H.daemon, "NoNewPrivs", 10), 1);
+	assert_int_equal(harness_status_field(H.daemon, "CapEff", 16), 0);
+	assert_int_equal(harness_status_field(H.daemon, "CapPrm", 16), daemon);
+	assert_int_equal(harness_status_field(H.daemon, "CapBnd", 16), daemon);
+	assert_int_equal(harness_status_field(H.daemon, "CapInh", 16), 0);
+	assert_int_equal(harness_status_field(H.daemon, "CapAmb", 16), 0);
+	assert_int_equal(harness_status_field(H.daemon, "NoNewPrivs", 10), 1);
 
 	/*
 	 * An idle worker, forked ahead of demand by the daemon's one child, the
@@ -764,9 +746,9 @@ static void test_privileges(void **state)
 			}
 			assert_true(w > 0);
 			if (level == 0 && harness_count_fds(w) > 0) { /* the spawner */
-				assert_int_equal(status_field(w, "CapPrm", 16), worker);
-				assert_int_equal(status_field(w, "CapEff", 16), 0);
-				assert_int_equal(status_field(w, "NoNewPrivs", 10), 1);
+				assert_int_equal(harness_status_field(w, "CapPrm", 16), worker);
+				assert_int_equal(harness_status_field(w, "CapEff", 16), 0);
+				assert_int_equal(harness_status_field(w, "NoNewPrivs", 10), 1);
 			}
 		}
 		/*
@@ -779,9 +761,9 @@ static void test_privileges(void **state)
 			usleep(20000);
 			continue;
 		}
-		assert_int_equal(status_field(w, "CapEff", 16), 0);
-		assert_int_equal(status_field(w, "CapPrm", 16), worker);
-		assert_int_equal(status_field(w, "NoNewPrivs", 10), 1);
+		assert_int_equal(harness_status_field(w, "CapEff", 16), 0);
+		assert_int_equal(harness_status_field(w, "CapPrm", 16), worker);
+		assert_int_equal(harness_status_field(w, "NoNewPrivs", 10), 1);
 		/* stdin, stdout, stderr and the socket to the event loop; nothing of anyone else.
 		 */
 		assert_int_equal(n_fds, 4);

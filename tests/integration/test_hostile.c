@@ -1352,25 +1352,6 @@ static void test_spawner_keeps_failing(void **state)
 	assert_int_equal(harness_start(JOB_TIMEOUT), 0);
 }
 
-/* A field of /proc/PID/status as a number in base. */
-static unsigned long long status_hex(pid_t pid, const char *key)
-{
-	char path[64], line[256];
-	unsigned long long v = ~0ull;
-	size_t len = strlen(key);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return v;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, len) == 0 && line[len] == ':')
-			v = strtoull(line + len + 1, NULL, 16);
-	fclose(f);
-	return v;
-}
-
 /*
  * Kernels before 6.5 with unprivileged BPF disabled want CAP_BPF effective
  * for every bpf() command. The daemon probes for that; here it is told to
@@ -1393,7 +1374,7 @@ static void test_old_kernel_mode(void **state)
 	}
 	assert_true(n > 0);
 	/* CAP_BPF is 39. */
-	assert_int_equal(status_hex(workers[0], "CapEff"), 1ull << 39);
+	assert_int_equal(harness_status_field(workers[0], "CapEff", 16), 1ull << 39);
 	assert_true(WIFEXITED(harness_kill(SIGTERM)));
 	assert_int_equal(harness_start(JOB_TIMEOUT), 0);
 }
