@@ -76,7 +76,7 @@ struct bpfbroker_map {
 	/* Type ids in bpfbroker_result.btf_fd's BTF (bpfbroker_fds only); 0: none. */
 	uint32_t btf_key_type_id, btf_value_type_id;
 	uint32_t map_flags; /* BPF_F_MMAPABLE (1 << 10) and friends */
-	bool frozen; /* no fd writes it from user space (bpfbroker_load_opts.freeze) */
+	bool frozen; /* mmapable arrays: no fd writes it from user space (load_opts.freeze) */
 };
 
 struct bpfbroker_result {

@@ -171,7 +171,11 @@ int handout_map_fd(int map_fd, enum map_access access, struct handout_map *ret)
 	}
 	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
 		return negative_errno();
-	frozen = map_is_frozen(map_fd);
+	/*
+	 * Being frozen changes the handout only for mmapable arrays; reading
+	 * fdinfo (a /proc file) for every other map would cost each load.
+	 */
+	frozen = (info.map_flags & BPF_F_MMAPABLE) && map_is_frozen(map_fd);
 	want = handout_map_fd_flags(&info, access, frozen);
 	if (want < 0)
 		return want;
