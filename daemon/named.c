@@ -363,7 +363,7 @@ struct link_entry {
 	uint32_t id, prog_id;
 	struct bpf_link_info info;
 	char tp_name[128];
-	char uprobe[192]; /* a perf event link's uprobe, as uprobe_link_describe() says */
+	char uprobe[64]; /* a perf event link's uprobe, as uprobe_link_describe() says */
 	bool pinned;
 };
 
