@@ -99,7 +99,11 @@ _bpfctl()
 		COMPREPLY=($(compgen -W "$(_bpfctl_objects)" -- "$cur"))
 		return
 		;;
-	--global | --map-size | --program | --object-name | --share | --repeat | --freeze | --count)
+	--global | --map-size | --program | --object-name | --share | --repeat | --freeze | --count | --semaphore)
+		return
+		;;
+	--pid)
+		COMPREPLY=($(compgen -W "$(pgrep -u "$(id -u)" 2>/dev/null)" -- "$cur"))
 		return
 		;;
 	esac
@@ -109,7 +113,8 @@ _bpfctl()
 		case ${COMP_WORDS[i]} in
 		--) [[ -n $cmd ]] && after_dashdash=1 ;;
 		--socket | --data-in | --ctx-in | --user | --attach-type | --name | --global | \
-			--map-size | --program | --object-name | --share | --repeat | --freeze | --count)
+			--map-size | --program | --object-name | --share | --repeat | --freeze | --count | --pid | \
+			--semaphore)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -151,7 +156,7 @@ _bpfctl()
 		check | run) opts+=" $_bpfctl_load_opts --name --" ;;
 		load) opts+=" $_bpfctl_load_opts --name --share" ;;
 		list) opts+=" --all --user --shared" ;;
-		attach) opts+=" --attach-type --pin --" ;;
+		attach) opts+=" --attach-type --pin --pid --retprobe --semaphore --" ;;
 		test-run) opts+=" --data-in --ctx-in --repeat" ;;
 		map) opts+=" --proxy --noexist --exist" ;;
 		ringbuf) opts+=" --count" ;;
@@ -180,7 +185,7 @@ _bpfctl()
 	attach)
 		case $n_args in
 		0) _bpfctl_complete_ref "$cur" program ;;
-		1) COMPREPLY=($(compgen -W "cgroup raw_tracepoint tracepoint xdp tc" -- "$cur")) ;;
+		1) COMPREPLY=($(compgen -W "cgroup raw_tracepoint tracepoint xdp tc uprobe" -- "$cur")) ;;
 		2)
 			case ${args[1]} in
 			cgroup)
@@ -189,6 +194,11 @@ _bpfctl()
 				;;
 			xdp | tc)
 				COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur"))
+				;;
+			uprobe)
+				# BINARY:SYMBOL: the binary's path; the symbol is typed after ":".
+				[[ $cur != *:* ]] && COMPREPLY=($(compgen -f -- "$cur")) &&
+					compopt -o filenames 2>/dev/null
 				;;
 			esac
 			;;

@@ -12,6 +12,7 @@
  *   bpfctl list | show REF | unload REF
  *   bpfctl run --name REF [--] CMD...  exec CMD with the object's fds
  *   bpfctl attach REF/PROG TYPE TARGET [--pin | -- CMD...]
+ *   bpfctl attach REF/PROG uprobe BINARY:SYMBOL[+OFF] --pid PID [--retprobe] --pin
  *   bpfctl detach REF/PROG [LINK_ID]
  *   bpfctl test-run REF/PROG [--data-in FILE] [--ctx-in FILE] [--repeat N]
  *   bpfctl map dump|lookup|update|delete REF/MAP [KEY [VALUE]]  on the fd, or proxied
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +68,9 @@ enum {
 	OPT_NOEXIST,
 	OPT_FREEZE,
 	OPT_COUNT,
+	OPT_PID,
+	OPT_RETPROBE,
+	OPT_SEMAPHORE,
 };
 
 struct cli {
@@ -81,6 +86,8 @@ struct cli {
 	struct bpfbroker_list_opts list;
 	const char *attach_type, *data_in, *ctx_in;
 	const char *prog_type, *license, *prog_name; /* load-insns, check-insns */
+	const char *pid, *semaphore; /* attach uprobe */
+	bool retprobe;
 	bool pin;
 	bool map_proxy; /* map: through the broker even where bpf() works */
 	uint64_t update_flags; /* map update: BPF_ANY, BPF_NOEXIST or BPF_EXIST */
@@ -133,6 +140,10 @@ static void usage(FILE *f)
 		"  attach REF/PROG xdp IFNAME [--pin] [-- CMD [ARG...]]\n"
 		"  attach REF/PROG tc IFNAME ingress|egress [--pin] [-- CMD [ARG...]]\n"
 		"      (interfaces of your own network namespace)\n"
+		"  attach REF/PROG uprobe BINARY:SYMBOL[+OFF] --pid PID [--retprobe] "
+		"[--semaphore SYM] --pin\n"
+		"      (BINARY:OFFSET: a file offset; PID: a process of yours, with "
+		"no_new_privs)\n"
 		"                            attach a program; with --pin the link stays until\n"
 		"                            detach/unload, else CMD runs holding it as fd 3\n"
 		"                            (LISTEN_FDNAMES=link/PROG) and it ends with CMD\n"
@@ -181,6 +192,9 @@ static void usage(FILE *f)
 		"  --license LICENSE         load-insns: the program's license (default GPL)\n"
 		"  --prog-name NAME          load-insns: the program's name (default prog)\n"
 		"  --pin                     attach: pin the link under the object\n"
+		"  --pid PID                 attach uprobe: the process to probe\n"
+		"  --retprobe                attach uprobe: on return from the function\n"
+		"  --semaphore SYM|OFFSET    attach uprobe: a USDT semaphore to count up\n"
 		"  --data-in FILE, --ctx-in FILE, --repeat N  test-run input\n"
 		"  --proxy                   map: have the broker do the operations even where "
 		"you\n"
@@ -806,11 +820,95 @@ static int cmd_unload(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	return EXIT_SUCCESS;
 }
 
+/* A number as strtoull(base 0) reads it (0x... hex), whole. */
+static int parse_u64(const char *s, uint64_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > INT64_MAX)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/*
+ * uprobe BINARY:SYMBOL[+OFF] or BINARY:OFFSET --pid PID: we open the binary
+ * and a pidfd ourselves; the broker opens no path for us.
+ */
+static int uprobe_target(struct cli *c, char *where, struct bpfbroker_attach_opts *o,
+			 int *ret_binary_fd, int *ret_pidfd)
+{
+	char *colon = strrchr(where, ':'), *loc, *plus;
+	uint64_t pid = 0;
+	long fd;
+
+	if (!colon || colon == where || !colon[1]) {
+		fprintf(stderr, "bpfctl: a uprobe is given as BINARY:SYMBOL[+OFFSET] or "
+				"BINARY:OFFSET\n");
+		return -EINVAL;
+	}
+	if (!c->pid || parse_u64(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
+		fprintf(stderr, "bpfctl: a uprobe needs --pid PID, the process to probe\n");
+		return -EINVAL;
+	}
+	*colon = '\0';
+	loc = colon + 1;
+	if (*loc >= '0' && *loc <= '9') {
+		if (parse_u64(loc, &o->uprobe_offset) < 0) {
+			fprintf(stderr, "bpfctl: bad file offset \"%s\"\n", loc);
+			return -EINVAL;
+		}
+	} else {
+		plus = strchr(loc, '+');
+		if (plus) {
+			*plus = '\0';
+			if (parse_u64(plus + 1, &o->uprobe_offset) < 0) {
+				fprintf(stderr, "bpfctl: bad offset \"%s\"\n", plus + 1);
+				return -EINVAL;
+			}
+		}
+		o->name = loc;
+	}
+	if (c->semaphore) {
+		if (*c->semaphore >= '0' && *c->semaphore <= '9') {
+			if (parse_u64(c->semaphore, &o->semaphore_offset) < 0 ||
+			    o->semaphore_offset == 0) {
+				fprintf(stderr, "bpfctl: bad semaphore offset \"%s\"\n",
+					c->semaphore);
+				return -EINVAL;
+			}
+		} else {
+			o->semaphore = c->semaphore;
+		}
+	}
+	o->retprobe = c->retprobe;
+	*ret_binary_fd = open(where, O_RDONLY | O_CLOEXEC);
+	if (*ret_binary_fd < 0) {
+		fprintf(stderr, "bpfctl: cannot open %s: %m\n", where);
+		return -EIO;
+	}
+	fd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	if (fd < 0) {
+		fprintf(stderr, "bpfctl: cannot open process %llu: %m\n", (unsigned long long)pid);
+		*ret_binary_fd = safe_close(*ret_binary_fd);
+		return -ESRCH;
+	}
+	*ret_pidfd = (int)fd;
+	o->binary_fd = *ret_binary_fd;
+	o->pidfd = *ret_pidfd;
+	return 0;
+}
+
 static int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 {
 	struct bpfbroker_attach_opts o = {.sz = sizeof(o), .cgroup_fd = -1};
 	struct bpfbroker_error *e = NULL;
-	_cleanup_close_ int cgroup_fd = -1;
+	_cleanup_close_ int cgroup_fd = -1, binary_fd = -1, pidfd = -1;
 	_cleanup_free_ char *names = NULL;
 	uint32_t id = 0;
 	int k, link_fd = -1;
@@ -830,7 +928,18 @@ static int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	o.program = prog;
 	o.target_type = argv[1];
 	o.pin = c->pin;
-	if (strcmp(argv[1], "cgroup") == 0) {
+	if ((c->pid || c->retprobe || c->semaphore) && strcmp(argv[1], "uprobe") != 0) {
+		fprintf(stderr, "bpfctl: --pid, --retprobe and --semaphore are for uprobes\n");
+		return EXIT_ERROR;
+	}
+	if (strcmp(argv[1], "uprobe") == 0) {
+		if (c->attach_type) {
+			fprintf(stderr, "bpfctl: --attach-type is only for cgroup targets\n");
+			return EXIT_ERROR;
+		}
+		if (uprobe_target(c, argv[2], &o, &binary_fd, &pidfd) < 0)
+			return EXIT_ERROR;
+	} else if (strcmp(argv[1], "cgroup") == 0) {
 		cgroup_fd = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (cgroup_fd < 0) {
 			fprintf(stderr, "bpfctl: cannot open cgroup %s: %m\n", argv[2]);
@@ -868,7 +977,7 @@ static int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	} else {
 		fprintf(stderr,
 			"bpfctl: unknown target type \"%s\" (cgroup, raw_tracepoint, "
-			"tracepoint, xdp or tc)\n",
+			"tracepoint, xdp, tc or uprobe)\n",
 			argv[1]);
 		return EXIT_ERROR;
 	}
@@ -886,6 +995,8 @@ static int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	if (k < 0)
 		return report_error(c, k, e, prog);
 	cgroup_fd = safe_close(cgroup_fd);
+	binary_fd = safe_close(binary_fd);
+	pidfd = safe_close(pidfd);
 	if (c->pin) {
 		if (c->json)
 			printf("{\"link\":{\"id\":%u,\"pinned\":true}}\n", id);
@@ -1622,6 +1733,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		{"noexist", no_argument, NULL, OPT_NOEXIST},
 		{"freeze", required_argument, NULL, OPT_FREEZE},
 		{"count", required_argument, NULL, OPT_COUNT},
+		{"pid", required_argument, NULL, OPT_PID},
+		{"retprobe", no_argument, NULL, OPT_RETPROBE},
+		{"semaphore", required_argument, NULL, OPT_SEMAPHORE},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -1684,6 +1798,15 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 				return -EINVAL;
 			}
 			c->update_flags = opt == OPT_EXIST ? BPF_EXIST : BPF_NOEXIST;
+			break;
+		case OPT_PID:
+			c->pid = optarg;
+			break;
+		case OPT_RETPROBE:
+			c->retprobe = true;
+			break;
+		case OPT_SEMAPHORE:
+			c->semaphore = optarg;
 			break;
 		case 'G':
 		case 'M':

@@ -910,7 +910,8 @@ static json_object *program_params(const char *object, const char *program)
 	return p;
 }
 
-static json_object *attach_target(const struct bpfbroker_attach_opts *o, bool cgroup)
+/* The target; fds are sent in this order: cgroup: the directory; uprobe: binary, pidfd. */
+static json_object *attach_target(const struct bpfbroker_attach_opts *o, bool cgroup, bool uprobe)
 {
 	json_object *t = json_object_new_object();
 	int k;
@@ -918,12 +919,25 @@ static json_object *attach_target(const struct bpfbroker_attach_opts *o, bool cg
 	if (!t)
 		return NULL;
 	k = add_str(t, "type", o->target_type);
-	if (k >= 0 && cgroup)
+	if (k >= 0 && (cgroup || uprobe))
 		k = add(t, "fd", json_object_new_int(0));
 	if (k >= 0 && o->attach_type)
 		k = add_str(t, "attach_type", o->attach_type);
 	if (k >= 0 && o->name)
 		k = add_str(t, "name", o->name);
+	if (uprobe) {
+		if (k >= 0)
+			k = add(t, "pidfd", json_object_new_int(1));
+		if (k >= 0 && (!o->name || o->uprobe_offset))
+			k = add(t, "offset", json_object_new_int64((int64_t)o->uprobe_offset));
+		if (k >= 0 && o->retprobe)
+			k = add(t, "retprobe", json_object_new_boolean(true));
+		if (k >= 0 && o->semaphore)
+			k = add_str(t, "semaphore", o->semaphore);
+		if (k >= 0 && o->semaphore_offset)
+			k = add(t, "semaphore_offset",
+				json_object_new_int64((int64_t)o->semaphore_offset));
+	}
 	if (k < 0) {
 		json_object_put(t);
 		return NULL;
@@ -937,7 +951,9 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 	struct bpfbroker_attach_opts o;
 	struct proto_msg m = {};
 	json_object *p, *result, *link;
-	bool cgroup;
+	bool cgroup, uprobe;
+	int fds[2];
+	size_t n_fds = 0;
 	int64_t id, idx;
 	int k, fd = -1;
 
@@ -949,19 +965,29 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 	if (!o.object || !o.program || !o.target_type)
 		return -EINVAL;
 	cgroup = strcmp(o.target_type, "cgroup") == 0;
-	if (cgroup && o.cgroup_fd < 0)
-		return -EBADF;
+	uprobe = strcmp(o.target_type, "uprobe") == 0;
+	if (cgroup) {
+		if (o.cgroup_fd < 0)
+			return -EBADF;
+		fds[n_fds++] = o.cgroup_fd;
+	} else if (uprobe) {
+		if (o.binary_fd < 0 || o.pidfd < 0 || o.uprobe_offset > INT64_MAX ||
+		    o.semaphore_offset > INT64_MAX)
+			return o.binary_fd < 0 || o.pidfd < 0 ? -EBADF : -EINVAL;
+		fds[n_fds++] = o.binary_fd;
+		fds[n_fds++] = o.pidfd;
+	}
 	p = program_params(o.object, o.program);
 	if (!p)
 		return -ENOMEM;
 	k = add(p, "pin", json_object_new_boolean(o.pin));
 	if (k >= 0)
-		k = add(p, "target", attach_target(&o, cgroup));
+		k = add(p, "target", attach_target(&o, cgroup, uprobe));
 	if (k < 0) {
 		json_object_put(p);
 		return k;
 	}
-	k = request(b, "attach", p, cgroup ? &o.cgroup_fd : NULL, cgroup ? 1 : 0, &m, &result, err);
+	k = request(b, "attach", p, n_fds ? fds : NULL, n_fds, &m, &result, err);
 	if (k < 0)
 		return k;
 	if (!json_object_object_get_ex(result, "link", &link) ||

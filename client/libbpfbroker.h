@@ -182,7 +182,7 @@ struct bpfbroker_attach_opts {
 	size_t sz; /* sizeof(struct bpfbroker_attach_opts) */
 	const char *object; /* NAME: only the owner may attach */
 	const char *program;
-	/* "cgroup", "raw_tracepoint", "tracepoint", "xdp" or "tc" */
+	/* "cgroup", "raw_tracepoint", "tracepoint", "xdp", "tc" or "uprobe" */
 	const char *target_type;
 	int cgroup_fd; /* cgroup: the cgroup v2 directory, opened O_RDONLY|O_DIRECTORY */
 	/*
@@ -193,15 +193,29 @@ struct bpfbroker_attach_opts {
 	const char *attach_type;
 	/*
 	 * tracepoint: "CATEGORY:NAME"; raw_tracepoint: "NAME"; xdp, tc: the interface
-	 * name, in the caller's network namespace; cgroup: NULL.
+	 * name, in the caller's network namespace; uprobe: the function's symbol, or
+	 * NULL for a probe at file offset uprobe_offset; cgroup: NULL.
 	 */
 	const char *name;
 	/*
-	 * Keep the link until detach/unload. Required for tracepoint and
-	 * raw_tracepoint (the kernel cannot detach those links from a held fd);
-	 * cgroup, xdp and tc links may instead be held as *ret_link_fd.
+	 * Keep the link until detach/unload. Required for tracepoint,
+	 * raw_tracepoint and uprobe (the kernel cannot detach those links from a
+	 * held fd); cgroup, xdp and tc links may instead be held as *ret_link_fd.
 	 */
 	bool pin;
+	/*
+	 * uprobe: the ELF executable or shared object to probe, opened by you
+	 * (O_RDONLY|O_CLOEXEC), and a pidfd (pidfd_open()) of the process: one of
+	 * yours, running as you with no_new_privs, no capabilities and dumpable.
+	 * The probe fires only in that process (and follows it across exec).
+	 */
+	int binary_fd;
+	int pidfd;
+	uint64_t uprobe_offset; /* bytes into the function, or the file offset without name */
+	bool retprobe; /* fire on return from the function instead of on entry */
+	/* USDT: the semaphore the kernel counts up while attached, by symbol or file offset */
+	const char *semaphore;
+	uint64_t semaphore_offset; /* 0: none */
 };
 
 #define BPFBROKER_TEST_RUN_MAX_DATA (16u * 1024)

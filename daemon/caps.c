@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <linux/bpf.h>
+#include <fcntl.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <stdio.h>
@@ -21,7 +22,8 @@
  *  CAP_PERFMON   - tracing program types and helpers that read memory;
  *  CAP_NET_ADMIN - networking program types and socket/device map types;
  *  CAP_SYS_ADMIN - BPF_MAP_GET_FD_BY_ID, the only way to open a map with
- *                  BPF_F_RDONLY/BPF_F_WRONLY, and BPF_OBJ_GET_INFO details.
+ *                  BPF_F_RDONLY/BPF_F_WRONLY, and BPF_OBJ_GET_INFO details;
+ *                  the uprobe PMU's perf events (Linux 6.16, uprobe.c).
  */
 static void cap_freep(cap_t *c)
 {
@@ -34,8 +36,9 @@ static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, C
 /*
  * The event loop keeps what its workers need (they are forked from it) and:
  *  CAP_SYS_PTRACE - opening a caller's /proc/PID/ns/net, to attach to
- *                   interfaces in the caller's network namespace; never
- *                   passed to workers.
+ *                   interfaces in the caller's network namespace, and the
+ *                   /proc/PID/status of a process a uprobe is for (both hidden
+ *                   under ProtectProc=invisible); never passed to workers.
  * Nothing else: the socket, pins and state are root's own files, so no
  * CAP_DAC_OVERRIDE; signals go to our own workers, so no CAP_KILL.
  */
@@ -263,6 +266,18 @@ int caps_sndbuf_force(int fd, int size)
 int caps_clear_effective(void)
 {
 	return caps_set_effective(NULL, 0);
+}
+
+int caps_open(cap_value_t cap, const char *path, int flags)
+{
+	int fd, k = caps_set_effective(&cap, 1);
+
+	if (k < 0)
+		return k;
+	fd = open(path, flags | O_CLOEXEC);
+	k = fd < 0 ? -errno : fd;
+	caps_clear_effective();
+	return k;
 }
 
 bool caps_is_effective(cap_value_t cap)

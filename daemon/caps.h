@@ -43,5 +43,7 @@ int caps_set_effective(const cap_value_t *caps, int n);
 int caps_sndbuf_force(int fd, int size);
 /* Drop every effective capability. */
 int caps_clear_effective(void);
+/* open(path, flags | O_CLOEXEC) with cap effective for that call only: an fd or -errno. */
+int caps_open(cap_value_t cap, const char *path, int flags);
 /* Is cap in the effective set right now? (for tests and self-checks) */
 bool caps_is_effective(cap_value_t cap);

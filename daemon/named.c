@@ -31,6 +31,7 @@
 #include "proto/proto.h"
 #include "reply.h"
 #include "store.h"
+#include "uprobe.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -68,6 +69,10 @@ struct call {
 	int *fds; /* the client's */
 	size_t n_fds;
 	int netns; /* the caller's network namespace, from the event loop (attach only), or -1 */
+	/* A uprobe target's /proc/PID/status from the event loop, or -1 and why not. */
+	int target_status;
+	int target_status_error;
+	char target_desc[160]; /* what an attach attached to, where params don't say it all */
 	int lock;
 	/* For list and show: the kernel's links, walked once per request, not per object. */
 	struct link_entry *links;
@@ -373,6 +378,7 @@ struct link_entry {
 	uint32_t id, prog_id;
 	struct bpf_link_info info;
 	char tp_name[128];
+	char uprobe[64]; /* a perf event link's uprobe, as uprobe_link_describe() says */
 	bool pinned;
 };
 
@@ -402,15 +408,23 @@ static int links_walk(struct link_entry **ret, size_t *ret_n)
 
 		if (fd < 0)
 			continue;
-		e.info.raw_tracepoint.tp_name = (uint64_t)(uintptr_t)e.tp_name;
-		e.info.raw_tracepoint.tp_name_len = sizeof(e.tp_name);
+		/*
+		 * Without buffers first: the union's members overlap, and a pointer
+		 * meant for one type's name is another type's length (the kernel
+		 * then refuses a perf event link's info).
+		 */
 		k = bpf_obj_get_info_by_fd(fd, &e.info, &len);
+		if (k == 0 && e.info.type == BPF_LINK_TYPE_RAW_TRACEPOINT) {
+			e.info.raw_tracepoint.tp_name = (uint64_t)(uintptr_t)e.tp_name;
+			e.info.raw_tracepoint.tp_name_len = sizeof(e.tp_name);
+			k = bpf_obj_get_info_by_fd(fd, &e.info, &len);
+			e.tp_name[sizeof(e.tp_name) - 1] = '\0';
+		} else if (k == 0 && e.info.type == BPF_LINK_TYPE_PERF_EVENT) {
+			uprobe_link_describe(fd, e.uprobe, sizeof(e.uprobe));
+		}
 		safe_close(fd);
 		if (k < 0)
 			continue;
-		if (e.info.type != BPF_LINK_TYPE_RAW_TRACEPOINT)
-			e.tp_name[0] = '\0';
-		e.tp_name[sizeof(e.tp_name) - 1] = '\0';
 		e.prog_id = e.info.prog_id;
 		nv = reallocarray(v, n + 1, sizeof(*v));
 		if (!nv) {
@@ -532,6 +546,9 @@ static json_object *link_json(const struct object *o, const struct link_entry *e
 	case BPF_LINK_TYPE_XDP:
 		/* An index in the caller's network namespace, which may not be ours. */
 		snprintf(target, sizeof(target), "xdp ifindex %u", e->info.xdp.ifindex);
+		break;
+	case BPF_LINK_TYPE_PERF_EVENT:
+		snprintf(target, sizeof(target), "%s", e->uprobe);
 		break;
 	default:
 		break;
@@ -1083,6 +1100,7 @@ struct attach_req {
 	const char *attach_type;
 	int64_t fd_index;
 	bool pin;
+	struct uprobe_request uprobe; /* type "uprobe" */
 };
 
 static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
@@ -1103,8 +1121,23 @@ static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
 	if (!json_object_object_get_ex(c->params, "target", &t) ||
 	    !json_object_is_type(t, json_type_object))
 		return reply_error(r, PROTO_E_INVALID, EINVAL, "\"target\" must be an object");
+	if (proto_get_string(t, "type", true, &a->type, &error) < 0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	if (strcmp(a->type, "uprobe") == 0) {
+		/* Its own keys, and its fds: the binary and a pidfd (uprobe.h). */
+		if (proto_check_keys(t, "target", uprobe_target_keys, &error) < 0)
+			return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+		k = uprobe_request_parse(t, c->fds, c->n_fds, &a->uprobe, &error);
+		if (k < 0)
+			return reply_error(r, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k, "%s",
+					   error ?: "bad uprobe target");
+		a->uprobe.status_fd = c->target_status;
+		a->uprobe.status_error = c->target_status_error;
+		a->name = a->uprobe.symbol;
+		a->fd_index = -1;
+		return 1;
+	}
 	if (proto_check_keys(t, "target", tkeys, &error) < 0 ||
-	    proto_get_string(t, "type", true, &a->type, &error) < 0 ||
 	    proto_get_string(t, "name", false, &a->name, &error) < 0 ||
 	    proto_get_string(t, "attach_type", false, &a->attach_type, &error) < 0 ||
 	    proto_get_int(t, "fd", false, 0, PROTO_MAX_REQUEST_FDS - 1, &a->fd_index, &error) < 0)
@@ -1333,6 +1366,20 @@ static int attach_interface(struct call *c, struct reply *r, const struct attach
 	return k;
 }
 
+static int attach_uprobe(struct call *c, struct reply *r, const struct attach_req *a,
+			 json_object *prog, int prog_fd)
+{
+	if ((int)meta_int(prog, "prog_type") != BPF_PROG_TYPE_KPROBE)
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "program \"%s\" is not a kprobe-type program (SEC(\"uprobe\"))",
+				   a->program);
+	if (!policy_grant_attach_uprobes(c->grant))
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "your policy does not allow attaching uprobes");
+	return uprobe_attach(&a->uprobe, &c->ident.id, prog_fd, a->program, r, c->target_desc,
+			     sizeof(c->target_desc));
+}
+
 static int link_id_of(int fd, uint32_t *ret)
 {
 	struct bpf_link_info info = {};
@@ -1409,7 +1456,8 @@ static int named_attach(struct call *c, struct reply *r)
 	if (k > 0)
 		k = call_lock(c, r, o.owner);
 	if (k > 0 && !a.pin &&
-	    (strcmp(a.type, "tracepoint") == 0 || strcmp(a.type, "raw_tracepoint") == 0))
+	    (strcmp(a.type, "tracepoint") == 0 || strcmp(a.type, "raw_tracepoint") == 0 ||
+	     strcmp(a.type, "uprobe") == 0))
 		/* The kernel can't detach these links: one held by a client would outlive unload.
 		 */
 		k = reply_error(r, PROTO_E_INVALID, EINVAL,
@@ -1441,11 +1489,13 @@ static int named_attach(struct call *c, struct reply *r)
 		k = attach_tracepoint(c, r, &a, prog, prog_fd);
 	else if (strcmp(a.type, "xdp") == 0 || strcmp(a.type, "tc") == 0)
 		k = attach_interface(c, r, &a, prog, prog_fd, strcmp(a.type, "tc") == 0);
+	else if (strcmp(a.type, "uprobe") == 0)
+		k = attach_uprobe(c, r, &a, prog, prog_fd);
 	else
 		return reply_error(
 			r, PROTO_E_INVALID, EINVAL,
 			"unknown target type \"%.32s\" (expected cgroup, raw_tracepoint, "
-			"tracepoint, xdp or tc)",
+			"tracepoint, xdp, tc or uprobe)",
 			a.type);
 	if (k <= 0)
 		return k;
@@ -1488,8 +1538,9 @@ static int named_attach(struct call *c, struct reply *r)
 			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot pass the link");
 		json_object_object_add(link, "fd", json_object_new_int(k));
 	}
-	log_info("uid %u attached %s/%s (link %u%s)", (unsigned)c->ident.id.uid, o.name, a.program,
-		 link_id, a.pin ? ", pinned" : "");
+	log_info("uid %u attached %s/%s (link %u%s%s%s)", (unsigned)c->ident.id.uid, o.name,
+		 a.program, link_id, a.pin ? ", pinned" : "", c->target_desc[0] ? ", " : "",
+		 c->target_desc);
 	return 0;
 }
 
@@ -1881,6 +1932,22 @@ bool named_is_method(const char *method)
 	return method_find(method) != NULL;
 }
 
+/* An fd the event loop appended to the client's (the last), named by key in the job. */
+static int call_take_job_fd(struct call *c, json_object *job, const char *key, int *ret)
+{
+	json_object *v;
+	int64_t i;
+
+	if (!json_object_object_get_ex(job, key, &v))
+		return 0;
+	i = json_object_get_int64(v);
+	if (c->n_fds == 0 || i != (int64_t)c->n_fds - 1)
+		return -EINVAL;
+	*ret = c->fds[i];
+	c->n_fds--;
+	return 0;
+}
+
 static int call_run(struct call *c, json_object *job, const struct method **ret_m, struct reply *r)
 {
 	json_object *m;
@@ -1892,16 +1959,15 @@ static int call_run(struct call *c, json_object *job, const struct method **ret_
 	    !json_object_is_type(c->params, json_type_object) ||
 	    !(*ret_m = method_find(json_object_get_string(m))))
 		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
-	/* The event loop appends the caller's netns last and says so in the job. */
-	if (json_object_object_get_ex(job, "netns", &m)) {
-		int64_t i = json_object_get_int64(m);
-
-		if (c->n_fds == 0 || i != (int64_t)c->n_fds - 1)
-			return reply_error(r, PROTO_E_INTERNAL, EINVAL,
-					   "malformed job from the broker");
-		c->netns = c->fds[i];
-		c->n_fds--;
-	}
+	/*
+	 * The event loop appends the caller's netns, or for a uprobe attach the
+	 * target's status (uprobe.h), last and says so in the job.
+	 */
+	if (call_take_job_fd(c, job, "netns", &c->netns) < 0 ||
+	    call_take_job_fd(c, job, "target_status", &c->target_status) < 0)
+		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
+	if (json_object_object_get_ex(job, "target_status_error", &m))
+		c->target_status_error = json_object_get_int(m);
 	k = policy_resolve(c->policy, &c->ident.id, &c->grant);
 	if (k < 0)
 		return k;
@@ -1959,6 +2025,10 @@ static void call_audit(struct call *c, const char *method, struct reply *r)
 			at = json_object_get_string(v);
 		snprintf(target, sizeof(target), "%.32s%s%.64s%s%.32s", type ? type : "?",
 			 name ? " " : "", name ? name : "", at ? " " : "", at ? at : "");
+		/* Where the request names no target (a uprobe's process), what the worker found. */
+		if (c->target_desc[0])
+			snprintf(target, sizeof(target), "%.64s%s%.120s", name ? name : "",
+				 name ? " " : "", c->target_desc);
 		a.target = target;
 	}
 	if (!code) {
@@ -1982,6 +2052,8 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 			 .fds = fds,
 			 .n_fds = n_fds,
 			 .netns = -1,
+			 .target_status = -1,
+			 .target_status_error = ENOENT,
 			 .lock = -EBADF};
 	const struct method *m = NULL;
 	struct reply r = {};

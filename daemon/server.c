@@ -17,6 +17,7 @@
 #include "common/macro.h"
 #include "peer_unit.h"
 #include "rate.h"
+#include "uprobe.h"
 #include "log.h"
 
 #ifndef SO_PEERPIDFD
@@ -225,7 +226,7 @@ static const struct worker_method {
 	size_t max_fds;
 } worker_methods[] = {
 	{"load", 1},	   {"list", 0},	      {"show", 0},   {"unload", 0},
-	{"fds", 0},	   {"attach", 1},     {"detach", 0}, {"test_run", 0},
+	{"fds", 0},	   {"attach", 2},     {"detach", 0}, {"test_run", 0},
 	{"map_insert", 1}, {"load_insns", 1}, {"map", 0},
 };
 
@@ -333,21 +334,15 @@ static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto
  */
 static int conn_open_netns(struct conn *c)
 {
-	static const cap_value_t sys_ptrace[] = {CAP_SYS_PTRACE};
 	char path[64];
 	int fd, k;
 
 	if (c->pidfd < 0)
 		return -ENOSYS;
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)c->cred.pid);
-	k = caps_set_effective(sys_ptrace, 1);
-	if (k < 0)
-		return k;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	k = fd < 0 ? -errno : 0;
-	caps_clear_effective();
+	fd = caps_open(CAP_SYS_PTRACE, path, O_RDONLY);
 	if (fd < 0)
-		return k;
+		return fd;
 	/* A pidfd turns readable when its process exits (no CAP_KILL needed, unlike a signal). */
 	{
 		struct pollfd pfd = {.fd = c->pidfd, .events = POLLIN};
@@ -433,8 +428,23 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 	 * targets fail in the worker with a clear error; the rest works.
 	 */
 	if (strcmp(m->name, "attach") == 0) {
-		int netns = conn_open_netns(c);
+		/*
+		 * A uprobe's process: its /proc/PID/status, which only we (with
+		 * CAP_SYS_PTRACE) can open under ProtectProc=invisible (uprobe.h).
+		 */
+		int status = uprobe_status_open(params, msg->fds, msg->n_fds), netns;
 
+		if (status >= 0) {
+			json_object_object_add(job, "target_status",
+					       json_object_new_int((int)msg->n_fds));
+			return submit_job(c, id, job, msg, status);
+		}
+		if (status != -ENOTTY) {
+			json_object_object_add(job, "target_status_error",
+					       json_object_new_int(-status));
+			return submit_job(c, id, job, msg, -1);
+		}
+		netns = conn_open_netns(c);
 		if (netns < 0)
 			log_debug("uid %u: no network namespace for attach: %s",
 				  (unsigned)c->cred.uid, strerror(-netns));

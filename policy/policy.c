@@ -1234,7 +1234,7 @@ static int parse_attach(struct parse_ctx *c, const char *parent, json_object *al
 			struct policy_attach *out)
 {
 	static const char *const keys[] = {"cgroups", "tracepoints", "raw_tracepoints",
-					   "interfaces"};
+					   "interfaces", "uprobes"};
 	char path[JPATH_MAX], kpath[JPATH_MAX];
 	json_object *a, *v;
 	int r;
@@ -1274,7 +1274,7 @@ static int parse_attach(struct parse_ctx *c, const char *parent, json_object *al
 		if (r < 0)
 			return r;
 	}
-	return 0;
+	return get_bool(c, path, a, "uprobes", &out->uprobes);
 }
 
 static int get_pattern(struct parse_ctx *c, const char *path, json_object *o, const char *key,
@@ -1990,6 +1990,7 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 	g->maps_of_maps = g->maps_of_maps || r->maps_of_maps;
 	g->load_with_perfmon = g->load_with_perfmon || r->load_with_perfmon;
 	g->attach.cgroup_attach_types |= r->attach.cgroup_attach_types;
+	g->attach.uprobes = g->attach.uprobes || r->attach.uprobes;
 	k = strv_append(&g->attach.tracepoints, &g->attach.n_tracepoints, r->attach.tracepoints,
 			r->attach.n_tracepoints);
 	if (k < 0)
@@ -2143,6 +2144,11 @@ bool policy_grant_attach_interface(const struct policy_grant *g, const char *ifn
 	return any_fnmatch(g->attach.interfaces, g->attach.n_interfaces, ifname);
 }
 
+bool policy_grant_attach_uprobes(const struct policy_grant *g)
+{
+	return g && g->matched && g->attach.uprobes;
+}
+
 enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t owner,
 					   const char *object, const char *map)
 {
@@ -2285,7 +2291,8 @@ static json_object *attach_to_json(const struct policy_attach *a)
 	    json_add(o, "tracepoints", strv_to_json(a->tracepoints, a->n_tracepoints)) < 0 ||
 	    json_add(o, "raw_tracepoints", strv_to_json(a->raw_tracepoints, a->n_raw_tracepoints)) <
 		    0 ||
-	    json_add(o, "interfaces", strv_to_json(a->interfaces, a->n_interfaces)) < 0)
+	    json_add(o, "interfaces", strv_to_json(a->interfaces, a->n_interfaces)) < 0 ||
+	    json_add(o, "uprobes", json_object_new_boolean(a->uprobes)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

@@ -115,6 +115,11 @@ struct policy_attach {
 	size_t n_raw_tracepoints;
 	char **interfaces; /* interface name patterns, for xdp and tc, in the caller's netns */
 	size_t n_interfaces;
+	/*
+	 * kprobe-type programs as uprobes on the caller's own processes (those
+	 * running as the caller, dumpable, without capabilities, no_new_privs).
+	 */
+	bool uprobes;
 };
 
 struct policy_map_pattern {
@@ -224,6 +229,7 @@ bool policy_grant_attach_cgroup(const struct policy_grant *g, int attach_type);
 bool policy_grant_attach_tracepoint(const struct policy_grant *g, const char *category_name);
 bool policy_grant_attach_raw_tracepoint(const struct policy_grant *g, const char *name);
 bool policy_grant_attach_interface(const struct policy_grant *g, const char *ifname);
+bool policy_grant_attach_uprobes(const struct policy_grant *g);
 /* Access the policy grants g's principal to map of owner's named object (union of rules). */
 enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t owner,
 					   const char *object, const char *map);

@@ -414,6 +414,19 @@ int harness_bpfctl_va(const struct user *u, char *out, size_t size, va_list ap)
 	return harness_bpfctl(u, out, size, args);
 }
 
+char harness_out[16384];
+
+int harness_ctl(const struct user *u, ...)
+{
+	va_list ap;
+	int k;
+
+	va_start(ap, u);
+	k = harness_bpfctl_va(u, harness_out, sizeof(harness_out), ap);
+	va_end(ap);
+	return k;
+}
+
 static __u32 first_prog_id, first_map_id, first_link_id;
 
 static __u32 highest_id(int (*next)(__u32, __u32 *))

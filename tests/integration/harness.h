@@ -72,6 +72,9 @@ int harness_exec_as(const struct user *u, char *const *argv);
 int harness_bpfctl(const struct user *u, char *out, size_t size, const char *const *args);
 /* The same with the arguments in ap, up to a NULL (at most 27). */
 int harness_bpfctl_va(const struct user *u, char *out, size_t size, va_list ap);
+/* The same with the arguments up to a NULL, stdout into harness_out. */
+extern char harness_out[16384];
+int harness_ctl(const struct user *u, ...);
 /* Remember the newest kernel object ids, and later check none newer survive. */
 void harness_mark_kernel_objects(void);
 int harness_check_no_kernel_objects_left(void);

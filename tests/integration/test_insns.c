@@ -54,17 +54,9 @@ static int cgroups_create(void)
 
 /* ---- processes ---- */
 
-static char out[16384];
-static int ctl(const struct user *u, ...)
-{
-	va_list ap;
-	int k;
-
-	va_start(ap, u);
-	k = harness_bpfctl_va(u, out, sizeof(out), ap);
-	va_end(ap);
-	return k;
-}
+/* bpfctl as u; the exit status, with stdout in out. */
+#define ctl harness_ctl
+#define out harness_out
 
 /* examples/device-allow with args, as u: its exit status. */
 static int device_allow(const struct user *u, const char *a1, const char *a2, const char *a3)

@@ -62,20 +62,11 @@ static const struct user root = {0, 0};
 
 static char cg_base[256], cg_owned[300], cg_root_owned[300];
 
-#define OUT_SIZE 16384
+#define OUT_SIZE sizeof(harness_out)
 
-/* bpfctl as u; the exit status, with stdout in a static buffer. */
-static char out[OUT_SIZE];
-static int ctl(const struct user *u, ...)
-{
-	va_list ap;
-	int k;
-
-	va_start(ap, u);
-	k = harness_bpfctl_va(u, out, sizeof(out), ap);
-	va_end(ap);
-	return k;
-}
+/* bpfctl as u; the exit status, with stdout in out. */
+#define ctl harness_ctl
+#define out harness_out
 
 static int connect_broker(struct bpfbroker **b)
 {

@@ -212,7 +212,7 @@ expect_completion --count -- bpfctl ringbuf --co
 expect_completion --shared -- bpfctl list --sha
 expect_completion --socket -- bpfctl --so
 expect_completion delete dump lookup update -- bpfctl map ''
-expect_completion cgroup raw_tracepoint tc tracepoint xdp -- bpfctl attach obj/prog ''
+expect_completion cgroup raw_tracepoint tc tracepoint uprobe xdp -- bpfctl attach obj/prog ''
 expect_completion egress ingress -- bpfctl attach obj/prog tc lo ''
 check "completing an xdp interface does not offer lo" \
 	grep -qw lo <<<"$(complete_words bpfctl attach obj/prog xdp l)"

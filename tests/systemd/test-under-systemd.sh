@@ -4,7 +4,7 @@
 # of new mount, pid, cgroup, UTS and IPC namespaces (with its own /run, /tmp,
 # cgroup2 and bpffs), starts bpfbrokerd.socket, and as an unprivileged user
 # lets socket activation start the daemon in its sandbox; then loads, attaches
-# (cgroup, xdp, tc, tracepoint, raw tracepoint), reloads the policy, restarts
+# (cgroup, xdp, tc, tracepoint, raw tracepoint, uprobe), reloads the policy, restarts
 # the daemon and unloads, checking that nothing the sandbox forbids was
 # needed. The units are the build's, as installed; drop-ins only point
 # ExecStart= at the build's daemon and a test policy, and drop the default
@@ -88,11 +88,11 @@ StandardError=append:/run/bpftest/daemon.log
 EOF
 cat >"$work/policy.d/50-test.json" <<'EOF'
 { "rules": [ { "match": { "uids": ["65534"] },
-  "allow": { "program_types": ["socket_filter", "xdp", "sched_cls", "tracepoint", "raw_tracepoint", "cgroup_skb"],
+  "allow": { "program_types": ["socket_filter", "xdp", "sched_cls", "tracepoint", "raw_tracepoint", "cgroup_skb", "kprobe"],
              "helper_classes": ["base", "net_read", "current_task"], "pinning": true,
              "maps": [ { "name": "config*", "access": "ro" }, { "name": "*", "access": "rw" } ],
              "attach": { "cgroups": true, "interfaces": ["lo"], "tracepoints": ["sched:sched_process_fork"],
-                         "raw_tracepoints": ["sys_enter"] } } } ] }
+                         "raw_tracepoints": ["sys_enter"], "uprobes": true } } } ] }
 EOF
 cat >"$work/boot.sh" <<EOF
 #!/bin/bash
@@ -186,6 +186,19 @@ check_out "load egress" "loaded eg" ctl load "$(obj egress)" --name eg
 check_out "attach cgroup (read-only cgroupfs)" "attached count_egress" \
 	ctl attach eg/count_egress cgroup /sys/fs/cgroup/delegated --pin
 check_out "map dump" "key: 0" ctl map dump tp/forks
+# A uprobe on a process of nobody's: under ProtectProc=invisible only the event
+# loop (CAP_SYS_PTRACE) can open its /proc/PID/status for the worker.
+check_out "load uprobe" "loaded up" ctl load "$(obj uprobe)" --name up
+check_out "attach uprobe (a process of the caller's, counted)" "value: 5" \
+	as_nobody env T="$BUILD_DIR/tests/integration/uprobe_target" C="$BUILD_DIR/client/bpfctl" \
+	sh -ec 'rm -f /tmp/up.in; mkfifo /tmp/up.in
+		setpriv --no-new-privs "$T" </tmp/up.in >/tmp/up.out & pid=$!
+		exec 3>/tmp/up.in
+		"$C" attach up/count_calls uprobe "$T:uprobe_target_work" --pid $pid --pin
+		echo "call 5" >&3
+		for _ in $(seq 100); do grep -q "called 5" /tmp/up.out && break; sleep 0.1; done
+		"$C" map dump up/uprobe_calls
+		echo exit >&3; wait $pid'
 
 # --- reload: a good policy, then a bad one that must leave the good in force ---
 check_out "systemctl reload" "" inside systemctl reload bpfbrokerd.service
@@ -198,9 +211,9 @@ inside rm /run/bpftest/policy.d/60-bad.json
 # --- restart: named objects and pinned links survive the sandboxed restart ---
 inside systemctl restart bpfbrokerd.service || fail "restart"
 n=$(ctl list | grep -c ' loaded ')
-[ "$n" = 5 ] || fail "after a restart, $n named objects instead of 5"
+[ "$n" = 6 ] || fail "after a restart, $n named objects instead of 6"
 check_out "detach" "detached tc_count" ctl detach nc/tc_count
-for o in nc tp rt pn eg; do
+for o in nc tp rt pn eg up; do
 	check_out "unload $o" "unloaded $o" ctl unload "$o"
 done
 check_out "list" "no named objects" ctl list

@@ -1207,6 +1207,8 @@ static void test_lifecycle_grants(void **state)
 	assert_false(policy_grant_attach_interface(g, "veth/../x"));
 	assert_false(policy_grant_attach_interface(g, "veth0123456789abc"));
 	assert_false(policy_grant_attach_interface(other, "veth0"));
+	/* Uprobes only where a rule says so. */
+	assert_false(policy_grant_attach_uprobes(g));
 
 	/* Shared access: per owner, object and map; rules combine as a union. */
 	assert_int_equal(policy_grant_shared_access(g, 0, "counter", "counts"), MAP_ACCESS_RW);
@@ -1256,6 +1258,33 @@ static void test_cgroup_attach_list(void **state)
 		"type (such as cgroup_inet_egress, cgroup_device or cgroup_inet4_connect)");
 }
 
+static void test_uprobes_grant(void **state)
+{
+	struct policy *p = load("{\"rules\":["
+				"{\"match\":{\"uids\":[\"1\",\"2\"]},\"allow\":{\"attach\":"
+				"{\"uprobes\":false}}},"
+				"{\"match\":{\"uids\":[\"2\"]},\"allow\":{\"attach\":"
+				"{\"uprobes\":true}}}]}",
+				NULL);
+	struct policy_grant *one = resolve(p, 1, 1, NULL, 0), *two = resolve(p, 2, 2, NULL, 0);
+	json_object *j;
+
+	/* A grant in one rule is not taken away by another's false. */
+	assert_false(policy_grant_attach_uprobes(one));
+	assert_true(policy_grant_attach_uprobes(two));
+	j = policy_grant_to_json(two);
+	assert_non_null(strstr(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			       "\"uprobes\":true"));
+	json_object_put(j);
+	policy_grant_free(one);
+	policy_grant_free(two);
+	policy_free(p);
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+			   "{\"uprobes\":\"yes\"}}}]}",
+			   "e.json: rules[0].allow.attach.uprobes: expected true or false, got a "
+			   "string");
+}
+
 static void test_lifecycle_parse_errors(void **state)
 {
 	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
@@ -1269,7 +1298,7 @@ static void test_lifecycle_parse_errors(void **state)
 	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
 			   "{\"cgroup\":true}}}]}",
 			   "e.json: rules[0].allow.attach: unknown key \"cgroup\" (expected "
-			   "cgroups, tracepoints, raw_tracepoints or interfaces)");
+			   "cgroups, tracepoints, raw_tracepoints, interfaces or uprobes)");
 	assert_parse_error(
 		"{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
 		"[{\"owner\":\"0\",\"object\":\"x\",\"map\":\"y\",\"access\":\"rx\"}]}}]}",
@@ -1601,6 +1630,7 @@ int main(void)
 		cmocka_unit_test(test_consume),
 		cmocka_unit_test(test_load_with_perfmon),
 		cmocka_unit_test(test_cgroup_attach_list),
+		cmocka_unit_test(test_uprobes_grant),
 		cmocka_unit_test(test_unit_match),
 		cmocka_unit_test(test_unit_parse_errors),
 	};
