@@ -143,8 +143,9 @@ int main(int argc, char **argv)
 	k = fds_from_listen(&f, &missing);
 	if (k < 0) {
 		if (k == -ENOENT && missing)
-			fprintf(stderr, "netmon: no %s among the fds passed (run me with bpfctl run "
-					"netmon.bpf.o --)\n",
+			fprintf(stderr,
+				"netmon: no %s among the fds passed (run me with bpfctl run "
+				"netmon.bpf.o --)\n",
 				missing);
 		else
 			fprintf(stderr, "netmon: cannot get the fds passed: %s\n", strerror(-k));
@@ -176,7 +177,8 @@ int main(int argc, char **argv)
 		printf(" (no length limit)\n");
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = sock, .events = POLLIN}, {.fd = sig, .events = POLLIN}};
+		struct pollfd p[2] = {{.fd = sock, .events = POLLIN},
+				      {.fd = sig, .events = POLLIN}};
 		char buf[2048];
 
 		if (poll(p, 2, -1) < 0) {
@@ -197,8 +199,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "netmon: reading stats: %s\n", strerror(-k));
 			return 1;
 		}
-		printf("netmon: %llu datagrams, %llu bytes\n", (unsigned long long)st[STAT_DATAGRAMS],
-		       (unsigned long long)st[STAT_BYTES]);
+		printf("netmon: %llu datagrams, %llu bytes\n",
+		       (unsigned long long)st[STAT_DATAGRAMS], (unsigned long long)st[STAT_BYTES]);
 	}
 	k = stats_read(f.stats, st);
 	if (k < 0) {
