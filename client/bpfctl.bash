@@ -6,9 +6,14 @@
 # (bpfctl list, bpfctl show), so they complete only while it runs and only
 # with what the broker lets you see.
 
-_bpfctl_commands="check run policy doctor load list show unload attach detach test-run map ringbuf"
+_bpfctl_commands="check run policy doctor load check-insns load-insns list show unload attach detach
+	test-run map ringbuf"
 _bpfctl_global_opts="--socket --json -j --help -h"
 _bpfctl_load_opts="--global --map-size --program --object-name --freeze"
+_bpfctl_insns_opts="--type --attach-type --license --prog-name"
+# Program types by libbpf's names: those raw instructions are usually for.
+_bpfctl_prog_types="cgroup_device cgroup_skb cgroup_sock cgroup_sock_addr cgroup_sockopt
+	cgroup_sysctl socket_filter sched_cls xdp"
 _bpfctl_cgroup_attach_types="cgroup_inet_ingress cgroup_inet_egress cgroup_inet_sock_create
 	cgroup_inet_sock_release cgroup_sock_ops cgroup_device cgroup_inet4_bind cgroup_inet6_bind
 	cgroup_inet4_post_bind cgroup_inet6_post_bind cgroup_inet4_connect cgroup_inet6_connect
@@ -87,6 +92,10 @@ _bpfctl()
 		compopt -o filenames 2>/dev/null
 		return
 		;;
+	--type)
+		COMPREPLY=($(compgen -W "$_bpfctl_prog_types" -- "$cur"))
+		return
+		;;
 	--user)
 		COMPREPLY=($(compgen -u -- "$cur"))
 		return
@@ -99,7 +108,8 @@ _bpfctl()
 		COMPREPLY=($(compgen -W "$(_bpfctl_objects)" -- "$cur"))
 		return
 		;;
-	--global | --map-size | --program | --object-name | --share | --repeat | --freeze | --count | --semaphore)
+	--global | --map-size | --program | --object-name | --share | --repeat | --freeze | --count | \
+		--semaphore | --license | --prog-name)
 		return
 		;;
 	--pid)
@@ -114,7 +124,7 @@ _bpfctl()
 		--) [[ -n $cmd ]] && after_dashdash=1 ;;
 		--socket | --data-in | --ctx-in | --user | --attach-type | --name | --global | \
 			--map-size | --program | --object-name | --share | --repeat | --freeze | --count | --pid | \
-			--semaphore)
+			--semaphore | --type | --license | --prog-name)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -155,6 +165,8 @@ _bpfctl()
 		case $cmd in
 		check | run) opts+=" $_bpfctl_load_opts --name --" ;;
 		load) opts+=" $_bpfctl_load_opts --name --share" ;;
+		check-insns) opts+=" $_bpfctl_insns_opts" ;;
+		load-insns) opts+=" $_bpfctl_insns_opts --name" ;;
 		list) opts+=" --all --user --shared" ;;
 		attach) opts+=" --attach-type --pin --pid --retprobe --semaphore --" ;;
 		test-run) opts+=" --data-in --ctx-in --repeat" ;;
@@ -168,6 +180,13 @@ _bpfctl()
 	case $cmd in
 	check | load)
 		((n_args == 0)) && _bpfctl_complete_object_file "$cur"
+		;;
+	check-insns | load-insns)
+		# Any file: instructions have no customary suffix.
+		if ((n_args == 0)); then
+			COMPREPLY=($(compgen -f -- "$cur"))
+			compopt -o filenames 2>/dev/null
+		fi
 		;;
 	run)
 		if ((n_args == 0)); then

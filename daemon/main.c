@@ -132,7 +132,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"check-config", no_argument, NULL, OPT_CHECK},
 		{"state-dir", required_argument, NULL, OPT_STATE_DIR},
 		{"admin-group", required_argument, NULL, OPT_ADMIN_GROUP},
-		/* Testing only: crash at a named point of a load or unload (store_fault()). */
+		/* Testing only: crash (store_fault()) or stall (worker-stall) at a named point. */
 		{"fault-inject", required_argument, NULL, OPT_FAULT},
 		{"verifier-timeout", required_argument, NULL, OPT_VERIFIER_TIMEOUT},
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},

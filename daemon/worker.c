@@ -147,6 +147,15 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 
 		if (json_object_object_get_ex(msg.json, "id", &m))
 			id = json_object_get_int64(m);
+		/*
+		 * Testing only (--fault-inject=worker-stall): a test run that never
+		 * ends, so the event loop's kill at --timeout is exercised for real.
+		 */
+		if (p->cfg.load.store.fault &&
+		    strcmp(p->cfg.load.store.fault, "worker-stall") == 0 &&
+		    strcmp(method, "test_run") == 0)
+			for (;;)
+				pause();
 
 		if (named_is_method(method))
 			k = named_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds,
@@ -304,7 +313,15 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 	else if (k == 0 && j)
 		w->lost_reply = true;
 	if (j) {
-		j->done(j->userdata, k > 0 ? &msg : NULL, k > 0 ? 0 : k == 0 ? -EPIPE : k);
+		int result = k;
+
+		/*
+		 * A worker killed at its time limit is usually seen here first, as
+		 * the end of its socket, before its pidfd says it exited.
+		 */
+		if (k == 0)
+			result = w->timed_out ? -ETIME : -EPIPE;
+		j->done(j->userdata, k > 0 ? &msg : NULL, k > 0 ? 0 : result);
 		job_free(j);
 	}
 	proto_raw_done(&msg);

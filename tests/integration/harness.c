@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "harness.h"
 
+#include "common/macro.h"
+
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -16,9 +18,14 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
 #include <linux/magic.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/vfs.h>
@@ -325,6 +332,43 @@ static int drop_and_call(void *arg)
 	if (H.client_setup && H.client_setup() < 0)
 		return 123;
 	return c->fn(c->arg);
+}
+
+/* ---- the seccomp filter: bpf() fails with EPERM, as before 6.5 with the sysctl set ---- */
+
+#if defined(__x86_64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
+#else
+#error "harness: add this architecture's AUDIT_ARCH"
+#endif
+
+int harness_deny_bpf(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		/* Another ABI (x32, compat) has other numbers: not what clients here use. */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_bpf, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = ARRAY_SIZE(filter), .filter = filter};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+	    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
+		perror("installing the seccomp filter");
+		return -1;
+	}
+	/* It holds: even a harmless bpf() call is EPERM now. */
+	if (bpf_map_get_next_key(-1, NULL, NULL) == 0 || errno != EPERM) {
+		fprintf(stderr, "bpf() is not refused with EPERM under the filter: %m\n");
+		return -1;
+	}
+	return 0;
 }
 
 int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)

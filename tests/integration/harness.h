@@ -54,6 +54,13 @@ int harness_stop(void);
 /* Path of a built test object. */
 const char *harness_object(const char *name);
 
+/*
+ * A client_setup: a seccomp filter under which every bpf() call fails with
+ * EPERM, as for a caller without CAP_BPF on kernels before 6.5 with
+ * kernel.unprivileged_bpf_disabled set. < 0 if it could not be installed.
+ */
+int harness_deny_bpf(void);
+
 struct user {
 	uid_t uid;
 	gid_t gid;

@@ -1353,6 +1353,85 @@ static void test_spawner_keeps_failing(void **state)
 }
 
 /*
+ * A request that runs over --timeout (here a test run whose worker stalls, by
+ * fault injection): the client gets a "timeout" error naming the limit, the
+ * worker that held it is killed and reaped, and the same connection serves
+ * the next request.
+ */
+static int client_request_times_out(void *arg)
+{
+	pid_t *before = arg;
+	struct bpfbroker *b = NULL;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	struct bpfbroker_test_run_result *tr = NULL;
+	struct bpfbroker_test_run_opts opts = {.sz = sizeof(opts),
+					       .object = "stall",
+					       .program = "prog",
+					       .data_in = "x",
+					       .data_in_size = 1};
+	bool gone = false;
+	int k;
+
+	watchdog_init();
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	alarm(REQUEST_WATCHDOG);
+	k = bpfbroker_test_run(b, &opts, &tr, &err);
+	alarm(0);
+	CHECK(k < 0 && err, "a stalled test run: %d, no error reply", k);
+	CHECK(strcmp(err->code, "timeout") == 0, "got %s: %s", err->code, err->message);
+	CHECK(strstr(err->message, "limit of 1 s"), "message: %s", err->message);
+	bpfbroker_error_free(err);
+	err = NULL;
+
+	/* The stalled worker was one of those idle before; one of them is gone now. */
+	for (int i = 0; i < 200 && !gone; i++) {
+		pid_t now[16];
+		size_t n = daemon_children(now, 16);
+
+		for (size_t j = 0; before[j] && !gone; j++) {
+			bool found = false;
+
+			for (size_t l = 0; l < n; l++)
+				found |= now[l] == before[j] && proc_state(now[l], NULL) != 'Z';
+			gone = !found;
+		}
+		if (!gone)
+			usleep(10000);
+	}
+	CHECK(gone, "the worker that ran over the limit is still there");
+
+	alarm(REQUEST_WATCHDOG);
+	k = bpfbroker_load_mem(b, bases[0].buf, bases[0].len, NULL, &res, &err);
+	alarm(0);
+	CHECK(k == 0, "a load after the timeout on the same connection: %d %s", k,
+	      err ? err->message : "");
+	bpfbroker_result_free(res);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_request_timeout(void **state)
+{
+	pid_t before[17] = {};
+	size_t n = 0;
+
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(
+		harness_start("--fault-inject=worker-stall --timeout=1 --verifier-timeout=0.5"), 0);
+	for (int i = 0; i < 100 && n == 0; i++) {
+		n = daemon_children(before, 16);
+		if (n == 0)
+			usleep(10000);
+	}
+	assert_true(n > 0);
+	assert_int_equal(harness_as_user(&nobody, client_request_times_out, before), 0);
+	assert_true(daemon_alive());
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(JOB_TIMEOUT), 0);
+}
+
+/*
  * Kernels before 6.5 with unprivileged BPF disabled want CAP_BPF effective
  * for every bpf() command. The daemon probes for that; here it is told to
  * assume it: workers then hold CAP_BPF (and only it) effective between
@@ -1432,6 +1511,7 @@ int main(void)
 		cmocka_unit_test(test_many_requests),
 		cmocka_unit_test(test_sigterm_during_loads),
 		cmocka_unit_test(test_spawner_keeps_failing),
+		cmocka_unit_test(test_request_timeout),
 		cmocka_unit_test(test_old_kernel_mode),
 	};
 

@@ -14,16 +14,11 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -50,43 +45,6 @@ static int ctl(const struct user *u, ...)
 	k = harness_bpfctl_va(u, out, sizeof(out), ap);
 	va_end(ap);
 	return k;
-}
-
-/* ---- the seccomp filter: bpf() fails with EPERM, as before 6.5 with the sysctl set ---- */
-
-#if defined(__x86_64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define AUDIT_ARCH_NATIVE AUDIT_ARCH_AARCH64
-#else
-#error "test_mapops: add this architecture's AUDIT_ARCH"
-#endif
-
-static int deny_bpf(void)
-{
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		/* Another ABI (x32, compat) has other numbers: not what clients here use. */
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_NATIVE, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_bpf, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = {.len = ARRAY_SIZE(filter), .filter = filter};
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
-		perror("installing the seccomp filter");
-		return -1;
-	}
-	/* It holds: even a harmless bpf() call is EPERM now. */
-	if (bpf_map_get_next_key(-1, NULL, NULL) == 0 || errno != EPERM) {
-		fprintf(stderr, "bpf() is not refused with EPERM under the filter: %m\n");
-		return -1;
-	}
-	return 0;
 }
 
 /* ---- library clients ---- */
@@ -415,7 +373,7 @@ static void test_library(void **state)
 	assert_int_equal(harness_as_user(&other, client_others, NULL), 0);
 	assert_int_equal(harness_as_user(&reader, client_others, "reader"), 0);
 
-	H.client_setup = deny_bpf;
+	H.client_setup = harness_deny_bpf;
 	assert_int_equal(harness_as_user(&owner, client_rw_ops, "proxied"), 0);
 	assert_int_equal(harness_as_user(&owner, client_modes, "proxied"), 0);
 	assert_int_equal(harness_as_user(&other, client_others, NULL), 0);
@@ -454,7 +412,7 @@ static void test_forced_path(void **state)
 {
 	load_mo();
 	assert_int_equal(harness_as_user(&owner, client_forced, NULL), 0);
-	H.client_setup = deny_bpf;
+	H.client_setup = harness_deny_bpf;
 	assert_int_equal(harness_as_user(&owner, client_forced, "direct"), 0);
 	unload_mo();
 }
@@ -569,7 +527,7 @@ static void test_bpfctl(void **state)
 	bpfctl_round(NULL, false);
 	bpfctl_round("--proxy", true);
 	bpfctl_round("env", true);
-	H.client_setup = deny_bpf;
+	H.client_setup = harness_deny_bpf;
 	bpfctl_round(NULL, true);
 	H.client_setup = NULL;
 	unload_mo();

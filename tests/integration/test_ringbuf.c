@@ -501,6 +501,65 @@ static void test_ringbuf_consume(void **state)
 	assert_int_equal(harness_as_user(&consumer, client_consume, NULL), 0);
 }
 
+/*
+ * Where the caller can't use bpf() at all (before 6.5 with
+ * unprivileged_bpf_disabled set; here a seccomp filter): events through the
+ * library's consumer and counters through a mapping still work, since
+ * neither needs bpf(); the ring's size comes from the broker's reply and its
+ * type from fdinfo.
+ */
+static int client_without_bpf(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_ringbuf *rb = NULL;
+	const struct bpfbroker_map *events, *counts;
+	struct expect x = {.payload = 32};
+	volatile const uint64_t *v;
+	void *p = NULL;
+	size_t len = 0;
+	int k, sock, prog, n;
+
+	CHECK(bpf_map_get_next_key(-1, NULL, NULL) < 0 && errno == EPERM, "bpf() is allowed");
+	if (load_unnamed("counts", &res))
+		return 1;
+	events = bpfbroker_result_map(res, "events");
+	counts = bpfbroker_result_map(res, "counts");
+	CHECK(events && events->access == BPFBROKER_ACCESS_CONSUME && events->fd >= 0,
+	      "events not granted consume");
+	CHECK(counts && counts->frozen, "counts not frozen");
+	k = bpfbroker_map_mmap(counts, &p, &len);
+	CHECK(k == 0, "bpfbroker_map_mmap: %s", strerror(-k));
+	v = p;
+	k = bpfbroker_ringbuf_new(events->fd, events->max_entries, check_record, &x, &rb);
+	CHECK(k == 0, "bpfbroker_ringbuf_new: %s", strerror(-k));
+	/* Attaching a socket filter is setsockopt(), not bpf(). */
+	prog = take_prog(res);
+	sock = udp_open(prog);
+	CHECK(sock >= 0, "socket: %s", strerror(-sock));
+	for (uint64_t i = 1; i <= 20; i++)
+		CHECK(udp_ping(sock, x.payload) == 0, "ping: %m");
+	n = bpfbroker_ringbuf_poll(rb, 1000);
+	CHECK(n >= 0, "poll: %s %s", strerror(-n), x.why);
+	CHECK(x.records == records_for(0, 20), "%llu records of %llu",
+	      (unsigned long long)x.records, (unsigned long long)records_for(0, 20));
+	CHECK(v[COUNT_PACKETS] == 20 && v[COUNT_SUBMITTED] == x.records,
+	      "the mapping shows %llu packets, %llu submitted",
+	      (unsigned long long)v[COUNT_PACKETS], (unsigned long long)v[COUNT_SUBMITTED]);
+	bpfbroker_ringbuf_free(rb);
+	munmap(p, len);
+	close(sock);
+	close(prog);
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static void test_without_bpf(void **state)
+{
+	H.client_setup = harness_deny_bpf;
+	assert_int_equal(harness_as_user(&consumer, client_without_bpf, NULL), 0);
+	H.client_setup = NULL;
+}
+
 /* ---- what a consume fd can do, on this kernel ---- */
 
 static int count_records(void *ctx, const void *data, size_t size)
@@ -886,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_mmap_arrays),
 		cmocka_unit_test(test_ringbuf_not_granted),
 		cmocka_unit_test(test_ringbuf_consume),
+		cmocka_unit_test(test_without_bpf),
 		cmocka_unit_test(test_ringbuf_kernel_claims),
 		cmocka_unit_test(test_ringbuf_map_of_maps),
 		cmocka_unit_test(test_ringbuf_pinned_reuse),

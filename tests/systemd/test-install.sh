@@ -205,8 +205,11 @@ expect_completion() { # expected words... -- command line...
 }
 check "the completion does not register _bpfctl for bpfctl" \
 	bash -c "source '$D$BASHCOMPLETIONDIR/bpfctl' && complete -p bpfctl | grep -q '_bpfctl'"
-expect_completion check -- bpfctl che
+expect_completion check check-insns -- bpfctl che
 expect_completion test-run -- bpfctl test
+expect_completion load load-insns -- bpfctl loa
+expect_completion --name -- bpfctl load-insns f --type cgroup_device --n
+expect_completion cgroup_device -- bpfctl load-insns f --type cgroup_d
 expect_completion ringbuf -- bpfctl ring
 expect_completion --count -- bpfctl ringbuf --co
 expect_completion --shared -- bpfctl list --sha

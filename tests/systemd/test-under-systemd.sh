@@ -82,7 +82,7 @@ cat >"$units/bpfbrokerd.service.d/test.conf" <<EOF
 DefaultDependencies=no
 [Service]
 ExecStart=
-ExecStart=$BUILD_DIR/daemon/bpfbrokerd --policy-dir /run/bpftest/policy.d --verbose
+ExecStart=/run/bpftest/bpfbrokerd --policy-dir /run/bpftest/policy.d --verbose
 StandardOutput=append:/run/bpftest/daemon.log
 StandardError=append:/run/bpftest/daemon.log
 EOF
@@ -101,10 +101,24 @@ set -e
 mount --make-rprivate /
 mount -t proc proc /proc
 mount -t cgroup2 cgroup2 /sys/fs/cgroup
+# A source or build tree under /tmp or /run would vanish under the mounts
+# below: hold both open and bind them back where they were.
+exec 7<"$SRC_DIR" 8<"$BUILD_DIR"
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs tmpfs /tmp
+for tree in "7:$SRC_DIR" "8:$BUILD_DIR"; do
+	if [ ! -d "\${tree#*:}" ]; then
+		mkdir -p "\${tree#*:}"
+		# -c: the fd itself, not the path its link names, which is hidden now.
+		mount -c --bind "/proc/self/fd/\${tree%%:*}" "\${tree#*:}"
+	fi
+done
+exec 7<&- 8<&-
 mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 mkdir -p /run/systemd/system /run/bpftest
+# The service gets its own /tmp and no /home or /root (PrivateTmp=,
+# ProtectHome=): it runs a copy of the build's daemon from /run, which it sees.
+cp "$BUILD_DIR/daemon/bpfbrokerd" /run/bpftest/
 cp -r "$units"/. /run/systemd/system/
 cp -r "$work/policy.d" /run/bpftest/
 # The service may write only what the tmpfiles.d snippet makes: make it so.
