@@ -341,7 +341,8 @@ static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 	j = worker_release_job(w);
 	if (w->lost_reply && !j)
 		/* A crash (a hostile object tripping libbpf, say) or a kill: on record. */
-		log_warning("worker %d ended without a reply", (int)w->pid);
+		log_warning("worker %d ended without a reply%s", (int)w->pid,
+			    w->timed_out ? " (killed at its time limit)" : "");
 	if (j) {
 		log_warning("worker %d for a job ended without a reply%s", (int)w->pid,
 			    w->timed_out ? " (killed at its time limit)" : "");

@@ -746,12 +746,22 @@ static int teardown(void **state)
 	return harness_check_no_kernel_objects_left();
 }
 
+/* Even when a test fails half-way, later tests' clients may use bpf() again. */
+static int reset_client_setup(void **state)
+{
+	H.client_setup = NULL;
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_library),	    cmocka_unit_test(test_forced_path),
-		cmocka_unit_test(test_bpfctl),	    cmocka_unit_test(test_guard_falls_back),
-		cmocka_unit_test(test_map_of_maps), cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test_teardown(test_library, reset_client_setup),
+		cmocka_unit_test_teardown(test_forced_path, reset_client_setup),
+		cmocka_unit_test_teardown(test_bpfctl, reset_client_setup),
+		cmocka_unit_test(test_guard_falls_back),
+		cmocka_unit_test(test_map_of_maps),
+		cmocka_unit_test(test_bad_requests),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -7,8 +7,8 @@
 # (cgroup, xdp, tc, tracepoint, raw tracepoint, uprobe), reloads the policy, restarts
 # the daemon and unloads, checking that nothing the sandbox forbids was
 # needed. The units are the build's, as installed; drop-ins only point
-# ExecStart= at the build's daemon and a test policy, and drop the default
-# dependencies, so that the container starts nothing but them.
+# ExecStart= at a copy of the build's daemon and a test policy, and drop the
+# default dependencies, so that the container starts nothing but them.
 # Needs root; exits 77 (skipped) where systemd cannot be booted like this.
 set -uo pipefail
 
