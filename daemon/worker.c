@@ -313,7 +313,7 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 	else if (k == 0 && j)
 		w->lost_reply = true;
 	if (j) {
-		int result = k;
+		int result = k > 0 ? 0 : k;
 
 		/*
 		 * A worker killed at its time limit is usually seen here first, as
@@ -321,7 +321,7 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 		 */
 		if (k == 0)
 			result = w->timed_out ? -ETIME : -EPIPE;
-		j->done(j->userdata, k > 0 ? &msg : NULL, k > 0 ? 0 : result);
+		j->done(j->userdata, k > 0 ? &msg : NULL, result);
 		job_free(j);
 	}
 	proto_raw_done(&msg);

@@ -371,6 +371,12 @@ int harness_deny_bpf(void)
 	return 0;
 }
 
+int harness_clear_client_setup(void **state)
+{
+	H.client_setup = NULL;
+	return 0;
+}
+
 int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 {
 	struct child_call c = {.u = u, .fn = fn, .arg = arg};

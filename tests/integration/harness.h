@@ -60,6 +60,11 @@ const char *harness_object(const char *name);
  * kernel.unprivileged_bpf_disabled set. < 0 if it could not be installed.
  */
 int harness_deny_bpf(void);
+/*
+ * A cmocka teardown for tests that set H.client_setup: even when one fails
+ * half-way, later tests' clients run without it.
+ */
+int harness_clear_client_setup(void **state);
 
 struct user {
 	uid_t uid;

@@ -529,7 +529,6 @@ static void test_bpfctl(void **state)
 	bpfctl_round("env", true);
 	H.client_setup = harness_deny_bpf;
 	bpfctl_round(NULL, true);
-	H.client_setup = NULL;
 	unload_mo();
 }
 
@@ -746,19 +745,12 @@ static int teardown(void **state)
 	return harness_check_no_kernel_objects_left();
 }
 
-/* Even when a test fails half-way, later tests' clients may use bpf() again. */
-static int reset_client_setup(void **state)
-{
-	H.client_setup = NULL;
-	return 0;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_library, reset_client_setup),
-		cmocka_unit_test_teardown(test_forced_path, reset_client_setup),
-		cmocka_unit_test_teardown(test_bpfctl, reset_client_setup),
+		cmocka_unit_test_teardown(test_library, harness_clear_client_setup),
+		cmocka_unit_test_teardown(test_forced_path, harness_clear_client_setup),
+		cmocka_unit_test_teardown(test_bpfctl, harness_clear_client_setup),
 		cmocka_unit_test(test_guard_falls_back),
 		cmocka_unit_test(test_map_of_maps),
 		cmocka_unit_test(test_bad_requests),

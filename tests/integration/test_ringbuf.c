@@ -559,13 +559,6 @@ static void test_without_bpf(void **state)
 	assert_int_equal(harness_as_user(&consumer, client_without_bpf, NULL), 0);
 }
 
-/* Even when a test fails half-way, later tests' clients may use bpf() again. */
-static int reset_client_setup(void **state)
-{
-	H.client_setup = NULL;
-	return 0;
-}
-
 /* ---- what a consume fd can do, on this kernel ---- */
 
 static int count_records(void *ctx, const void *data, size_t size)
@@ -951,7 +944,7 @@ int main(void)
 		cmocka_unit_test(test_mmap_arrays),
 		cmocka_unit_test(test_ringbuf_not_granted),
 		cmocka_unit_test(test_ringbuf_consume),
-		cmocka_unit_test_teardown(test_without_bpf, reset_client_setup),
+		cmocka_unit_test_teardown(test_without_bpf, harness_clear_client_setup),
 		cmocka_unit_test(test_ringbuf_kernel_claims),
 		cmocka_unit_test(test_ringbuf_map_of_maps),
 		cmocka_unit_test(test_ringbuf_pinned_reuse),
