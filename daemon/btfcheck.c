@@ -113,22 +113,39 @@ static bool sections_sane(Elf *elf, size_t size)
 	return true;
 }
 
-bool btfcheck_object(const void *image, size_t size)
+/* libbpf 1.1's STRUCT_OPS_SEC, and the ".struct_ops.link" of later versions. */
+static bool is_struct_ops_map_section(const char *name)
 {
-	Elf *elf;
+	return strcmp(name, ".struct_ops") == 0 || strncmp(name, ".struct_ops.", 12) == 0;
+}
+
+/* SEC("struct_ops/...") and SEC("struct_ops.s/...") programs. */
+static bool is_struct_ops_prog_section(const GElf_Shdr *sh, const char *name)
+{
+	return (sh->sh_flags & SHF_EXECINSTR) && strncmp(name, "struct_ops", 10) == 0 &&
+	       (name[10] == '/' || strncmp(name + 10, ".s/", 3) == 0);
+}
+
+bool btfcheck_object(const void *image, size_t size, const char **reason)
+{
+	bool check_btf = !(LIBBPF_MAJOR_VERSION > 1 ||
+			   (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION >= 3));
+	bool ok = true, struct_ops_map = false, struct_ops_prog = false;
+	const char *why = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	bool ok = true;
+	Elf *elf;
 
-	if (LIBBPF_MAJOR_VERSION > 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION >= 3))
-		return true;
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		*reason = "libelf is unusable";
 		return false;
+	}
 	elf = elf_memory((char *)image, size);
 	if (!elf)
 		return true; /* libbpf fails the same way */
-	if (!sections_sane(elf, size)) {
+	if (check_btf && !sections_sane(elf, size)) {
 		elf_end(elf);
+		*reason = "its section headers refer to data or sections that do not exist";
 		return false;
 	}
 	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
@@ -141,7 +158,11 @@ bool btfcheck_object(const void *image, size_t size)
 			if (!gelf_getshdr(scn, &sh))
 				continue;
 			name = elf_strptr(elf, shstrndx, sh.sh_name);
-			if (!name || strcmp(name, ".BTF") != 0)
+			if (!name)
+				continue;
+			struct_ops_map = struct_ops_map || is_struct_ops_map_section(name);
+			struct_ops_prog = struct_ops_prog || is_struct_ops_prog_section(&sh, name);
+			if (!check_btf || !ok || strcmp(name, ".BTF") != 0)
 				continue;
 			data = elf_getdata(scn, NULL);
 			if (!data || !data->d_buf)
@@ -151,9 +172,17 @@ bool btfcheck_object(const void *image, size_t size)
 				ok = btf_is_sane(btf);
 				btf__free(btf);
 			}
-			break;
+			if (!ok)
+				why = "its BTF refers to names or types that do not exist";
 		}
 	}
 	elf_end(elf);
+	if (ok && struct_ops_map && !struct_ops_prog) {
+		ok = false;
+		why = "it declares a struct_ops map but no struct_ops program (libbpf 1.1 "
+		      "crashes on such objects, and the map would register nothing usable)";
+	}
+	if (!ok)
+		*reason = why;
 	return ok;
 }

@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/macro.h"
+#include "insncheck.h"
 #include "inspect.h"
 
 #define INSN_SIZE sizeof(struct bpf_insn)
@@ -35,7 +36,7 @@ int insns_check_size(uint64_t size, uint64_t max_insns, const char *prog_name, c
 	return 0;
 }
 
-static const char *ld_imm64_kind(uint8_t src)
+static const char *map_ref_kind(uint8_t src)
 {
 	switch (src) {
 	case BPF_PSEUDO_MAP_FD:
@@ -44,10 +45,8 @@ static const char *ld_imm64_kind(uint8_t src)
 		return "BPF_PSEUDO_MAP_IDX";
 	case BPF_PSEUDO_MAP_VALUE:
 		return "BPF_PSEUDO_MAP_VALUE";
-	case BPF_PSEUDO_MAP_IDX_VALUE:
-		return "BPF_PSEUDO_MAP_IDX_VALUE";
 	default:
-		return NULL;
+		return "BPF_PSEUDO_MAP_IDX_VALUE";
 	}
 }
 
@@ -59,99 +58,93 @@ static bool target_in_blob(size_t i, int32_t imm, size_t n)
 	return t >= 0 && (uint64_t)t < n;
 }
 
-/*
- * Walk every instruction: what may not be there is refused here, kfunc
- * calls are collected (helper calls come from inspect_insns_helpers()).
- */
-static int scan(const uint8_t *p, size_t n, int32_t **ret_kfuncs, size_t *ret_n, char **error)
+static int append_id(int32_t **v, size_t *n, int32_t id)
 {
-	_cleanup_free_ int32_t *kfuncs = NULL;
-	size_t n_kfuncs = 0;
+	int32_t *nv = realloc(*v, (*n + 1) * sizeof(**v));
 
-	for (size_t i = 0; i < n; i++) {
-		struct bpf_insn insn, next;
+	if (!nv)
+		return -ENOMEM;
+	nv[(*n)++] = id;
+	*v = nv;
+	return 0;
+}
 
-		memcpy(&insn, p + i * INSN_SIZE, INSN_SIZE);
-		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW)) {
-			if (i + 1 >= n)
-				return error_setf(
-					error, -EBADMSG,
-					"instruction %zu loads a 64-bit constant whose second "
-					"half is missing",
-					i);
-			memcpy(&next, p + (i + 1) * INSN_SIZE, INSN_SIZE);
-			if (next.code || next.dst_reg || next.src_reg || next.off)
-				return error_setf(
-					error, -EBADMSG,
-					"instruction %zu is the second half of a 64-bit constant "
-					"and must hold nothing but the immediate",
-					i + 1);
-			if (ld_imm64_kind(insn.src_reg))
+/*
+ * Walk every instruction through the allow-list (insncheck.h) and apply what
+ * raw loads may do with the special ones; kfunc calls and kernel references
+ * are collected by BTF id for the policy (helper calls come from
+ * inspect_insns_summary()).
+ */
+static int scan(const uint8_t *p, size_t n, int32_t **ret_kfuncs, size_t *ret_n_kfuncs,
+		int32_t **ret_ksyms, size_t *ret_n_ksyms, char **error)
+{
+	_cleanup_free_ int32_t *kfuncs = NULL, *ksyms = NULL;
+	size_t n_kfuncs = 0, n_ksyms = 0;
+	int r;
+
+	for (size_t i = 0; i < n;) {
+		struct insn_decoded d;
+
+		r = insn_decode(p, n, i, &d, error);
+		if (r < 0)
+			return r;
+		switch (d.kind) {
+		case INSN_MAP_REF:
+			/* An fd of the worker's table, or an index into an fd array never passed.
+			 */
+			return error_setf(error, -EPERM,
+					  "instruction %zu references a map (%s); raw instruction "
+					  "loads cannot use maps",
+					  i, map_ref_kind(d.src_reg));
+		case INSN_KERNEL_REF:
+			/* The second half names a module's BTF by fd: the worker's fd table. */
+			if (d.imm2 != 0)
 				return error_setf(
 					error, -EPERM,
-					"instruction %zu references a map (%s); raw instruction "
-					"loads cannot use maps",
-					i, ld_imm64_kind(insn.src_reg));
-			if (insn.src_reg == BPF_PSEUDO_BTF_ID)
-				return error_setf(
-					error, -EPERM,
-					"instruction %zu references a kernel variable "
-					"(BPF_PSEUDO_BTF_ID); raw instruction loads cannot use "
-					"them",
+					"instruction %zu references a kernel module's "
+					"variable; raw instruction loads can reference only "
+					"the kernel's own",
 					i);
-			if (insn.src_reg == BPF_PSEUDO_FUNC && !target_in_blob(i, insn.imm, n))
-				return error_setf(
-					error, -EBADMSG,
-					"instruction %zu refers to a callback outside the "
-					"instructions",
-					i);
-			if (insn.src_reg != 0 && insn.src_reg != BPF_PSEUDO_FUNC)
-				return error_setf(
-					error, -EBADMSG,
-					"instruction %zu loads a 64-bit constant of unknown kind "
-					"%u",
-					i, insn.src_reg);
-			i++;
-			continue;
-		}
-		if (insn.code != (BPF_JMP | BPF_CALL) || insn.src_reg == 0)
-			continue;
-		if (insn.src_reg == BPF_PSEUDO_CALL) {
-			if (!target_in_blob(i, insn.imm, n))
-				return error_setf(error, -EBADMSG,
-						  "instruction %zu calls a subprogram outside the "
-						  "instructions",
-						  i);
-		} else if (insn.src_reg == BPF_PSEUDO_KFUNC_CALL) {
-			int32_t *nk;
-
+			r = append_id(&ksyms, &n_ksyms, d.imm);
+			break;
+		case INSN_FUNC_REF:
+		case INSN_SUBPROG_CALL:
+			r = target_in_blob(i, d.imm, n)
+				    ? 0
+				    : error_setf(error, -EBADMSG,
+						 "instruction %zu %s outside the instructions", i,
+						 d.kind == INSN_FUNC_REF ? "refers to a callback"
+									 : "calls a subprogram");
+			break;
+		case INSN_KFUNC_CALL:
 			/* A non-zero offset picks a module's BTF from an fd array we never pass. */
-			if (insn.off != 0)
+			if (d.off != 0)
 				return error_setf(
 					error, -EPERM,
 					"instruction %zu calls a kfunc of a kernel module; raw "
 					"instruction loads can call only the kernel's own",
 					i);
-			nk = realloc(kfuncs, (n_kfuncs + 1) * sizeof(*kfuncs));
-			if (!nk)
-				return -ENOMEM;
-			kfuncs = nk;
-			kfuncs[n_kfuncs++] = insn.imm;
-		} else {
-			return error_setf(error, -EBADMSG,
-					  "instruction %zu is a call of unknown kind %u", i,
-					  insn.src_reg);
+			r = append_id(&kfuncs, &n_kfuncs, d.imm);
+			break;
+		default:
+			r = 0;
+			break;
 		}
+		if (r < 0)
+			return r;
+		i += d.width;
 	}
 	*ret_kfuncs = TAKE_PTR(kfuncs);
-	*ret_n = n_kfuncs;
+	*ret_n_kfuncs = n_kfuncs;
+	*ret_ksyms = TAKE_PTR(ksyms);
+	*ret_n_ksyms = n_ksyms;
 	return 0;
 }
 
-/* kfunc names from the running kernel's BTF, or "btf_id:N" where there is none. */
-static int name_kfuncs(const int32_t *ids, size_t n, bool resolve, char ***ret, size_t *ret_n)
+/* Names of BTF ids from the running kernel's BTF (vmlinux, may be NULL), or "btf_id:N". */
+static int name_btf_ids(const struct btf *vmlinux, const int32_t *ids, size_t n, char ***ret,
+			size_t *ret_n)
 {
-	struct btf *vmlinux = resolve && n ? btf__load_vmlinux_btf() : NULL;
 	char **names = n ? calloc(n, sizeof(char *)) : NULL;
 	size_t k = 0;
 	int r = 0;
@@ -161,8 +154,9 @@ static int name_kfuncs(const int32_t *ids, size_t n, bool resolve, char ***ret, 
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		const struct btf_type *t =
 			vmlinux && ids[i] > 0 ? btf__type_by_id(vmlinux, (uint32_t)ids[i]) : NULL;
-		const char *name =
-			t && btf_is_func(t) ? btf__name_by_offset(vmlinux, t->name_off) : NULL;
+		const char *name = t && (btf_is_func(t) || btf_is_var(t))
+					   ? btf__name_by_offset(vmlinux, t->name_off)
+					   : NULL;
 		bool seen = false;
 		char *s;
 
@@ -179,7 +173,6 @@ static int name_kfuncs(const int32_t *ids, size_t n, bool resolve, char ***ret, 
 		else
 			names[k++] = s;
 	}
-	btf__free(vmlinux);
 	if (r < 0) {
 		for (size_t i = 0; i < k; i++)
 			free(names[i]);
@@ -196,9 +189,11 @@ int insns_describe(const void *insns, size_t size, const char *prog_name, const 
 		   char **error)
 {
 	_cleanup_(object_desc_done) struct object_desc d = {};
-	_cleanup_free_ int32_t *kfunc_ids = NULL;
+	_cleanup_free_ int32_t *kfunc_ids = NULL, *ksym_ids = NULL;
+	struct insns_summary sum = {};
+	struct btf *vmlinux = NULL;
 	struct object_program *p;
-	size_t n = size / INSN_SIZE, n_kfunc_ids = 0;
+	size_t n = size / INSN_SIZE, n_kfunc_ids = 0, n_ksym_ids = 0;
 	int prog_type, expected = 0, r;
 
 	r = insns_check_size(size, UINT32_MAX, prog_name, error);
@@ -213,7 +208,7 @@ int insns_describe(const void *insns, size_t size, const char *prog_name, const 
 			return error_setf(error, -EINVAL, "unknown attach type \"%.64s\"",
 					  attach_type);
 	}
-	r = scan(insns, n, &kfunc_ids, &n_kfunc_ids, error);
+	r = scan(insns, n, &kfunc_ids, &n_kfunc_ids, &ksym_ids, &n_ksym_ids, error);
 	if (r < 0)
 		return r;
 
@@ -231,9 +226,17 @@ int insns_describe(const void *insns, size_t size, const char *prog_name, const 
 	p->name = strdup(prog_name);
 	if (!p->name)
 		return -ENOMEM;
-	r = inspect_insns_helpers(insns, n, &p->helpers, &p->n_helpers, NULL);
+	r = inspect_insns_summary(insns, n, &sum, error);
+	if (r < 0)
+		return r;
+	p->helpers = TAKE_PTR(sum.helpers);
+	p->n_helpers = sum.n_helpers;
+	if (resolve_kfuncs && (n_kfunc_ids || n_ksym_ids))
+		vmlinux = btf__load_vmlinux_btf();
+	r = name_btf_ids(vmlinux, kfunc_ids, n_kfunc_ids, &p->kfuncs, &p->n_kfuncs);
 	if (r >= 0)
-		r = name_kfuncs(kfunc_ids, n_kfunc_ids, resolve_kfuncs, &p->kfuncs, &p->n_kfuncs);
+		r = name_btf_ids(vmlinux, ksym_ids, n_ksym_ids, &p->ksyms, &p->n_ksyms);
+	btf__free(vmlinux);
 	if (r < 0)
 		return r;
 	*ret = d;

@@ -6,13 +6,16 @@
  * same policy_decide() as for ELF objects decides on it; then loaded with
  * BPF_PROG_LOAD.
  *
- * What a raw load may hold: helper calls (decided by class), kfunc calls
- * into vmlinux (class kfunc), calls and callback references to subprograms
- * inside the blob, plain 64-bit constants. It may not reference maps or
- * kernel variables (BPF_PSEUDO_MAP_FD/IDX/VALUE/IDX_VALUE, BPF_PSEUDO_BTF_ID):
- * their immediates are fds (of the worker's table) or indexes into an fd
- * array the broker never passes, and device programs need no maps.
- * Everything in the blob counts, reachable or not: the kernel loads it all.
+ * What a raw load may hold is what the instruction allow-list (insncheck.h)
+ * lets any program hold, decided as for an object: helper calls (by class),
+ * kfunc calls into vmlinux (class kfunc), references to vmlinux's variables
+ * and functions (BPF_PSEUDO_BTF_ID: class read_kernel_memory), calls and
+ * callback references to subprograms inside the blob, plain 64-bit
+ * constants. It may not reference maps (BPF_PSEUDO_MAP_FD/IDX/VALUE/
+ * IDX_VALUE), nor kernel modules' kfuncs and variables: their immediates
+ * are fds (of the worker's table) or indexes into an fd array the broker
+ * never passes, and device programs need no maps. Everything in the blob
+ * counts, reachable or not: the kernel loads it all.
  */
 #pragma once
 

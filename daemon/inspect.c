@@ -14,6 +14,7 @@
  */
 #include "inspect.h"
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <gelf.h>
@@ -26,6 +27,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "insncheck.h"
 
 #define BPF_INSN_SZ 8u
 
@@ -148,6 +150,10 @@ struct func {
 	size_t n_helpers, cap_helpers;
 	const char **kfuncs; /* point into the ELF string table */
 	size_t n_kfuncs, cap_kfuncs;
+	const char **externs; /* extern variables loaded; point into the ELF string table */
+	size_t n_externs, cap_externs;
+	int32_t *kref_ids; /* BTF ids of unrelocated kernel references (BPF_PSEUDO_BTF_ID) */
+	size_t n_kref_ids, cap_kref_ids;
 	size_t *callees; /* indices into ctx.funcs */
 	size_t n_callees, cap_callees;
 	uint32_t stamp; /* last walk that reached it */
@@ -177,6 +183,8 @@ static void ctx_done(struct ctx *c)
 	for (size_t i = 0; i < c->n_funcs; i++) {
 		free(c->funcs[i].helpers);
 		free(c->funcs[i].kfuncs);
+		free(c->funcs[i].externs);
+		free(c->funcs[i].kref_ids);
 		free(c->funcs[i].callees);
 	}
 	free(c->funcs);
@@ -591,31 +599,49 @@ static int add_callee(struct ctx *c, struct func *f, size_t insn, int64_t target
 	return 0;
 }
 
+static int add_extern(struct func *f, const char *name)
+{
+	int r = GROW(f->externs, f->n_externs, f->cap_externs);
+
+	if (r < 0)
+		return r;
+	f->externs[f->n_externs++] = name;
+	return 0;
+}
+
 /*
- * A function address for bpf_loop() and friends. In the object file this is
- * a plain ld_imm64 (src_reg 0) relocated against .text; libbpf marks it
- * BPF_PSEUDO_FUNC (RELO_SUBPROG_ADDR) and appends the callee.
+ * A 64-bit load with a relocation: libbpf rewrites it (bpf_object__relocate_data(),
+ * bpf_object__relocate_calls()) into a map or global data reference, a
+ * callback reference (BPF_PSEUDO_FUNC, RELO_SUBPROG_ADDR: it also appends the
+ * callee), or for an extern variable a kernel symbol or a Kconfig value. What
+ * the object wrote there itself must be a plain load, or libbpf's own callback
+ * marking.
  */
-static int scan_ld_imm64(struct ctx *c, struct func *f, size_t i, const struct bpf_insn *insn,
-			 const struct reloc *rel)
+static int scan_ld_imm64_relocated(struct ctx *c, struct func *f, size_t i,
+				   const struct insn_decoded *d, const struct reloc *rel)
 {
 	const struct section *text = &c->secs[c->text];
-	const GElf_Sym *sym;
+	const GElf_Sym *sym = &c->syms[rel->sym];
 	int64_t off;
 
-	if (!rel) {
-		/* libbpf insists on a relocation here ("missing subprog addr relo"). */
-		if (insn->src_reg == BPF_PSEUDO_FUNC)
+	if (d->kind != INSN_CONST64 && d->kind != INSN_FUNC_REF)
+		return fail(c->error, -EBADMSG,
+			    "relocation %zu in %s is on instruction %zu, %s; a relocated 64-bit "
+			    "load must be a plain one",
+			    rel->nr, sec_name(c, rel->rel_sec), i, insn_kind_to_string(d->kind));
+	if (sym_is_extern(sym)) {
+		const char *name = elf_strptr(c->elf, c->strtab, sym->st_name);
+
+		if (d->kind == INSN_FUNC_REF || !name || !inspect_name_is_valid(name))
 			return fail(c->error, -EBADMSG,
-				    "function reference at instruction %zu of section %s has no "
-				    "relocation",
-				    i, sec_name(c, f->sec));
-		return 0;
+				    "relocation %zu in %s: instruction %zu loads an extern "
+				    "variable without a valid name",
+				    rel->nr, sec_name(c, rel->rel_sec), i);
+		return add_extern(f, name);
 	}
-	sym = &c->syms[rel->sym];
 	if (!sym_is_subprog(c, sym)) {
-		/* Map, global data or extern variable: libbpf's business, no code reached. */
-		if (insn->src_reg == BPF_PSEUDO_FUNC)
+		/* Map or global data: libbpf's own map, no code reached. */
+		if (d->kind == INSN_FUNC_REF)
 			return fail(c->error, -EBADMSG,
 				    "function reference at instruction %zu of section %s is "
 				    "relocated against a non-function",
@@ -624,89 +650,93 @@ static int scan_ld_imm64(struct ctx *c, struct func *f, size_t i, const struct b
 	}
 	/* Global function: st_value is its offset and imm 0; static: the section's
 	 * symbol (st_value 0) and imm the byte offset. */
-	if (sym->st_value % BPF_INSN_SZ || insn->imm % (int32_t)BPF_INSN_SZ ||
+	if (sym->st_value % BPF_INSN_SZ || d->imm % (int32_t)BPF_INSN_SZ ||
 	    sym->st_value > text->size)
 		return fail(c->error, -EBADMSG,
 			    "relocation %zu in %s: bad function reference at instruction %zu",
 			    rel->nr, sec_name(c, rel->rel_sec), i);
-	off = (int64_t)sym->st_value + insn->imm;
+	off = (int64_t)sym->st_value + d->imm;
 	return add_callee(c, f, i, off / (int64_t)BPF_INSN_SZ, "function reference");
 }
 
-static int scan_call(struct ctx *c, struct func *f, size_t i, const struct bpf_insn *insn,
-		     const struct reloc *rel)
+static int scan_call_relocated(struct ctx *c, struct func *f, size_t i,
+			       const struct insn_decoded *d, const struct reloc *rel)
+{
+	const GElf_Sym *sym = &c->syms[rel->sym];
+	int r;
+
+	/* An extern: libbpf turns the call (helper or BPF call encoding, as clang
+	 * writes it) into BPF_PSEUDO_KFUNC_CALL with the kernel's BTF id for that name. */
+	if (sym_is_extern(sym)) {
+		const char *name = elf_strptr(c->elf, c->strtab, sym->st_name);
+
+		if (d->kind == INSN_KFUNC_CALL)
+			return fail(c->error, -EBADMSG,
+				    "relocation %zu in %s is on a kfunc call that is already "
+				    "resolved",
+				    rel->nr, sec_name(c, rel->rel_sec));
+		if (!name || !*name || !inspect_name_is_valid(name))
+			return fail(c->error, -EBADMSG,
+				    "relocation %zu in %s: kfunc symbol %zu has no valid name",
+				    rel->nr, sec_name(c, rel->rel_sec), rel->sym);
+		r = GROW(f->kfuncs, f->n_kfuncs, f->cap_kfuncs);
+		if (r < 0)
+			return r;
+		f->kfuncs[f->n_kfuncs++] = name;
+		return 0;
+	}
+	if (d->kind != INSN_SUBPROG_CALL)
+		return fail(c->error, -EBADMSG,
+			    "relocation %zu in %s is on instruction %zu, which is not a "
+			    "call to a BPF function",
+			    rel->nr, sec_name(c, rel->rel_sec), i);
+	/* libbpf only resolves calls into .text, whatever the symbol's section. */
+	if (c->text == 0 || sym->st_shndx != c->text) {
+		const char *n = sym_name(c, sym);
+
+		if (!n)
+			n = "<invalid>";
+		if (c->text == 0)
+			return fail(c->error, -EBADMSG,
+				    "relocation %zu in %s: call against %s, but the object "
+				    "has no code in .text",
+				    rel->nr, sec_name(c, rel->rel_sec), n);
+		if (sym->st_shndx == SHN_UNDEF)
+			return fail(c->error, -EBADMSG,
+				    "relocation %zu in %s: call against undefined symbol "
+				    "%s, which is not a kfunc declaration",
+				    rel->nr, sec_name(c, rel->rel_sec), n);
+		return fail(c->error, -EBADMSG,
+			    "relocation %zu in %s: call against %s in section %s, not .text",
+			    rel->nr, sec_name(c, rel->rel_sec), n, sec_name(c, sym->st_shndx));
+	}
+	if (sym->st_value % BPF_INSN_SZ || sym->st_value > c->secs[c->text].size)
+		return fail(c->error, -EBADMSG,
+			    "relocation %zu in %s: call target is not an instruction of .text",
+			    rel->nr, sec_name(c, rel->rel_sec));
+	/* Global function: symbol at the callee, imm -1; static: section symbol, imm the
+	 * callee's instruction index - 1. Either way relative to the symbol, not the call.
+	 */
+	return add_callee(c, f, i, (int64_t)(sym->st_value / BPF_INSN_SZ) + d->imm + 1, "call");
+}
+
+/*
+ * An instruction without a relocation reaches the kernel as it is (libbpf
+ * leaves it alone, bar an unrelocated BPF call, which it resolves in .text),
+ * so what it means is what the allow-list says, exactly as for raw loads.
+ */
+static int scan_unrelocated(struct ctx *c, struct func *f, size_t i, const struct insn_decoded *d)
 {
 	int r;
 
-	if (rel) {
-		const GElf_Sym *sym = &c->syms[rel->sym];
-
-		/* An extern: libbpf turns the call, whatever its src_reg, into
-		 * BPF_PSEUDO_KFUNC_CALL with the kernel's BTF id for that name. */
-		if (sym_is_extern(sym)) {
-			const char *name = elf_strptr(c->elf, c->strtab, sym->st_name);
-
-			if (!name || !*name)
-				return fail(c->error, -EBADMSG,
-					    "relocation %zu in %s: kfunc symbol %zu has no name",
-					    rel->nr, sec_name(c, rel->rel_sec), rel->sym);
-			r = GROW(f->kfuncs, f->n_kfuncs, f->cap_kfuncs);
-			if (r < 0)
-				return r;
-			f->kfuncs[f->n_kfuncs++] = name;
-			return 0;
-		}
-		if (insn->src_reg != BPF_PSEUDO_CALL || insn->dst_reg != 0 || insn->off != 0)
-			return fail(c->error, -EBADMSG,
-				    "relocation %zu in %s is on instruction %zu, which is not a "
-				    "call to a BPF function",
-				    rel->nr, sec_name(c, rel->rel_sec), i);
-		/* libbpf only resolves calls into .text, whatever the symbol's section. */
-		if (c->text == 0 || sym->st_shndx != c->text) {
-			const char *n = sym_name(c, sym);
-
-			if (!n)
-				n = "<invalid>";
-			if (c->text == 0)
-				return fail(c->error, -EBADMSG,
-					    "relocation %zu in %s: call against %s, but the object "
-					    "has no code in .text",
-					    rel->nr, sec_name(c, rel->rel_sec), n);
-			if (sym->st_shndx == SHN_UNDEF)
-				return fail(c->error, -EBADMSG,
-					    "relocation %zu in %s: call against undefined symbol "
-					    "%s, which is not a kfunc declaration",
-					    rel->nr, sec_name(c, rel->rel_sec), n);
-			return fail(
-				c->error, -EBADMSG,
-				"relocation %zu in %s: call against %s in section %s, not .text",
-				rel->nr, sec_name(c, rel->rel_sec), n, sec_name(c, sym->st_shndx));
-		}
-		if (sym->st_value % BPF_INSN_SZ || sym->st_value > c->secs[c->text].size)
-			return fail(
-				c->error, -EBADMSG,
-				"relocation %zu in %s: call target is not an instruction of .text",
-				rel->nr, sec_name(c, rel->rel_sec));
-		/* Global function: symbol at the callee, imm -1; static: section symbol, imm the
-		 * callee's instruction index - 1. Either way relative to the symbol, not the call.
-		 */
-		return add_callee(c, f, i, (int64_t)(sym->st_value / BPF_INSN_SZ) + insn->imm + 1,
-				  "call");
-	}
-
-	switch (insn->src_reg) {
-	case 0:
+	switch (d->kind) {
+	case INSN_HELPER_CALL:
 		r = GROW(f->helpers, f->n_helpers, f->cap_helpers);
 		if (r < 0)
 			return r;
-		f->helpers[f->n_helpers++] = insn->imm;
+		f->helpers[f->n_helpers++] = d->imm;
 		return 0;
-	case BPF_PSEUDO_CALL:
-		if (insn->dst_reg != 0 || insn->off != 0)
-			/* libbpf would leave it alone and the kernel refuse it. */
-			return fail(c->error, -EBADMSG,
-				    "call at instruction %zu of section %s uses reserved fields", i,
-				    sec_name(c, f->sec));
+	case INSN_SUBPROG_CALL:
 		if (c->text == 0)
 			return fail(c->error, -EBADMSG,
 				    "call at instruction %zu of section %s, but the object has no "
@@ -716,16 +746,39 @@ static int scan_call(struct ctx *c, struct func *f, size_t i, const struct bpf_i
 		 * position in its own section but always looked up in .text
 		 * (bpf_object__reloc_code()). For callers in .text, and all clang
 		 * output, that is simply a same-section call. */
-		return add_callee(c, f, i, (int64_t)i + insn->imm + 1, "call");
-	case BPF_PSEUDO_KFUNC_CALL:
+		return add_callee(c, f, i, (int64_t)i + d->imm + 1, "call");
+	case INSN_KFUNC_CALL:
 		/* The name would be the kernel BTF id in imm, unchecked by anyone. */
 		return fail(c->error, -EBADMSG,
 			    "kfunc call at instruction %zu of section %s has no relocation", i,
 			    sec_name(c, f->sec));
-	default:
+	case INSN_FUNC_REF:
+		/* libbpf insists on a relocation here ("missing subprog addr relo"). */
 		return fail(c->error, -EBADMSG,
-			    "call at instruction %zu of section %s has invalid source register %u",
-			    i, sec_name(c, f->sec), (unsigned)insn->src_reg);
+			    "function reference at instruction %zu of section %s has no "
+			    "relocation",
+			    i, sec_name(c, f->sec));
+	case INSN_MAP_REF:
+		/* An fd number the kernel would look up in the broker's own fd table. */
+		return fail(c->error, -EPERM,
+			    "instruction %zu of section %s references a map without a "
+			    "relocation: maps are referenced only through the object's own "
+			    "map definitions",
+			    i, sec_name(c, f->sec));
+	case INSN_KERNEL_REF:
+		/* The second half names a module's BTF by fd: the broker's fd table. */
+		if (d->imm2 != 0)
+			return fail(c->error, -EPERM,
+				    "instruction %zu of section %s references a kernel module's "
+				    "variable by fd",
+				    i, sec_name(c, f->sec));
+		r = GROW(f->kref_ids, f->n_kref_ids, f->cap_kref_ids);
+		if (r < 0)
+			return r;
+		f->kref_ids[f->n_kref_ids++] = d->imm;
+		return 0;
+	default:
+		return 0;
 	}
 }
 
@@ -735,38 +788,46 @@ static int scan_function(struct ctx *c, struct func *f)
 	size_t end = f->start + f->cnt;
 	int r;
 
-	for (size_t i = f->start; i < end; i++) {
+	for (size_t i = f->start; i < end;) {
 		const struct reloc *rel = find_reloc(s, i);
-		struct bpf_insn insn;
+		struct insn_decoded d;
 
-		/* sh_offset need not be aligned, hence memcpy. */
-		memcpy(&insn, s->code + i * BPF_INSN_SZ, sizeof(insn));
-		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW)) {
-			if (i + 1 >= end)
-				return fail(c->error, -EBADMSG,
-					    "function %s in section %s ends inside a 16-byte "
-					    "instruction",
-					    f->name, s->name);
-			r = scan_ld_imm64(c, f, i, &insn, rel);
-			if (r < 0)
-				return r;
-			i++; /* the second half is data (the kernel checks its code is 0) */
-			rel = find_reloc(s, i);
-		} else if (insn.code == (BPF_JMP | BPF_CALL)) {
-			r = scan_call(c, f, i, &insn, rel);
-			if (r < 0)
-				return r;
-			rel = NULL;
-		}
-		/* libbpf refuses these too; here they would go unnoticed otherwise. */
-		if (rel)
+		if (s->code[i * BPF_INSN_SZ] == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 >= end)
+			return fail(c->error, -EBADMSG,
+				    "function %s in section %s ends inside a 16-byte "
+				    "instruction",
+				    f->name, s->name);
+		/* Decoded within the function: a 64-bit load can't straddle two. */
+		r = insn_decode(s->code, end, i, &d, c->error);
+		if (r < 0)
+			return r;
+		if (!rel)
+			r = scan_unrelocated(c, f, i, &d);
+		else if (d.width == 2)
+			r = scan_ld_imm64_relocated(c, f, i, &d, rel);
+		else if (d.kind == INSN_HELPER_CALL || d.kind == INSN_SUBPROG_CALL ||
+			 d.kind == INSN_KFUNC_CALL)
+			r = scan_call_relocated(c, f, i, &d, rel);
+		else
+			/* libbpf refuses these too; here they would go unnoticed otherwise. */
+			r = fail(c->error, -EBADMSG,
+				 "relocation %zu in %s is on instruction %zu of section %s, "
+				 "which is neither a call nor a 64-bit load",
+				 rel->nr, sec_name(c, rel->rel_sec), i, s->name);
+		if (r < 0)
+			return r;
+		/* The second half of a 64-bit load is data: no relocation may point there. */
+		if (d.width == 2 && (rel = find_reloc(s, i + 1)))
 			return fail(c->error, -EBADMSG,
 				    "relocation %zu in %s is on instruction %zu of section %s, "
 				    "which is neither a call nor a 64-bit load",
-				    rel->nr, sec_name(c, rel->rel_sec), i, s->name);
+				    rel->nr, sec_name(c, rel->rel_sec), i + 1, s->name);
+		i += d.width;
 	}
 	f->n_helpers = sort_unique(f->helpers, f->n_helpers, sizeof(*f->helpers), cmp_int);
 	f->n_kfuncs = sort_unique(f->kfuncs, f->n_kfuncs, sizeof(*f->kfuncs), cmp_str);
+	f->n_externs = sort_unique(f->externs, f->n_externs, sizeof(*f->externs), cmp_str);
+	f->n_kref_ids = sort_unique(f->kref_ids, f->n_kref_ids, sizeof(*f->kref_ids), cmp_int);
 	f->n_callees = sort_unique(f->callees, f->n_callees, sizeof(*f->callees), cmp_size);
 	return 0;
 }
@@ -778,13 +839,67 @@ static int cmp_func_name(const void *a, const void *b, void *userdata)
 	return strcmp(funcs[*(const size_t *)a].name, funcs[*(const size_t *)b].name);
 }
 
+/* *ret = n strdup'ed copies of v (nothing when n is 0); *ret_n counts what was copied. */
+static int strv_copy(const char *const *v, size_t n, char ***ret, size_t *ret_n)
+{
+	if (n == 0)
+		return 0;
+	*ret = calloc(n, sizeof(**ret));
+	if (!*ret)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		(*ret)[i] = strdup(v[i]);
+		if (!(*ret)[i])
+			return -ENOMEM;
+		*ret_n = i + 1;
+	}
+	return 0;
+}
+
+/* Append what one reachable function uses to the walk's lists. */
+static int walk_collect(const struct func *f, int **helpers, size_t *n_helpers, size_t *cap_helpers,
+			const char ***kfuncs, size_t *n_kfuncs, size_t *cap_kfuncs,
+			const char ***externs, size_t *n_externs, size_t *cap_externs,
+			int32_t **krefs, size_t *n_krefs, size_t *cap_krefs)
+{
+	int r;
+
+	for (size_t i = 0; i < f->n_helpers; i++) {
+		r = grow((void **)helpers, cap_helpers, *n_helpers + 1, sizeof(**helpers));
+		if (r < 0)
+			return r;
+		(*helpers)[(*n_helpers)++] = f->helpers[i];
+	}
+	for (size_t i = 0; i < f->n_kfuncs; i++) {
+		r = grow((void **)kfuncs, cap_kfuncs, *n_kfuncs + 1, sizeof(**kfuncs));
+		if (r < 0)
+			return r;
+		(*kfuncs)[(*n_kfuncs)++] = f->kfuncs[i];
+	}
+	for (size_t i = 0; i < f->n_externs; i++) {
+		r = grow((void **)externs, cap_externs, *n_externs + 1, sizeof(**externs));
+		if (r < 0)
+			return r;
+		(*externs)[(*n_externs)++] = f->externs[i];
+	}
+	for (size_t i = 0; i < f->n_kref_ids; i++) {
+		r = grow((void **)krefs, cap_krefs, *n_krefs + 1, sizeof(**krefs));
+		if (r < 0)
+			return r;
+		(*krefs)[(*n_krefs)++] = f->kref_ids[i];
+	}
+	return 0;
+}
+
 /* Everything reachable from funcs[entry], with the other entries' walks sharing one work budget. */
 static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue, uint64_t *work,
 		      struct elf_entry *ret)
 {
 	_cleanup_free_ int *helpers = NULL;
-	_cleanup_free_ const char **kfuncs = NULL;
+	_cleanup_free_ const char **kfuncs = NULL, **externs = NULL;
+	_cleanup_free_ int32_t *krefs = NULL;
 	size_t n_helpers = 0, cap_helpers = 0, n_kfuncs = 0, cap_kfuncs = 0, head = 0, tail = 0;
+	size_t n_externs = 0, cap_externs = 0, n_krefs = 0, cap_krefs = 0;
 	const struct func *e = &c->funcs[entry];
 	uint64_t insns = 0;
 	int r;
@@ -794,22 +909,16 @@ static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue
 	while (head < tail) {
 		struct func *f = &c->funcs[queue[head++]];
 
-		*work += 1 + f->n_callees + f->n_helpers + f->n_kfuncs;
+		*work += 1 + f->n_callees + f->n_helpers + f->n_kfuncs + f->n_externs +
+			 f->n_kref_ids;
 		if (*work > INSPECT_MAX_WORK)
 			return fail(c->error, -E2BIG, "call graph too large to analyse");
 		insns += f->cnt;
-		for (size_t i = 0; i < f->n_helpers; i++) {
-			r = GROW(helpers, n_helpers, cap_helpers);
-			if (r < 0)
-				return r;
-			helpers[n_helpers++] = f->helpers[i];
-		}
-		for (size_t i = 0; i < f->n_kfuncs; i++) {
-			r = GROW(kfuncs, n_kfuncs, cap_kfuncs);
-			if (r < 0)
-				return r;
-			kfuncs[n_kfuncs++] = f->kfuncs[i];
-		}
+		r = walk_collect(f, &helpers, &n_helpers, &cap_helpers, &kfuncs, &n_kfuncs,
+				 &cap_kfuncs, &externs, &n_externs, &cap_externs, &krefs, &n_krefs,
+				 &cap_krefs);
+		if (r < 0)
+			return r;
 		for (size_t i = 0; i < f->n_callees; i++) {
 			struct func *g = &c->funcs[f->callees[i]];
 
@@ -825,6 +934,8 @@ static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue
 
 	n_helpers = sort_unique(helpers, n_helpers, sizeof(*helpers), cmp_int);
 	n_kfuncs = sort_unique(kfuncs, n_kfuncs, sizeof(*kfuncs), cmp_str);
+	n_externs = sort_unique(externs, n_externs, sizeof(*externs), cmp_str);
+	n_krefs = sort_unique(krefs, n_krefs, sizeof(*krefs), cmp_int);
 	ret->insn_cnt = (uint32_t)insns;
 	ret->name = strdup(e->name);
 	ret->section = strdup(c->secs[e->sec].name);
@@ -837,18 +948,24 @@ static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue
 		memcpy(ret->helpers, helpers, n_helpers * sizeof(*helpers));
 		ret->n_helpers = n_helpers;
 	}
-	if (n_kfuncs > 0) {
-		ret->kfuncs = calloc(n_kfuncs, sizeof(*ret->kfuncs));
-		if (!ret->kfuncs)
+	r = strv_copy(kfuncs, n_kfuncs, &ret->kfuncs, &ret->n_kfuncs);
+	if (r < 0)
+		return r;
+	/* Unrelocated kernel references go with the externs, named by their BTF id. */
+	r = strv_copy(externs, n_externs, &ret->externs, &ret->n_externs);
+	if (r >= 0 && n_krefs > 0) {
+		char **v = reallocarray(ret->externs, ret->n_externs + n_krefs, sizeof(*v));
+
+		if (!v)
 			return -ENOMEM;
-		for (size_t i = 0; i < n_kfuncs; i++) {
-			ret->kfuncs[i] = strdup(kfuncs[i]);
-			if (!ret->kfuncs[i])
+		ret->externs = v;
+		for (size_t i = 0; i < n_krefs; i++) {
+			if (asprintf(&v[ret->n_externs], "btf_id:%d", (int)krefs[i]) < 0)
 				return -ENOMEM;
-			ret->n_kfuncs = i + 1;
+			ret->n_externs++;
 		}
 	}
-	return 0;
+	return r;
 }
 
 static int build_entries(struct ctx *c, struct elf_calls *calls)
@@ -866,6 +983,13 @@ static int build_entries(struct ctx *c, struct elf_calls *calls)
 		if (c->funcs[i].sec != c->text)
 			entries[n_entries++] = i;
 
+	/* Program names go into replies, logs and policy matches: plain names only. */
+	for (size_t i = 0; i < n_entries; i++)
+		if (!inspect_name_is_valid(c->funcs[entries[i]].name))
+			return fail(c->error, -EBADMSG,
+				    "a program in section %s has a name that is not 1 to %d of "
+				    "A-Z a-z 0-9 _ . $ -",
+				    sec_name(c, c->funcs[entries[i]].sec), INSPECT_MAX_NAME);
 	/* Programs are looked up by name; libbpf would just take the first of a pair. */
 	qsort_r(entries, n_entries, sizeof(*entries), cmp_func_name, c->funcs);
 	for (size_t i = 1; i < n_entries; i++)
@@ -901,6 +1025,9 @@ struct elf_calls *elf_calls_free(struct elf_calls *c)
 		for (size_t j = 0; j < e->n_kfuncs; j++)
 			free(e->kfuncs[j]);
 		free(e->kfuncs);
+		for (size_t j = 0; j < e->n_externs; j++)
+			free(e->externs[j]);
+		free(e->externs);
 	}
 	free(c->entries);
 	free(c);
@@ -964,24 +1091,30 @@ int inspect_elf_calls(const void *elf, size_t len, struct elf_calls **ret, char 
 
 /* ---- libbpf object description ---- */
 
+bool inspect_name_is_valid(const char *name)
+{
+	size_t n = 0;
+
+	for (const char *c = name; *c; c++, n++)
+		if (n >= INSPECT_MAX_NAME ||
+		    !((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '.' || *c == '$' || *c == '-'))
+			return false;
+	return n > 0;
+}
+
 /* Frees what inspect_object() built on a failure; on success the caller owns it
  * and frees it with object_desc_done(). */
 static void desc_free(struct object_desc *d)
 {
-	for (size_t i = 0; i < d->n_programs; i++) {
-		struct object_program *p = &d->programs[i];
+	object_desc_done(d);
+}
 
-		free(p->name);
-		free(p->helpers);
-		for (size_t j = 0; j < p->n_kfuncs; j++)
-			free(p->kfuncs[j]);
-		free(p->kfuncs);
-	}
-	free(d->programs);
-	for (size_t i = 0; i < d->n_maps; i++)
-		free(d->maps[i].name);
-	free(d->maps);
-	*d = (struct object_desc){0};
+void object_handles_done(struct object_handles *h)
+{
+	free(h->programs);
+	free(h->maps);
+	*h = (struct object_handles){};
 }
 
 static int cmp_entry_ptr(const void *a, const void *b)
@@ -992,8 +1125,25 @@ static int cmp_entry_ptr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Is name a variable of the object's .kconfig section (a Kconfig value, not a kernel symbol)? */
+static bool extern_is_kconfig(const struct btf *btf, const char *name)
+{
+	int id = btf ? btf__find_by_name_kind(btf, ".kconfig", BTF_KIND_DATASEC) : -1;
+	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+	const struct btf_var_secinfo *vs = sec ? btf_var_secinfos(sec) : NULL;
+
+	for (unsigned i = 0; sec && i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs->type);
+		const char *vname = var ? btf__name_by_offset(btf, var->name_off) : NULL;
+
+		if (var && btf_is_var(var) && vname && strcmp(vname, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 static int fill_program(struct object_program *p, const struct bpf_program *prog,
-			const struct elf_entry *e)
+			const struct elf_entry *e, const struct btf *btf)
 {
 	p->name = strdup(bpf_program__name(prog));
 	if (!p->name)
@@ -1009,31 +1159,84 @@ static int fill_program(struct object_program *p, const struct bpf_program *prog
 		memcpy(p->helpers, e->helpers, e->n_helpers * sizeof(*e->helpers));
 		p->n_helpers = e->n_helpers;
 	}
-	if (e->n_kfuncs > 0) {
-		p->kfuncs = calloc(e->n_kfuncs, sizeof(*p->kfuncs));
-		if (!p->kfuncs)
+	if (strv_copy((const char *const *)e->kfuncs, e->n_kfuncs, &p->kfuncs, &p->n_kfuncs) < 0)
+		return -ENOMEM;
+	/* libbpf resolves an extern as a Kconfig value (data) or a kernel symbol. */
+	if (e->n_externs > 0) {
+		p->ksyms = calloc(e->n_externs, sizeof(*p->ksyms));
+		if (!p->ksyms)
 			return -ENOMEM;
-		for (size_t i = 0; i < e->n_kfuncs; i++) {
-			p->kfuncs[i] = strdup(e->kfuncs[i]);
-			if (!p->kfuncs[i])
+		for (size_t i = 0; i < e->n_externs; i++) {
+			if (extern_is_kconfig(btf, e->externs[i]))
+				continue;
+			p->ksyms[p->n_ksyms] = strdup(e->externs[i]);
+			if (!p->ksyms[p->n_ksyms])
 				return -ENOMEM;
-			p->n_kfuncs = i + 1;
+			p->n_ksyms++;
 		}
 	}
 	return 0;
 }
 
+static int cmp_name_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Two programs or two maps of one name would make "by name" mean either (first dup, or NULL). */
+static const char *first_duplicate(const char **names, size_t n)
+{
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_name_ptr);
+	for (size_t i = 1; i < n; i++)
+		if (strcmp(names[i - 1], names[i]) == 0)
+			return names[i];
+	return NULL;
+}
+
+static int check_names(const struct object_desc *d, char **error)
+{
+	_cleanup_free_ const char **names = NULL;
+	size_t n = d->n_programs > d->n_maps ? d->n_programs : d->n_maps;
+	const char *dup;
+
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n_programs; i++)
+		names[i] = d->programs[i].name;
+	dup = first_duplicate(names, d->n_programs);
+	if (dup)
+		return fail(error, -EBADMSG, "more than one program is named %s", dup);
+	for (size_t i = 0; i < d->n_maps; i++) {
+		if (!inspect_name_is_valid(d->maps[i].name))
+			return fail(error, -EBADMSG,
+				    "map %zu has a name that is not 1 to %d of A-Z a-z 0-9 _ . $ -",
+				    i, INSPECT_MAX_NAME);
+		names[i] = d->maps[i].name;
+	}
+	dup = first_duplicate(names, d->n_maps);
+	if (dup)
+		return fail(error, -EBADMSG,
+			    "more than one map is named %s: the broker decides on and hands out "
+			    "maps by name, so names must be unique",
+			    dup);
+	return 0;
+}
+
 int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64_t object_bytes,
-		   struct object_desc *ret, char **error)
+		   struct object_desc *ret, struct object_handles *ret_handles, char **error)
 {
 	_cleanup_(desc_free) struct object_desc d = {.object_bytes = object_bytes};
+	_cleanup_(object_handles_done) struct object_handles h = {};
 	_cleanup_free_ const struct elf_entry **by_name = NULL;
+	const struct btf *btf = bpf_object__btf(obj);
 	struct bpf_program *prog;
 	struct bpf_map *map;
 	size_t n_progs = 0, n_maps = 0;
 	int r;
 
-	if (!obj || !calls || !ret)
+	if (!obj || !calls || !ret || !ret_handles)
 		return -EINVAL;
 
 	if (calls->n_entries > 0) {
@@ -1053,12 +1256,14 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		n_maps++;
 	if (n_progs > 0) {
 		d.programs = calloc(n_progs, sizeof(*d.programs));
-		if (!d.programs)
+		h.programs = calloc(n_progs, sizeof(*h.programs));
+		if (!d.programs || !h.programs)
 			return -ENOMEM;
 	}
 	if (n_maps > 0) {
 		d.maps = calloc(n_maps, sizeof(*d.maps));
-		if (!d.maps)
+		h.maps = calloc(n_maps, sizeof(*h.maps));
+		if (!d.maps || !h.maps)
 			return -ENOMEM;
 	}
 
@@ -1081,14 +1286,17 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 			return fail(error, -EBADMSG,
 				    "program %s is in .text, which holds only subprograms: give it "
 				    "a SEC()",
-				    key.name ? key.name : "<unnamed>");
+				    key.name && inspect_name_is_valid(key.name) ? key.name
+										: "<unnamed>");
 		if (!found || !section || strcmp((*found)->section, section) != 0)
 			return fail(error, -EBADMSG,
-				    "program %s (section %s) was not found in the object's code",
-				    key.name ? key.name : "<unnamed>",
-				    section ? section : "<none>");
+				    "a program was not found in the object's code where libbpf "
+				    "sees it (%s)",
+				    key.name && inspect_name_is_valid(key.name) ? key.name
+										: "<invalid name>");
+		h.programs[d.n_programs] = prog;
 		d.n_programs++;
-		r = fill_program(&d.programs[d.n_programs - 1], prog, *found);
+		r = fill_program(&d.programs[d.n_programs - 1], prog, *found, btf);
 		if (r < 0)
 			return r;
 	}
@@ -1098,8 +1306,9 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 
 		if (d.n_maps >= n_maps)
 			break;
+		h.maps[d.n_maps] = map;
 		m = &d.maps[d.n_maps++];
-		m->name = strdup(bpf_map__name(map));
+		m->name = strdup(bpf_map__name(map) ?: "");
 		if (!m->name)
 			return -ENOMEM;
 		m->map_type = bpf_map__type(map);
@@ -1112,51 +1321,61 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		 * before load unless the caller did. */
 		m->pinned = bpf_map__pin_path(map) != NULL;
 	}
+	r = check_names(&d, error);
+	if (r < 0)
+		return r;
 
 	*ret = d;
 	d = (struct object_desc){0};
+	*ret_handles = h;
+	h = (struct object_handles){};
 	return 0;
 }
 
-int inspect_insns_helpers(const void *insns, size_t n_insns, int **ret_helpers, size_t *ret_n,
-			  size_t *ret_n_kfunc_calls)
+void insns_summary_done(struct insns_summary *s)
 {
-	_cleanup_free_ int *helpers = NULL;
-	size_t n_helpers = 0, cap_helpers = 0, n_kfunc_calls = 0;
-	const unsigned char *p = insns;
+	free(s->helpers);
+	*s = (struct insns_summary){};
+}
+
+int inspect_insns_summary(const void *insns, size_t n_insns, struct insns_summary *ret,
+			  char **error)
+{
+	_cleanup_(insns_summary_done) struct insns_summary s = {};
+	size_t cap_helpers = 0;
 	int r;
 
 	if (!insns && n_insns > 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n_insns; i++) {
-		struct bpf_insn insn;
+	for (size_t i = 0; i < n_insns;) {
+		struct insn_decoded d;
 
-		memcpy(&insn, p + i * sizeof(insn), sizeof(insn));
-		if (insn.code == (BPF_LD | BPF_IMM | BPF_DW)) {
-			i++; /* skip the second half, its imm is data */
-			continue;
-		}
-		if (insn.code != (BPF_JMP | BPF_CALL))
-			continue;
-		if (insn.src_reg == 0) {
-			r = GROW(helpers, n_helpers, cap_helpers);
+		r = insn_decode(insns, n_insns, i, &d, error);
+		if (r < 0)
+			return r;
+		switch (d.kind) {
+		case INSN_HELPER_CALL:
+			r = GROW(s.helpers, s.n_helpers, cap_helpers);
 			if (r < 0)
 				return r;
-			helpers[n_helpers++] = insn.imm;
-		} else if (insn.src_reg == BPF_PSEUDO_KFUNC_CALL) {
-			n_kfunc_calls++;
+			s.helpers[s.n_helpers++] = d.imm;
+			break;
+		case INSN_KFUNC_CALL:
+			s.n_kfunc_calls++;
+			break;
+		case INSN_KERNEL_REF:
+			s.n_kernel_refs++;
+			break;
+		case INSN_MAP_REF:
+			s.n_map_refs++;
+			break;
+		default:
+			break;
 		}
+		i += d.width;
 	}
-	n_helpers = sort_unique(helpers, n_helpers, sizeof(*helpers), cmp_int);
-	if (n_helpers == 0) {
-		free(helpers);
-		helpers = NULL;
-	}
-	if (ret_helpers)
-		*ret_helpers = TAKE_PTR(helpers);
-	if (ret_n)
-		*ret_n = n_helpers;
-	if (ret_n_kfunc_calls)
-		*ret_n_kfunc_calls = n_kfunc_calls;
+	s.n_helpers = sort_unique(s.helpers, s.n_helpers, sizeof(*s.helpers), cmp_int);
+	*ret = s;
+	s = (struct insns_summary){};
 	return 0;
 }

@@ -27,6 +27,13 @@ struct elf_entry {
 	size_t n_helpers;
 	char **kfuncs; /* sorted, unique */
 	size_t n_kfuncs;
+	/*
+	 * Extern variables loaded (ld_imm64 relocated against an undefined
+	 * symbol), sorted, unique: kernel symbols (__ksym), or Kconfig values
+	 * (__kconfig), which inspect_object() tells apart from the BTF.
+	 */
+	char **externs;
+	size_t n_externs;
 };
 
 struct elf_calls {
@@ -43,12 +50,48 @@ struct elf_calls *elf_calls_free(struct elf_calls *c);
  * Describe an opened (not loaded) libbpf object, after configuration, into ret:
  * programs (name, type, expected attach type, whether it autoloads) merged by
  * name with calls; maps (name, type, key/value size, max_entries, pinned by name).
- * A program libbpf knows but calls lacks is an error (-EBADMSG), never skipped.
+ * A program libbpf knows but calls lacks is an error (-EBADMSG), never skipped;
+ * so are names that are not inspect_name_is_valid() and two programs or two
+ * maps of the same name (-EBADMSG).
  */
-int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64_t object_bytes,
-		   struct object_desc *ret, char **error);
+struct bpf_program;
+struct bpf_map;
 
-/* Helper ids and kfunc-call count in final (relocated) instructions, for the post-load cross-check.
+/*
+ * libbpf's handles of what inspect_object() described, by the same index, so
+ * that every decision and every fd handed out refer to the same object
+ * (names are checked unique, but an index cannot be misread at all).
  */
-int inspect_insns_helpers(const void *insns, size_t n_insns, int **ret_helpers, size_t *ret_n,
-			  size_t *ret_n_kfunc_calls);
+struct object_handles {
+	struct bpf_program **programs;
+	struct bpf_map **maps;
+};
+void object_handles_done(struct object_handles *h);
+
+int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64_t object_bytes,
+		   struct object_desc *ret, struct object_handles *ret_handles, char **error);
+
+/* What a program's instructions do, read through the allow-list (insncheck.h). */
+struct insns_summary {
+	int *helpers; /* helper ids called, sorted, unique */
+	size_t n_helpers;
+	size_t n_kfunc_calls;
+	size_t n_kernel_refs; /* BPF_PSEUDO_BTF_ID loads */
+	size_t n_map_refs;
+};
+
+/*
+ * Summarize instructions (raw, or libbpf's relocated output for the post-load
+ * cross-check): 0, or -EBADMSG with *error for one outside the allow-list.
+ */
+int inspect_insns_summary(const void *insns, size_t n_insns, struct insns_summary *ret,
+			  char **error);
+void insns_summary_done(struct insns_summary *s);
+
+/*
+ * Program and map names as the broker passes them on (replies, logs, policy
+ * patterns): 1 to INSPECT_MAX_NAME of [A-Za-z0-9_.$-]. libbpf takes them from
+ * ELF symbols and BTF, which can hold anything.
+ */
+#define INSPECT_MAX_NAME 128
+bool inspect_name_is_valid(const char *name);

@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <sys/vfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "audit.h"
 #include "btfcheck.h"
@@ -28,6 +29,8 @@
 #include "handout.h"
 #include "identity.h"
 #include "insns.h"
+#include "kaddr.h"
+#include "ledger.h"
 #include "reply.h"
 #include "store.h"
 
@@ -150,6 +153,9 @@ static const char *libbpf_last_line(char *buf, size_t size)
 
 /* ---- the job ---- */
 
+struct job;
+static int job_map_index(const struct job *j, const char *name);
+
 static void object_release(uint8_t *object, size_t size, bool mapped)
 {
 	if (mapped)
@@ -164,6 +170,9 @@ struct job {
 	struct policy_identity id;
 	struct identity ident;
 	int lock; /* the user's store lock while a load counts against quotas */
+	struct ledger ledger; /* what the broker made for the user, still alive (ledger.h) */
+	bool have_ledger;
+	bool *pin_created; /* per map: pinned by name by this load (no pin existed) */
 	struct proto_load_request req;
 	/* load_insns: raw instructions instead of an ELF object (insns.h); no obj then */
 	bool raw;
@@ -176,10 +185,17 @@ struct job {
 	struct bpf_object *obj;
 	struct elf_calls *calls;
 	struct object_desc desc;
+	struct object_handles handles; /* libbpf's program and map of each desc index */
 	struct policy_verdict verdict;
 	bool have_verdict;
 	char pin_dir[PATH_MAX];
 	char *verifier_log;
+	/*
+	 * Could the programs read kernel pointers anyway (loaded with
+	 * CAP_PERFMON, or read_kernel_memory granted)? Otherwise kernel
+	 * addresses are taken out of what goes back (kaddr.h).
+	 */
+	bool kernel_addresses_visible;
 };
 
 static void job_done(struct job *j)
@@ -187,6 +203,7 @@ static void job_done(struct job *j)
 	if (j->have_verdict)
 		policy_verdict_done(&j->verdict);
 	object_desc_done(&j->desc);
+	object_handles_done(&j->handles);
 	elf_calls_free(j->calls);
 	bpf_object__close(j->obj);
 	policy_grant_free(j->grant);
@@ -196,6 +213,9 @@ static void job_done(struct job *j)
 	object_release(j->object, j->object_size, j->object_mapped);
 	identity_done(&j->ident);
 	safe_close(j->lock);
+	if (j->have_ledger)
+		ledger_done(&j->ledger);
+	free(j->pin_created);
 	free(j->verifier_log);
 }
 
@@ -309,6 +329,7 @@ static int job_read_object(struct job *j, int fd, struct reply *r)
 static int job_open(struct job *j, struct reply *r)
 {
 	_cleanup_free_ char *error = NULL;
+	const char *why = NULL;
 	char msg[512];
 	int k;
 
@@ -322,14 +343,17 @@ static int job_open(struct job *j, struct reply *r)
 		    .pin_root_path = j->pin_dir, .kernel_log_buf = j->verifier_log,
 		    .kernel_log_size = PROTO_MAX_VERIFIER_LOG);
 
+	/* Known libbpf crash inputs first: the most specific word on what is wrong. */
+	if (!btfcheck_object(j->object, j->object_size, &why))
+		return reply_error(r, PROTO_E_OBJECT, EINVAL, "not a usable BPF object: %s", why);
 	k = inspect_elf_calls(j->object, j->object_size, &j->calls, &error);
+	if (k == -ENOMEM)
+		return k;
+	if (k == -EPERM)
+		return reply_error(r, PROTO_E_DENIED, EPERM, "%s", error ? error : strerror(-k));
 	if (k < 0)
 		return reply_error(r, PROTO_E_OBJECT, -k, "not a usable BPF object: %s",
 				   error ? error : strerror(-k));
-	if (!btfcheck_object(j->object, j->object_size))
-		return reply_error(r, PROTO_E_OBJECT, EINVAL,
-				   "not a usable BPF object: its section headers or its BTF refer "
-				   "to data, names or types that do not exist");
 	j->obj = bpf_object__open_mem(j->object, j->object_size, &opts);
 	if (!j->obj) {
 		k = negative_errno();
@@ -659,16 +683,22 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 	 * kernel doesn't check fd modes for that: it needs write access to the
 	 * map, as a map of maps insert does.
 	 */
+	j->pin_created = calloc(j->desc.n_maps, sizeof(*j->pin_created));
+	if (!j->pin_created)
+		return -ENOMEM;
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		const struct object_map *m = &j->desc.maps[i];
+		bool exists = m->pinned && pinned_map_exists(j, m->name);
 
-		if (m->pinned && pinned_map_exists(j, m->name) && !pinned_map_reusable(j, i))
+		if (exists && !pinned_map_reusable(j, i))
 			return reply_error(
 				r, PROTO_E_DENIED, EPERM,
 				"map \"%s\" is pinned by name and exists: this object's "
 				"programs would reach it, which needs write access, and your "
 				"policy grants %s",
 				m->name, map_access_to_string(j->verdict.map_access[i]));
+		/* Under the user's lock: nobody else pins in the user's directory meanwhile. */
+		j->pin_created[i] = m->pinned && !exists;
 	}
 	if (statfs(j->cfg->store.pin_root, &sfs) < 0 || (unsigned long)sfs.f_type != BPF_FS_MAGIC)
 		return reply_error(r, PROTO_E_LOAD, ENOENT,
@@ -712,6 +742,10 @@ static int job_raise_caps(struct job *j)
 		caps[n++] = CAP_NET_ADMIN;
 	if (perfmon)
 		caps[n++] = CAP_PERFMON;
+	/* With CAP_PERFMON the verifier lets programs store kernel pointers (allow_ptr_leaks). */
+	j->kernel_addresses_visible =
+		perfmon ||
+		(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY));
 	return caps_set_effective(caps, n);
 }
 
@@ -722,41 +756,52 @@ static int job_raise_caps(struct job *j)
  */
 static int job_post_load_check(struct job *j, struct reply *r)
 {
-	struct bpf_program *prog;
-
-	bpf_object__for_each_program(prog, j->obj)
-	{
-		_cleanup_free_ int *helpers = NULL;
-		size_t n_helpers = 0, n_kfunc = 0;
+	for (size_t i = 0; i < j->desc.n_programs; i++) {
+		_cleanup_(insns_summary_done) struct insns_summary sum = {};
+		_cleanup_free_ char *error = NULL;
+		struct bpf_program *prog = j->handles.programs[i];
 		const struct bpf_insn *insns = bpf_program__insns(prog);
 		size_t n = bpf_program__insn_cnt(prog);
+		const char *name = j->desc.programs[i].name;
+		int type = j->desc.programs[i].prog_type, k;
 
-		if (!bpf_program__autoload(prog) || !insns)
+		if (!j->desc.programs[i].load || !insns)
 			continue;
-		if (inspect_insns_helpers(insns, n, &helpers, &n_helpers, &n_kfunc) < 0)
-			return -ENOMEM;
-		for (size_t h = 0; h < n_helpers; h++)
-			if (!(j->grant->helper_classes &
-			      HELPER_CLASS_BIT(helper_classify(helpers[h]))))
+		k = inspect_insns_summary(insns, n, &sum, &error);
+		if (k == -ENOMEM)
+			return k;
+		if (k < 0)
+			return reply_error(r, PROTO_E_DENIED, EPERM,
+					   "program \"%s\" after relocation: %s", name,
+					   error ? error : strerror(-k));
+		for (size_t h = 0; h < sum.n_helpers; h++)
+			if (!policy_grant_helper(j->grant, type, sum.helpers[h]))
 				return reply_error(
 					r, PROTO_E_DENIED, EPERM,
 					"program \"%s\" calls %s after relocation (class "
 					"%s), which your policy does not allow",
-					bpf_program__name(prog),
-					helper_name(helpers[h]) ?: "an unknown helper",
-					helper_class_to_string(helper_classify(helpers[h])));
-		if (n_kfunc && !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
+					name, helper_name(sum.helpers[h]) ?: "an unknown helper",
+					helper_class_to_string(helper_classify(sum.helpers[h])));
+		if (sum.n_kfunc_calls &&
+		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
 			return reply_error(
 				r, PROTO_E_DENIED, EPERM,
 				"program \"%s\" calls a kfunc after relocation, which your "
 				"policy does not allow",
-				bpf_program__name(prog));
+				name);
+		if (sum.n_kernel_refs &&
+		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)))
+			return reply_error(
+				r, PROTO_E_DENIED, EPERM,
+				"program \"%s\" references a kernel symbol after relocation, "
+				"which your policy does not allow",
+				name);
 		if (n > j->grant->limits.max_insns_per_program)
 			return reply_error(
 				r, PROTO_E_DENIED, E2BIG,
 				"program \"%s\" has %zu instructions after relocation, over "
 				"your limit of %llu",
-				bpf_program__name(prog), n,
+				name, n,
 				(unsigned long long)j->grant->limits.max_insns_per_program);
 	}
 	return 1;
@@ -800,9 +845,48 @@ static void verifier_timer_disarm(void)
 	setitimer(ITIMER_REAL, &off, NULL);
 }
 
+/* What went wrong in the kernel (or libbpf), with kernel addresses taken out where due. */
+static int job_load_failed(struct job *j, struct reply *r, int k)
+{
+	size_t log_len = strnlen(j->verifier_log, PROTO_MAX_VERIFIER_LOG), len;
+	_cleanup_free_ char *log = NULL, *text = NULL;
+	char line[512], message[1024];
+	json_object *e;
+
+	/*
+	 * libbpf retries a failed load with the verifier log on; a log longer
+	 * than ours then fails with ENOSPC, hiding the first error. The log's
+	 * tail (the kernel keeps the end) says what it was.
+	 */
+	if (k == -ENOSPC && log_len + 1 >= PROTO_MAX_VERIFIER_LOG)
+		snprintf(message, sizeof(message),
+			 "the verifier refused the object; its log overflowed the broker's %u "
+			 "KiB, so the reason is in the last lines of the log",
+			 PROTO_MAX_VERIFIER_LOG / 1024);
+	else
+		snprintf(message, sizeof(message), "the kernel refused the object: %s%s%s",
+			 strerror(-k), libbpf_log_len ? ": " : "",
+			 libbpf_last_line(line, sizeof(line)));
+	if (j->kernel_addresses_visible) {
+		text = strdup(message);
+		log = strndup(j->verifier_log, log_len);
+	} else {
+		text = kaddr_scrub(message, strlen(message), NULL);
+		log = kaddr_scrub(j->verifier_log, log_len, &log_len);
+	}
+	if (!text || !log)
+		return -ENOMEM;
+	reply_error(r, PROTO_E_LOAD, -k, "%s", text);
+	e = reply_error_obj(r);
+	len = strlen(log);
+	if (e && len > 0)
+		json_object_object_add(e, "verifier_log",
+				       json_object_new_string_len(log, (int)len));
+	return 0;
+}
+
 static int job_load(struct job *j, struct reply *r)
 {
-	char msg[512];
 	int k;
 
 	k = job_raise_caps(j);
@@ -826,32 +910,8 @@ static int job_load(struct job *j, struct reply *r)
 			"the verifier ran over the broker's limit of %.3g s for one load "
 			"and was stopped",
 			(double)j->cfg->verifier_timeout_usec / 1e6);
-	if (k < 0) {
-		json_object *e;
-		size_t log_len = strnlen(j->verifier_log, PROTO_MAX_VERIFIER_LOG);
-
-		/*
-		 * libbpf retries a failed load with the verifier log on; a log
-		 * longer than ours then fails with ENOSPC, hiding the first error.
-		 * The log's tail (the kernel keeps the end) says what it was.
-		 */
-		if (k == -ENOSPC && log_len + 1 >= PROTO_MAX_VERIFIER_LOG)
-			reply_error(
-				r, PROTO_E_LOAD, -k,
-				"the verifier refused the object; its log overflowed the "
-				"broker's %u KiB, so the reason is in the last lines of the log",
-				PROTO_MAX_VERIFIER_LOG / 1024);
-		else
-			reply_error(r, PROTO_E_LOAD, -k, "the kernel refused the object: %s%s%s",
-				    strerror(-k), libbpf_log_len ? ": " : "",
-				    libbpf_last_line(msg, sizeof(msg)));
-		e = reply_error_obj(r);
-		if (e && log_len > 0)
-			json_object_object_add(
-				e, "verifier_log",
-				json_object_new_string_len(j->verifier_log, (int)log_len));
-		return 0;
-	}
+	if (k < 0)
+		return job_load_failed(j, r, k);
 	/* Raw instructions went to the kernel as inspected: nothing was relocated. */
 	return j->raw ? 1 : job_post_load_check(j, r);
 }
@@ -865,8 +925,8 @@ static int job_load(struct job *j, struct reply *r)
 static int job_freeze_maps(struct job *j, struct reply *r)
 {
 	for (size_t i = 0; i < j->req.n_freeze; i++) {
-		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, j->req.freeze[i]);
-		int fd = map ? bpf_map__fd(map) : -1;
+		int m = job_map_index(j, j->req.freeze[i]);
+		int fd = m >= 0 ? bpf_map__fd(j->handles.maps[m]) : -1;
 		uint64_t frozen = 0;
 		int err;
 
@@ -892,12 +952,15 @@ static int job_freeze_maps(struct job *j, struct reply *r)
 /* The loaded fd of desc.programs[i], or -1. */
 static int job_prog_fd(const struct job *j, size_t i)
 {
-	struct bpf_program *prog;
-
 	if (j->raw)
 		return i == 0 ? j->raw_prog_fd : -1;
-	prog = bpf_object__find_program_by_name(j->obj, j->desc.programs[i].name);
-	return prog ? bpf_program__fd(prog) : -1;
+	return bpf_program__fd(j->handles.programs[i]);
+}
+
+/* The created fd of desc.maps[i], or -1 (not created: no loaded program needs it). */
+static int job_map_fd(const struct job *j, size_t i)
+{
+	return j->raw ? -1 : bpf_map__fd(j->handles.maps[i]);
 }
 
 static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps);
@@ -956,21 +1019,21 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 {
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		json_object *o = json_object_array_get_idx(maps, i);
-		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, j->desc.maps[i].name);
+		int map_fd = job_map_fd(j, i);
 		struct handout_map h = {};
 		int fd, idx;
 
-		if (!map || bpf_map__fd(map) < 0)
+		if (map_fd < 0)
 			continue; /* not created: no loaded program needs it */
 		if (j->verdict.map_access[i] == MAP_ACCESS_NONE) {
 			struct bpf_map_info info = {};
 			uint32_t len = sizeof(info);
 
-			if (bpf_obj_get_info_by_fd(bpf_map__fd(map), &info, &len) == 0)
+			if (bpf_obj_get_info_by_fd(map_fd, &info, &len) == 0)
 				json_object_object_add(o, "id", json_object_new_int64(info.id));
 			continue;
 		}
-		fd = handout_map_fd(bpf_map__fd(map), j->verdict.map_access[i], &h);
+		fd = handout_map_fd(map_fd, j->verdict.map_access[i], &h);
 		idx = fd < 0 ? fd : reply_add_fd(r, fd);
 		if (idx < 0)
 			return reply_error(
@@ -986,6 +1049,15 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 }
 
 /* ---- named objects and quotas (see store.h) ---- */
+
+/* Over a quota: look again this many times, this far apart (job_check_quotas()). */
+#define LEDGER_SETTLE_TRIES 5
+#define LEDGER_SETTLE_USEC 20000
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 static int quota_error(struct reply *r, const char *limit, uint64_t have, uint64_t adds,
 		       uint64_t max)
@@ -1036,68 +1108,154 @@ static int job_check_shares(struct job *j, struct reply *r)
 	return 1;
 }
 
+/*
+ * What stays in the kernel because of this load is checked against the
+ * user's quotas over everything the broker made for them that still lives
+ * (ledger.h): named or not, pinned or held only by a client's fd. Every load
+ * takes the user's lock, so that two loads can't both pass the same check.
+ * Maps are estimated here (full, one copy per CPU) so nothing over the
+ * quota is ever created; job_record() counts what the kernel reports.
+ */
 static int job_check_quotas(struct job *j, struct reply *r)
 {
 	const struct policy_limits *l = &j->grant->limits;
-	uint64_t progs = 0, memory = 0;
-	bool pins = false;
+	uint64_t progs = 0, memory = 0, threads = 0, named = 0;
+	unsigned cpus = ledger_possible_cpus();
+	struct ledger_usage u = {};
 	int k;
 
-	for (size_t i = 0; i < j->desc.n_maps; i++)
-		pins = pins || j->desc.maps[i].pinned;
-	/* Loads that keep nothing (no name, no by-name pin) touch no state: no lock, no I/O. */
-	if (!j->req.name && !pins)
-		return 1;
 	j->lock = store_lock_user(&j->cfg->store, j->id.uid);
 	if (j->lock < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -j->lock, "cannot lock your state: %s",
 				   strerror(-j->lock));
-	/* Named objects, and maps pinned by name, stay after the client: both count. */
-	if (j->req.name || pins) {
-		struct store_usage u = {};
+	if (j->req.name) {
 		json_object *meta = NULL;
 
-		if (j->req.name) {
-			store_sweep_user(&j->cfg->store, j->id.uid);
-			k = store_meta_read(&j->cfg->store, j->id.uid, j->req.name, &meta);
-			json_object_put(meta);
-			if (k == 0)
-				return reply_error(r, PROTO_E_EXISTS, EEXIST,
-						   "you already have an object named \"%s\"; "
-						   "unload it first or choose another name",
-						   j->req.name);
-			if (k != -ENOENT)
-				return reply_error(r, PROTO_E_INTERNAL, -k,
-						   "cannot read your objects: %s", strerror(-k));
-		}
-		k = store_usage(&j->cfg->store, j->id.uid, &u);
+		store_sweep_user(&j->cfg->store, j->id.uid);
+		k = store_meta_read(&j->cfg->store, j->id.uid, j->req.name, &meta);
+		json_object_put(meta);
+		if (k == 0)
+			return reply_error(r, PROTO_E_EXISTS, EEXIST,
+					   "you already have an object named \"%s\"; unload it "
+					   "first or choose another name",
+					   j->req.name);
+		if (k != -ENOENT)
+			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
+					   strerror(-k));
+		k = store_count_objects(&j->cfg->store, j->id.uid, &named);
 		if (k < 0)
 			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
 					   strerror(-k));
-		for (size_t i = 0; i < j->desc.n_programs; i++)
-			progs += j->desc.programs[i].load;
-		for (size_t i = 0; i < j->desc.n_maps; i++) {
-			const struct object_map *m = &j->desc.maps[i];
+		if (named + 1 > l->max_named_objects)
+			return quota_error(r, "max_named_objects", named, 1, l->max_named_objects);
+	}
+	for (size_t i = 0; i < j->desc.n_programs; i++)
+		progs += j->desc.programs[i].load;
+	for (size_t i = 0; i < j->desc.n_maps; i++) {
+		const struct object_map *m = &j->desc.maps[i];
 
-			/* A by-name pin that exists is reused: it is counted already. */
-			if (m->pinned ? pinned_map_exists(j, m->name) : !j->req.name)
-				continue;
-			memory += policy_map_memory_estimate(m);
-		}
-		if (j->req.name && u.named_objects + 1 > l->max_named_objects)
-			return quota_error(r, "max_named_objects", u.named_objects, 1,
-					   l->max_named_objects);
-		if (j->req.name && u.programs + progs > l->max_loaded_programs)
-			return quota_error(r, "max_loaded_programs", u.programs, progs,
-					   l->max_loaded_programs);
-		if (u.map_memory_bytes + memory > l->max_map_memory_bytes)
-			return quota_error(r, "max_map_memory_bytes", u.map_memory_bytes, memory,
-					   l->max_map_memory_bytes);
-		if (j->req.name) {
-			k = job_check_shares(j, r);
-			if (k <= 0)
-				return k;
-		}
+		/* A by-name pin that exists is reused: it is counted already. */
+		if (m->pinned && pinned_map_exists(j, m->name))
+			continue;
+		memory = add_sat(memory, policy_map_memory_estimate(m, cpus));
+		if (m->map_type == BPF_MAP_TYPE_CPUMAP)
+			threads += m->max_entries;
+	}
+	/*
+	 * The kernel frees what a client closed after an RCU grace period and a
+	 * workqueue: a client that closes its objects and loads at once would
+	 * find them counted still. So over a quota, look again a few times.
+	 */
+	for (int tries = 0;; tries++) {
+		if (j->have_ledger)
+			ledger_done(&j->ledger);
+		k = ledger_open(&j->cfg->store, j->id.uid, &j->ledger);
+		if (k < 0)
+			return reply_error(r, PROTO_E_INTERNAL, -k,
+					   "cannot count your kernel objects: %s", strerror(-k));
+		j->have_ledger = true;
+		ledger_usage(&j->ledger, &u);
+		if ((u.programs + progs <= l->max_loaded_programs &&
+		     add_sat(u.map_bytes, memory) <= l->max_map_memory_bytes &&
+		     u.kernel_threads + threads <= l->max_kernel_threads) ||
+		    tries >= LEDGER_SETTLE_TRIES || u.programs + u.maps == 0)
+			break;
+		usleep(LEDGER_SETTLE_USEC);
+	}
+	if (u.programs + progs > l->max_loaded_programs)
+		return quota_error(r, "max_loaded_programs", u.programs, progs,
+				   l->max_loaded_programs);
+	if (add_sat(u.map_bytes, memory) > l->max_map_memory_bytes)
+		return quota_error(r, "max_map_memory_bytes", u.map_bytes, memory,
+				   l->max_map_memory_bytes);
+	if (u.kernel_threads + threads > l->max_kernel_threads)
+		return quota_error(r, "max_kernel_threads", u.kernel_threads, threads,
+				   l->max_kernel_threads);
+	if (j->req.name) {
+		k = job_check_shares(j, r);
+		if (k <= 0)
+			return k;
+	}
+	return 1;
+}
+
+/* Maps libbpf pinned by name for this load (none existed before): undone on a refusal. */
+static void job_unpin_new(struct job *j)
+{
+	for (size_t i = 0; i < j->desc.n_maps; i++) {
+		const char *path = j->raw ? NULL : bpf_map__pin_path(j->handles.maps[i]);
+
+		if (path && j->pin_created && j->pin_created[i])
+			unlink(path);
+	}
+}
+
+/*
+ * Record what the load made in the ledger, charged as the kernel reports it
+ * (fdinfo memlock, where that is more than the estimate), and check the
+ * quota again with those figures. Written before anything is handed out or
+ * committed, so a worker that dies from here on leaves no object uncounted
+ * (a dead object's entry is dropped when the ledger is next read).
+ */
+static int job_record(struct job *j, struct reply *r)
+{
+	const struct policy_limits *l = &j->grant->limits;
+	struct ledger_usage u = {};
+	int k = 0;
+
+	for (size_t i = 0; i < j->desc.n_programs && k >= 0; i++) {
+		int fd = j->desc.programs[i].load ? job_prog_fd(j, i) : -1;
+
+		if (fd >= 0)
+			k = ledger_add_prog(&j->ledger, fd);
+	}
+	for (size_t i = 0; i < j->desc.n_maps && k >= 0; i++) {
+		int fd = job_map_fd(j, i);
+
+		if (fd >= 0)
+			k = ledger_add_map(&j->ledger, fd);
+	}
+	if (k < 0) {
+		job_unpin_new(j);
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your kernel objects: %s",
+				   strerror(-k));
+	}
+	ledger_usage(&j->ledger, &u);
+	if (u.map_bytes > l->max_map_memory_bytes) {
+		job_unpin_new(j);
+		return reply_error(
+			r, PROTO_E_QUOTA, EDQUOT,
+			"this load would exceed your quota max_map_memory_bytes: with "
+			"its maps as the kernel made them you would have %llu, your limit "
+			"is %llu",
+			(unsigned long long)u.map_bytes,
+			(unsigned long long)l->max_map_memory_bytes);
+	}
+	k = ledger_commit(&j->ledger);
+	if (k < 0) {
+		job_unpin_new(j);
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot record your kernel objects: %s",
+				   strerror(-k));
 	}
 	return 1;
 }
@@ -1115,7 +1273,6 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 	static const cap_value_t bpf_cap[] = {CAP_BPF};
 	json_object *meta = json_object_new_object(), *progs = json_object_new_array();
 	json_object *maps = json_object_new_array(), *shares = json_object_new_array();
-	uint64_t memory = 0;
 	size_t n = 0;
 	int k = caps_set_effective(bpf_cap, 1);
 
@@ -1171,22 +1328,19 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 	n = 0;
 	for (size_t i = 0; i < j->desc.n_maps && k >= 0; i++) {
 		const struct object_map *m = &j->desc.maps[i];
-		struct bpf_map *map = bpf_object__find_map_by_name(j->obj, m->name);
+		int map_fd = job_map_fd(j, i);
 		struct bpf_map_info info = {};
 		uint32_t len = sizeof(info);
 		json_object *o;
 		char pin[24];
 
-		if (!map || bpf_map__fd(map) < 0)
+		if (map_fd < 0)
 			continue;
-		if (bpf_obj_get_info_by_fd(bpf_map__fd(map), &info, &len) < 0)
+		if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
 			k = negative_errno();
 		if (k >= 0)
-			k = pin_into(dir, 'm', n, bpf_map__fd(map));
+			k = pin_into(dir, 'm', n, map_fd);
 		snprintf(pin, sizeof(pin), "m%zu", n++);
-		/* Maps pinned by name are counted where they live (store_usage()). */
-		if (!m->pinned)
-			memory += policy_map_memory_estimate(m);
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(m->name));
 		json_object_object_add(
@@ -1207,7 +1361,6 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 			json_object_object_add(meta, "btf_id", json_object_new_int64(info.btf_id));
 	}
 	caps_clear_effective();
-	json_object_object_add(meta, "map_memory_bytes", json_object_new_int64((int64_t)memory));
 	for (size_t i = 0; i < j->req.n_shares; i++) {
 		const struct proto_share *sh = &j->req.shares[i];
 		json_object *o = json_object_new_object();
@@ -1271,7 +1424,7 @@ static int job_open_and_inspect(struct job *j, struct reply *r)
 		k = job_configure(j, r);
 	if (k <= 0)
 		return k;
-	k = inspect_object(j->obj, j->calls, j->object_size, &j->desc, &error);
+	k = inspect_object(j->obj, j->calls, j->object_size, &j->desc, &j->handles, &error);
 	if (k < 0)
 		return reply_error(r, PROTO_E_OBJECT, -k, "cannot inspect the object: %s",
 				   error ? error : strerror(-k));
@@ -1369,6 +1522,8 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		k = job_prepare_pins(j, r);
 	if (k > 0)
 		k = job_load(j, r);
+	if (k > 0)
+		k = job_record(j, r);
 	if (k > 0)
 		k = job_freeze_maps(j, r);
 	if (k > 0)

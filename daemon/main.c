@@ -542,7 +542,6 @@ int main(int argc, char **argv)
 			.job_timeout_usec = wc.job_timeout_usec,
 			.idle_timeout_usec = (uint64_t)d.opt.idle_timeout_sec * 1000000,
 			.policy = &current_policy,
-			.store = &d.store,
 		};
 
 		k = worker_pool_new(event, &wc, &d.pool);

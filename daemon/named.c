@@ -26,6 +26,7 @@
 #include "common/macro.h"
 #include "handout.h"
 #include "identity.h"
+#include "ledger.h"
 #include "log.h"
 #include "mapop.h"
 #include "proto/proto.h"
@@ -65,6 +66,7 @@ struct call {
 	const struct load_config *cfg;
 	struct identity ident;
 	struct policy_grant *grant; /* the caller's */
+	json_object *job; /* the whole job, as the event loop sent it */
 	json_object *params;
 	int *fds; /* the client's */
 	size_t n_fds;
@@ -1906,6 +1908,47 @@ static int named_map(struct call *c, struct reply *r)
 	return mapop_run(fd, btf_fd, req.map, a, &req, r);
 }
 
+/* ---- policy: the caller's effective policy and what counts against it ---- */
+
+static int named_policy(struct call *c, struct reply *r)
+{
+	static const char *const keys[] = {NULL};
+	struct ledger ledger = {};
+	struct ledger_usage lu = {};
+	json_object *result, *usage, *identity;
+	uint64_t named = 0;
+	int k;
+
+	k = param_check_keys(c, r, "policy", keys);
+	if (k <= 0)
+		return k;
+	result = json_object_new_object();
+	if (!result)
+		return -ENOMEM;
+	/* The identity as the event loop took it at accept, units included. */
+	if (json_object_object_get_ex(c->job, "identity", &identity))
+		json_object_object_add(result, "identity", json_object_get(identity));
+	json_object_object_add(result, "policy", policy_grant_to_json(c->grant));
+	/* What counts against the quotas now, as the kernel has it (ledger.h). */
+	if (store_count_objects(&c->cfg->store, c->ident.id.uid, &named) >= 0 &&
+	    ledger_open(&c->cfg->store, c->ident.id.uid, &ledger) >= 0) {
+		ledger_usage(&ledger, &lu);
+		ledger_done(&ledger);
+		usage = json_object_new_object();
+		json_object_object_add(usage, "named_objects",
+				       json_object_new_int64((int64_t)named));
+		json_object_object_add(usage, "loaded_programs",
+				       json_object_new_int64((int64_t)lu.programs));
+		json_object_object_add(usage, "maps", json_object_new_int64((int64_t)lu.maps));
+		json_object_object_add(usage, "map_memory_bytes",
+				       json_object_new_int64((int64_t)lu.map_bytes));
+		json_object_object_add(usage, "kernel_threads",
+				       json_object_new_int64((int64_t)lu.kernel_threads));
+		json_object_object_add(result, "usage", usage);
+	}
+	return reply_result(r, result);
+}
+
 /* ---- dispatch ---- */
 
 static const struct method {
@@ -1916,7 +1959,7 @@ static const struct method {
 	{"unload", named_unload},     {"fds", named_fds},
 	{"attach", named_attach},     {"detach", named_detach},
 	{"test_run", named_test_run}, {"map_insert", named_map_insert},
-	{"map", named_map},
+	{"map", named_map},	      {"policy", named_policy},
 };
 
 static const struct method *method_find(const char *name)
@@ -1953,6 +1996,7 @@ static int call_run(struct call *c, json_object *job, const struct method **ret_
 	json_object *m;
 	int k;
 
+	c->job = job;
 	if (identity_from_job(job, &c->ident) < 0 ||
 	    !json_object_object_get_ex(job, "method", &m) ||
 	    !json_object_object_get_ex(job, "params", &c->params) ||
@@ -1986,7 +2030,8 @@ static void call_audit(struct call *c, const char *method, struct reply *r)
 				 .unit = c->ident.id.unit,
 				 .user_unit = c->ident.id.user_unit};
 
-	if (!code && (strcmp(method, "list") == 0 || strcmp(method, "show") == 0))
+	if (!code && (strcmp(method, "list") == 0 || strcmp(method, "show") == 0 ||
+		      strcmp(method, "policy") == 0))
 		return;
 	(void)proto_get_string(c->params, "object", false, &ref, NULL);
 	(void)proto_get_string(c->params, "program", false, &program, NULL);

@@ -225,9 +225,19 @@ static const struct worker_method {
 	const char *name;
 	size_t max_fds;
 } worker_methods[] = {
-	{"load", 1},	   {"list", 0},	      {"show", 0},   {"unload", 0},
-	{"fds", 0},	   {"attach", 2},     {"detach", 0}, {"test_run", 0},
-	{"map_insert", 1}, {"load_insns", 1}, {"map", 0},
+	{"load", 1},
+	{"list", 0},
+	{"show", 0},
+	{"unload", 0},
+	{"fds", 0},
+	{"attach", 2},
+	{"detach", 0},
+	{"test_run", 0},
+	{"map_insert", 1},
+	{"load_insns", 1},
+	{"map", 0},
+	/* The effective policy and usage: counting kernel objects needs a worker's capabilities. */
+	{"policy", 0},
 };
 
 static const struct worker_method *worker_method_find(const char *name)
@@ -238,44 +248,6 @@ static const struct worker_method *worker_method_find(const char *name)
 	return NULL;
 }
 
-static int handle_policy(struct conn *c, int64_t id)
-{
-	struct policy_identity ident = conn_identity(c);
-	struct policy_grant *g = NULL;
-	json_object *result, *reply;
-	int k;
-
-	k = policy_resolve(*c->server->cfg.policy, &ident, &g);
-	if (k < 0)
-		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot resolve the policy");
-	result = json_object_new_object();
-	json_object_object_add(result, "identity", identity_json(c));
-	json_object_object_add(result, "policy", policy_grant_to_json(g));
-	policy_grant_free(g);
-	/* What counts against the quotas now: small root-owned files, read in place. */
-	if (c->server->cfg.store) {
-		struct store_usage u = {};
-
-		if (store_usage(c->server->cfg.store, c->cred.uid, &u) >= 0) {
-			json_object *usage = json_object_new_object();
-
-			json_object_object_add(usage, "named_objects",
-					       json_object_new_int64((int64_t)u.named_objects));
-			json_object_object_add(usage, "loaded_programs",
-					       json_object_new_int64((int64_t)u.programs));
-			json_object_object_add(usage, "map_memory_bytes",
-					       json_object_new_int64((int64_t)u.map_memory_bytes));
-			json_object_object_add(result, "usage", usage);
-		}
-	}
-	reply = proto_reply_new(id, result);
-	if (!reply)
-		return -ENOMEM;
-	k = conn_send(c, reply, NULL, 0);
-	json_object_put(reply);
-	return k;
-}
-
 static int handle_hello(struct conn *c, int64_t id)
 {
 	json_object *result = json_object_new_object(), *versions = json_object_new_array();
@@ -284,7 +256,6 @@ static int handle_hello(struct conn *c, int64_t id)
 
 	json_object_array_add(versions, json_object_new_int(PROTO_VERSION));
 	json_object_array_add(methods, json_object_new_string("hello"));
-	json_object_array_add(methods, json_object_new_string("policy"));
 	for (size_t i = 0; i < ARRAY_SIZE(worker_methods); i++)
 		json_object_array_add(methods, json_object_new_string(worker_methods[i].name));
 	json_object_object_add(result, "versions", versions);
@@ -560,8 +531,6 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 			 msg->n_fds, method);
 		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
 	}
-	if (strcmp(method, "policy") == 0)
-		return handle_policy(c, id);
 	if (strcmp(method, "hello") == 0)
 		return handle_hello(c, id);
 	{

@@ -18,7 +18,6 @@ struct server_config {
 	uint64_t job_timeout_usec; /* for the message of a timed-out load */
 	uint64_t idle_timeout_usec; /* a connection with no request this long is dropped */
 	const struct policy *const *policy;
-	const struct store_config *store; /* for the usage `policy` reports against quotas */
 };
 
 struct server;

@@ -33,12 +33,6 @@ struct store_config {
 	pid_t daemon_pid; /* whom store_fault() kills: workers are the daemon's grandchildren */
 };
 
-struct store_usage {
-	uint64_t named_objects;
-	uint64_t programs;
-	uint64_t map_memory_bytes;
-};
-
 /* Take the user's lock (creating the user's state directory). Returns the fd holding it. */
 int store_lock_user(const struct store_config *c, uid_t uid);
 
@@ -60,8 +54,8 @@ int store_list_names(const struct store_config *c, uid_t uid, char ***ret, size_
 int store_list_owners(const struct store_config *c, uid_t **ret, size_t *ret_n);
 void store_names_free(char **names, size_t n);
 
-/* What a user's named objects hold now, from their metadata. */
-int store_usage(const struct store_config *c, uid_t uid, struct store_usage *ret);
+/* How many named objects a user has (metadata files); the kernel objects are the ledger's. */
+int store_count_objects(const struct store_config *c, uid_t uid, uint64_t *ret);
 
 /*
  * Kernel ids of the programs pinned in an object directory, and the links of

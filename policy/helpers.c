@@ -43,7 +43,24 @@ static const char *const class_names[_HELPER_CLASS_MAX] = {
 	[HELPER_CLASS_SECURITY] = "security",
 	[HELPER_CLASS_SYSCALL] = "syscall",
 	[HELPER_CLASS_INJECT_INPUT] = "inject_input",
+	[HELPER_CLASS_READ_USER_MEMORY_ANY_TASK] = "read_user_memory_any_task",
+	[HELPER_CLASS_WRITE_USER_MEMORY_ANY_TASK] = "write_user_memory_any_task",
+	[HELPER_CLASS_SIGNAL_ANY_TASK] = "signal_any_task",
 };
+
+enum helper_class helper_class_any_task(enum helper_class c)
+{
+	switch (c) {
+	case HELPER_CLASS_READ_USER_MEMORY:
+		return HELPER_CLASS_READ_USER_MEMORY_ANY_TASK;
+	case HELPER_CLASS_WRITE_USER_MEMORY:
+		return HELPER_CLASS_WRITE_USER_MEMORY_ANY_TASK;
+	case HELPER_CLASS_SIGNAL:
+		return HELPER_CLASS_SIGNAL_ANY_TASK;
+	default:
+		return _HELPER_CLASS_INVALID;
+	}
+}
 
 /*
  * HELPER_CLASS_BASE is 0, so a bare enum array could not tell "classified as

@@ -32,6 +32,14 @@ enum helper_class {
 	HELPER_CLASS_SECURITY, /* IMA hashes, exec (bprm) options */
 	HELPER_CLASS_SYSCALL, /* bpf(2), close(2), BTF lookups (BPF_PROG_TYPE_SYSCALL) */
 	HELPER_CLASS_INJECT_INPUT, /* report key presses and pointer motion (lirc programs) */
+	/*
+	 * Grant-only classes (no helper is in them, like kfunc): the classes
+	 * whose helpers act on the task the program runs in, for programs
+	 * where that task can be anyone's (see helper_class_acts_on_task()).
+	 */
+	HELPER_CLASS_READ_USER_MEMORY_ANY_TASK,
+	HELPER_CLASS_WRITE_USER_MEMORY_ANY_TASK,
+	HELPER_CLASS_SIGNAL_ANY_TASK,
 	_HELPER_CLASS_MAX,
 	_HELPER_CLASS_INVALID = -EINVAL,
 };
@@ -51,6 +59,16 @@ const char *helper_class_to_string(enum helper_class c);
 
 /* Class by policy-file name, or -EINVAL. */
 enum helper_class helper_class_from_string(const char *s);
+
+/*
+ * Classes whose helpers read, write or signal *the task the program runs in*
+ * (probe_read_user, probe_write_user, send_signal, ...): what they reach
+ * depends on whose task that is, so a policy's grant of them covers only
+ * programs that run in the caller's own processes, and the matching
+ * *_any_task class (returned here, or _HELPER_CLASS_INVALID for classes that
+ * mean the same in every program) covers the rest. See policy/HELPERS.md.
+ */
+enum helper_class helper_class_any_task(enum helper_class c);
 
 /* Highest helper id the table knows. */
 int helper_max_id(void);

@@ -35,6 +35,9 @@
 /* Bit masks of program types, attach types and helper classes are 64 bits wide. */
 #define PROG_TYPE_BITS 64
 #define ATTACH_TYPE_BITS 64
+#define MAP_TYPE_BITS 64
+#define MAPS_OF_MAPS_TYPES                                                                         \
+	((1ull << BPF_MAP_TYPE_ARRAY_OF_MAPS) | (1ull << BPF_MAP_TYPE_HASH_OF_MAPS))
 /* systemd's UNIT_NAME_MAX is 256 with the NUL. */
 #define UNIT_NAME_MAX 255
 /* Room for a JSON path; components are known keys and indices, so it never fills up. */
@@ -64,6 +67,7 @@ struct policy_rule {
 	uint64_t program_types;
 	uint64_t program_fd_types;
 	uint64_t test_run_types;
+	uint64_t map_types; /* named in "map_types", and maps of maps from "maps_of_maps" */
 	helper_class_mask_t helper_classes;
 	bool pinning;
 	bool maps_of_maps;
@@ -138,38 +142,61 @@ int map_access_from_string(const char *s, enum map_access *ret)
 	return -EINVAL;
 }
 
-int policy_prog_type_from_string(const char *s)
+/* libbpf's names of enum values, as plain functions of an int. */
+static const char *prog_type_name(int t)
+{
+	return libbpf_bpf_prog_type_str((enum bpf_prog_type)t);
+}
+
+static const char *map_type_name(int t)
+{
+	return libbpf_bpf_map_type_str((enum bpf_map_type)t);
+}
+
+static const char *attach_type_name(int t)
+{
+	return libbpf_bpf_attach_type_str((enum bpf_attach_type)t);
+}
+
+/* The value in [first, bits) that name() calls s, or -EINVAL. */
+static int enum_from_string(const char *(*name)(int), int first, int bits, const char *s)
 {
 	if (!s)
 		return -EINVAL;
-	/* Type 0 (unspec) is not a program type anything can be loaded as. */
-	for (int t = 1; t < PROG_TYPE_BITS; t++) {
-		const char *n = libbpf_bpf_prog_type_str((enum bpf_prog_type)t);
+	for (int t = first; t < bits; t++) {
+		const char *n = name(t);
 
 		if (n && streq(n, s))
 			return t;
 	}
 	return -EINVAL;
+}
+
+int policy_prog_type_from_string(const char *s)
+{
+	/* Type 0 (unspec) is not a program type anything can be loaded as. */
+	return enum_from_string(prog_type_name, 1, PROG_TYPE_BITS, s);
 }
 
 const char *policy_prog_type_to_string(int prog_type)
 {
-	if (prog_type < 0 || prog_type >= PROG_TYPE_BITS)
-		return NULL;
-	return libbpf_bpf_prog_type_str((enum bpf_prog_type)prog_type);
+	return prog_type < 0 || prog_type >= PROG_TYPE_BITS ? NULL : prog_type_name(prog_type);
+}
+
+int policy_map_type_from_string(const char *s)
+{
+	/* Type 0 (unspec) is not a map type anything can be created as. */
+	return enum_from_string(map_type_name, 1, MAP_TYPE_BITS, s);
+}
+
+const char *policy_map_type_to_string(int map_type)
+{
+	return map_type < 0 || map_type >= MAP_TYPE_BITS ? NULL : map_type_name(map_type);
 }
 
 int policy_attach_type_from_string(const char *s)
 {
-	if (!s)
-		return -EINVAL;
-	for (int t = 0; t < ATTACH_TYPE_BITS; t++) {
-		const char *n = libbpf_bpf_attach_type_str((enum bpf_attach_type)t);
-
-		if (n && streq(n, s))
-			return t;
-	}
-	return -EINVAL;
+	return enum_from_string(attach_type_name, 0, ATTACH_TYPE_BITS, s);
 }
 
 /* ---- Messages ---- */
@@ -657,6 +684,7 @@ static const struct policy_limits default_limits = {
 	.max_named_objects = POLICY_DEFAULT_MAX_NAMED_OBJECTS,
 	.max_loaded_programs = POLICY_DEFAULT_MAX_LOADED_PROGRAMS,
 	.max_map_memory_bytes = POLICY_DEFAULT_MAX_MAP_MEMORY_BYTES,
+	.max_kernel_threads = POLICY_DEFAULT_MAX_KERNEL_THREADS,
 	.max_loads_per_minute = POLICY_DEFAULT_MAX_LOADS_PER_MINUTE,
 };
 
@@ -962,8 +990,23 @@ static int parse_match(struct parse_ctx *c, const char *parent, json_object *rul
 	return 0;
 }
 
-static int parse_prog_type_list(struct parse_ctx *c, const char *path, json_object *arr,
-				uint64_t allowed_types, uint64_t *ret)
+/* A list of program or map types by libbpf name, as a mask of 1 << type. */
+struct type_list_kind {
+	int (*from_string)(const char *s);
+	const char *what; /* "program type" */
+	const char *examples; /* for the message about an unknown name */
+};
+
+static const struct type_list_kind prog_types_kind = {
+	policy_prog_type_from_string, "program type",
+	"socket_filter, kprobe, tracepoint, raw_tracepoint, cgroup_skb, sched_cls or xdp"};
+static const struct type_list_kind map_types_kind = {
+	policy_map_type_from_string, "map type",
+	"prog_array, perf_event_array, stack_trace or array_of_maps"};
+
+/* Every type must be in allowed (a rule's program_types, for its program_fds). */
+static int parse_type_list(struct parse_ctx *c, const char *path, json_object *arr,
+			   const struct type_list_kind *kind, uint64_t allowed, uint64_t *ret)
 {
 	char epath[JPATH_MAX], pbuf[PRINTABLE_BUF];
 	uint64_t types = 0;
@@ -979,18 +1022,14 @@ static int parse_prog_type_list(struct parse_ctx *c, const char *path, json_obje
 		if (r < 0)
 			return r;
 		s = json_object_get_string(e);
-		t = policy_prog_type_from_string(s);
+		t = kind->from_string(s);
 		if (t < 0)
-			return parse_fail(
-				c, epath,
-				"unknown program type \"%s\" (expected a libbpf name such "
-				"as socket_filter, kprobe, tracepoint, raw_tracepoint, "
-				"cgroup_skb, sched_cls or xdp)",
-				printable(pbuf, s));
-		if (!(allowed_types & (1ull << t)))
 			return parse_fail(c, epath,
-					  "program type \"%s\" is not in this rule's program_types",
-					  s);
+					  "unknown %s \"%s\" (expected a libbpf name such as %s)",
+					  kind->what, printable(pbuf, s), kind->examples);
+		if (!(allowed & (1ull << t)))
+			return parse_fail(c, epath, "%s \"%s\" is not in this rule's program_types",
+					  kind->what, s);
 		types |= 1ull << t;
 	}
 	*ret = types;
@@ -1369,9 +1408,10 @@ static int parse_shared(struct parse_ctx *c, const char *path, json_object *arr,
 static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rule,
 		       struct policy_rule *out)
 {
-	static const char *const keys[] = {
-		"program_types", "program_fds",	 "test_run_types",    "helper_classes", "maps",
-		"pinning",	 "maps_of_maps", "load_with_perfmon", "attach",		"shared"};
+	static const char *const keys[] = {"program_types", "program_fds",    "test_run_types",
+					   "map_types",	    "helper_classes", "maps",
+					   "pinning",	    "maps_of_maps",   "load_with_perfmon",
+					   "attach",	    "shared"};
 	char path[JPATH_MAX], kpath[JPATH_MAX], epath[JPATH_MAX];
 	json_object *a, *v;
 	int r;
@@ -1385,7 +1425,7 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 	if (r < 0)
 		return r;
 	if (v) {
-		r = parse_prog_type_list(c, kpath, v, UINT64_MAX, &out->program_types);
+		r = parse_type_list(c, kpath, v, &prog_types_kind, UINT64_MAX, &out->program_types);
 		if (r < 0)
 			return r;
 	}
@@ -1393,7 +1433,8 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 	if (r < 0)
 		return r;
 	if (v) {
-		r = parse_prog_type_list(c, kpath, v, out->program_types, &out->program_fd_types);
+		r = parse_type_list(c, kpath, v, &prog_types_kind, out->program_types,
+				    &out->program_fd_types);
 		if (r < 0)
 			return r;
 	}
@@ -1401,7 +1442,8 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 	if (r < 0)
 		return r;
 	if (v) {
-		r = parse_prog_type_list(c, kpath, v, UINT64_MAX, &out->test_run_types);
+		r = parse_type_list(c, kpath, v, &prog_types_kind, UINT64_MAX,
+				    &out->test_run_types);
 		if (r < 0)
 			return r;
 	}
@@ -1413,6 +1455,14 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 		return r;
 	if (v) {
 		r = parse_shared(c, kpath, v, out);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "map_types", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_type_list(c, kpath, v, &map_types_kind, UINT64_MAX, &out->map_types);
 		if (r < 0)
 			return r;
 	}
@@ -1445,6 +1495,9 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 	r = get_bool(c, path, a, "maps_of_maps", &out->maps_of_maps);
 	if (r < 0)
 		return r;
+	/* The older spelling of naming both types of maps of maps. */
+	if (out->maps_of_maps)
+		out->map_types |= MAPS_OF_MAPS_TYPES;
 	r = get_bool(c, path, a, "load_with_perfmon", &out->load_with_perfmon);
 	if (r < 0)
 		return r;
@@ -1472,6 +1525,8 @@ static const struct limit_field {
 	 POLICY_HARD_MAX_LOADED_PROGRAMS},
 	{"max_map_memory_bytes", offsetof(struct policy_limits, max_map_memory_bytes),
 	 POLICY_HARD_MAX_MAP_MEMORY_BYTES},
+	{"max_kernel_threads", offsetof(struct policy_limits, max_kernel_threads),
+	 POLICY_HARD_MAX_KERNEL_THREADS},
 	{"max_loads_per_minute", offsetof(struct policy_limits, max_loads_per_minute),
 	 POLICY_HARD_MAX_LOADS_PER_MINUTE},
 };
@@ -1985,9 +2040,9 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 	g->program_types |= r->program_types;
 	g->program_fd_types |= r->program_fd_types;
 	g->test_run_types |= r->test_run_types;
+	g->map_types |= r->map_types;
 	g->helper_classes |= r->helper_classes;
 	g->pinning = g->pinning || r->pinning;
-	g->maps_of_maps = g->maps_of_maps || r->maps_of_maps;
 	g->load_with_perfmon = g->load_with_perfmon || r->load_with_perfmon;
 	g->attach.cgroup_attach_types |= r->attach.cgroup_attach_types;
 	g->attach.uprobes = g->attach.uprobes || r->attach.uprobes;
@@ -2059,8 +2114,11 @@ int policy_resolve(const struct policy *p, const struct policy_identity *id,
 		if (r < 0)
 			return r;
 	}
-	if (g->matched)
+	if (g->matched) {
 		g->program_fd_types |= POLICY_ALWAYS_FD_TYPES & g->program_types;
+		g->map_types |= POLICY_DEFAULT_MAP_TYPES;
+		g->maps_of_maps = (g->map_types & MAPS_OF_MAPS_TYPES) != 0;
+	}
 
 	*ret = TAKE_PTR(g);
 	return 0;
@@ -2090,6 +2148,40 @@ bool policy_grant_prog_type(const struct policy_grant *g, int prog_type)
 	if (!g || !g->matched || prog_type < 0 || prog_type >= PROG_TYPE_BITS)
 		return false;
 	return g->program_types & (1ull << prog_type);
+}
+
+bool policy_grant_map_type(const struct policy_grant *g, int map_type)
+{
+	if (!g || map_type < 0 || map_type >= MAP_TYPE_BITS)
+		return false;
+	return g->map_types & (1ull << map_type);
+}
+
+bool policy_prog_runs_in_callers_task(const struct policy_grant *g, int prog_type)
+{
+	/*
+	 * A kprobe-type program is attached by the broker only as a uprobe on
+	 * one of the caller's own processes (attach_uprobe()); with its fd the
+	 * caller could attach it anywhere the kernel lets them. Nothing else
+	 * qualifies: tracing programs run in any task, networking and cgroup
+	 * hooks in whatever task the kernel is in (softirqs included), and
+	 * test runs in the broker's worker, as root.
+	 */
+	return prog_type == BPF_PROG_TYPE_KPROBE && !policy_grant_prog_fd(g, prog_type);
+}
+
+bool policy_grant_helper(const struct policy_grant *g, int prog_type, int helper_id)
+{
+	enum helper_class cls = helper_classify(helper_id), any;
+
+	if ((int)cls < 0 || (int)cls >= 64)
+		return false;
+	any = helper_class_any_task(cls);
+	if ((int)any >= 0 && (g->helper_classes & HELPER_CLASS_BIT(any)))
+		return true;
+	if (!(g->helper_classes & HELPER_CLASS_BIT(cls)))
+		return false;
+	return (int)any < 0 || policy_prog_runs_in_callers_task(g, prog_type);
 }
 
 bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type)
@@ -2203,6 +2295,21 @@ static json_object *prog_types_to_json(uint64_t mask)
 		if (!name)
 			continue;
 		if (json_append(arr, json_object_new_string(name)) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
+}
+
+static json_object *map_types_to_json(uint64_t mask)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+
+	if (!arr)
+		return NULL;
+	for (int t = 0; t < MAP_TYPE_BITS; t++) {
+		const char *name = (mask & (1ull << t)) ? policy_map_type_to_string(t) : NULL;
+
+		if (name && json_append(arr, json_object_new_string(name)) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(arr);
@@ -2346,6 +2453,7 @@ json_object *policy_grant_to_json(const struct policy_grant *g)
 					(g->program_fd_types | POLICY_ALWAYS_FD_TYPES))) < 0 ||
 	    json_add(o, "test_run_types",
 		     prog_types_to_json(g->test_run_types & ~g->program_types)) < 0 ||
+	    json_add(o, "map_types", map_types_to_json(g->map_types)) < 0 ||
 	    json_add(o, "helper_classes", helper_classes_to_json(g->helper_classes)) < 0 ||
 	    json_add(o, "attach", attach_to_json(&g->attach)) < 0 ||
 	    json_add(o, "shared", shared_to_json(g)) < 0 ||
@@ -2372,6 +2480,9 @@ void object_desc_done(struct object_desc *d)
 		for (size_t k = 0; k < prog->n_kfuncs; k++)
 			free(prog->kfuncs[k]);
 		free(prog->kfuncs);
+		for (size_t k = 0; k < prog->n_ksyms; k++)
+			free(prog->ksyms[k]);
+		free(prog->ksyms);
 	}
 	free(d->programs);
 	for (size_t i = 0; i < d->n_maps; i++)
@@ -2480,30 +2591,49 @@ static int decide_program(const struct policy_grant *g, const struct object_prog
 				 name, prog->insn_cnt, g->limits.max_insns_per_program);
 	for (size_t i = 0; i < prog->n_helpers; i++) {
 		int id = prog->helpers[i];
-		enum helper_class cls = helper_classify(id);
+		enum helper_class cls = helper_classify(id), any = helper_class_any_task(cls);
 		const char *helper = helper_name(id);
 		const char *cls_name;
+		char helper_buf[32];
 
-		if ((int)cls >= 0 && (int)cls < 64 && (g->helper_classes & HELPER_CLASS_BIT(cls)))
+		if (policy_grant_helper(g, prog->prog_type, id))
 			continue;
 		cls_name = helper_class_to_string(cls);
 		if (!cls_name)
 			cls_name = "unknown";
-		if (helper)
-			return item_deny(it,
-					 "program \"%s\" calls %s (class %s), which your policy "
-					 "does not allow",
-					 name, helper, cls_name);
+		if (!helper) {
+			snprintf(helper_buf, sizeof(helper_buf), "helper %d", id);
+			helper = helper_buf;
+		}
+		if ((int)any >= 0 && (g->helper_classes & HELPER_CLASS_BIT(cls)))
+			return item_deny(
+				it,
+				"program \"%s\" calls %s (class %s), which acts on the "
+				"task the program runs in: your policy grants %s only for "
+				"programs that run in your own processes (uprobes the broker "
+				"attaches), and a %s program runs in anyone's; that needs "
+				"class %s",
+				name, helper, cls_name, cls_name,
+				policy_prog_type_to_string(prog->prog_type)
+					?: "program of this type",
+				helper_class_to_string(any));
 		return item_deny(it,
-				 "program \"%s\" calls helper %d (class %s), which your policy "
-				 "does not allow",
-				 name, id, cls_name);
+				 "program \"%s\" calls %s (class %s), which your policy does not "
+				 "allow",
+				 name, helper, cls_name);
 	}
 	if (prog->n_kfuncs > 0 && !(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
 		return item_deny(it,
 				 "program \"%s\" calls kfunc %s (class kfunc), which your policy "
 				 "does not allow",
 				 name, name_or_unnamed(prog->kfuncs[0]));
+	/* A kernel symbol's address, or a pointer into kernel memory the program may read. */
+	if (prog->n_ksyms > 0 &&
+	    !(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)))
+		return item_deny(it,
+				 "program \"%s\" references kernel symbol %s (class "
+				 "read_kernel_memory), which your policy does not allow",
+				 name, name_or_unnamed(prog->ksyms[0]));
 	return 0;
 }
 
@@ -2553,6 +2683,21 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 			"(it would let your programs write any map you hold a read-only fd "
 			"of)",
 			name);
+	/* Default deny: what a type carries beyond data must have been granted by name. */
+	if (!policy_grant_map_type(g, map->map_type)) {
+		const char *type = policy_map_type_to_string(map->map_type);
+
+		if (type)
+			return item_deny(it,
+					 "map \"%s\" has type %s, which your policy does not "
+					 "allow (types beyond plain data are granted by name, in "
+					 "map_types)",
+					 name, type);
+		return item_deny(it,
+				 "map \"%s\" has unknown type %d, which your policy does not "
+				 "allow",
+				 name, map->map_type);
+	}
 	return 0;
 }
 
@@ -2640,31 +2785,51 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 	return 0;
 }
 
+/* a * b, saturating (max_entries and per-CPU copies are the client's). */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /*
- * Array-like maps allocate max_entries values rounded up to 8 bytes; hashed
- * and trie maps allocate elements of key + value plus a header (about 64
- * bytes on 64-bit kernels) lazily, up to max_entries. Ring buffers and
- * stack/queue maps hold max_entries bytes or values. Everything else is
- * counted like a hash map, which errs on the generous side.
+ * What the kernel allocates for a map filled up, as measured on Linux 6.18
+ * (fdinfo memlock), on the generous side: array-like maps a pointer or value
+ * per entry, per-CPU maps one value per possible CPU and entry, hashed and
+ * trie maps an element of key + value and about 64 bytes of header and
+ * bucket each (80 here), ring buffers their data plus header pages and the
+ * page table. Maps that don't preallocate are counted as full, which they
+ * can become.
  */
-uint64_t policy_map_memory_estimate(const struct object_map *m)
+uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 {
 	uint64_t key = ((uint64_t)m->key_size + 7) & ~7ull;
 	uint64_t value = ((uint64_t)m->value_size + 7) & ~7ull;
-	uint64_t n = m->max_entries;
+	uint64_t n = m->max_entries, cpus = n_cpus ? n_cpus : 1;
 
 	switch (m->map_type) {
 	case BPF_MAP_TYPE_ARRAY:
-	case BPF_MAP_TYPE_PERCPU_ARRAY: /* per CPU, but the number of CPUs is the kernel's */
 	case BPF_MAP_TYPE_PROG_ARRAY:
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
 	case BPF_MAP_TYPE_CGROUP_ARRAY:
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
-		return 4096 + n * (value ? value : 8);
+		return add_sat(8192, mul_sat(n, value ? value : 8));
+	case BPF_MAP_TYPE_PERCPU_ARRAY:
+		return add_sat(8192, mul_sat(n, add_sat(8, mul_sat(value, cpus))));
+	case BPF_MAP_TYPE_PERCPU_HASH:
+	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
+	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
+		return add_sat(8192, mul_sat(n, add_sat(key + 88, mul_sat(value, cpus))));
 	case BPF_MAP_TYPE_RINGBUF:
 	case BPF_MAP_TYPE_USER_RINGBUF:
-		return 4096 + n;
+		return add_sat(add_sat(n, n / 256), 20480);
 	default:
-		return 4096 + n * (key + value + 64);
+		return add_sat(8192, mul_sat(n, key + value + 80));
 	}
 }

@@ -50,6 +50,21 @@ int map_access_from_string(const char *s, enum map_access *ret);
 #define POLICY_DEFAULT_MAX_PROGRAMS 8
 #define POLICY_DEFAULT_MAX_MAPS 16
 #define POLICY_DEFAULT_MAX_MAP_ENTRIES 65536
+/*
+ * Map types every matching rule grants without naming them: plain data whose
+ * memory follows from the map's shape (hash, array, percpu_hash,
+ * percpu_array, lru_hash, lru_percpu_hash, lpm_trie, queue, stack,
+ * bloom_filter, ringbuf). Every other type carries code, fds or kernel
+ * objects, redirects traffic, starts kernel threads, registers kernel
+ * objects or grows with the kernel's objects, and is granted only by name in
+ * "map_types" (policy/POLICY.md says what each one means).
+ */
+#define POLICY_DEFAULT_MAP_TYPES                                                                   \
+	((1ull << 1 /* BPF_MAP_TYPE_HASH */) | (1ull << 2 /* ARRAY */) |                           \
+	 (1ull << 5 /* PERCPU_HASH */) | (1ull << 6 /* PERCPU_ARRAY */) |                          \
+	 (1ull << 9 /* LRU_HASH */) | (1ull << 10 /* LRU_PERCPU_HASH */) |                         \
+	 (1ull << 11 /* LPM_TRIE */) | (1ull << 22 /* QUEUE */) | (1ull << 23 /* STACK */) |       \
+	 (1ull << 27 /* RINGBUF */) | (1ull << 30 /* BLOOM_FILTER */))
 /* cgroup_inet_ingress, cgroup_inet_egress, cgroup_device: observe, drop, deny; nothing else. */
 #define POLICY_CGROUP_ATTACH_DEFAULT ((1ull << 0) | (1ull << 1) | (1ull << 6))
 
@@ -60,6 +75,9 @@ int map_access_from_string(const char *s, enum map_access *ret);
 #define POLICY_DEFAULT_MAX_LOADED_PROGRAMS 64
 #define POLICY_DEFAULT_MAX_MAP_MEMORY_BYTES (64ull * 1024 * 1024)
 #define POLICY_DEFAULT_MAX_LOADS_PER_MINUTE 120
+/* Kernel threads the user's maps can start (cpumap entries): only with map_types cpumap. */
+#define POLICY_DEFAULT_MAX_KERNEL_THREADS 8
+#define POLICY_HARD_MAX_KERNEL_THREADS 4096
 #define POLICY_HARD_MAX_NAMED_OBJECTS 4096
 #define POLICY_HARD_MAX_LOADED_PROGRAMS 65536
 #define POLICY_HARD_MAX_MAP_MEMORY_BYTES (64ull * 1024 * 1024 * 1024)
@@ -83,9 +101,12 @@ struct policy_limits {
 	/* Quotas per user, over the named objects the broker keeps for them. */
 	uint64_t max_attachments; /* links of the user's named objects' programs */
 	uint64_t max_named_objects;
-	uint64_t max_loaded_programs; /* programs in named objects */
-	uint64_t max_map_memory_bytes; /* estimated, see policy_map_memory_estimate() */
-	uint64_t max_loads_per_minute; /* named loads, counted per user */
+	/* The next three count every object the broker made for the user while the kernel
+	 * keeps it (daemon/ledger.h), named or not, held by a pin or only by a client's fd. */
+	uint64_t max_loaded_programs;
+	uint64_t max_map_memory_bytes; /* the kernel's figure, or a full map's where more */
+	uint64_t max_kernel_threads; /* threads maps can start: one per cpumap entry */
+	uint64_t max_loads_per_minute; /* loads and attaches, counted per user */
 };
 
 /*
@@ -133,15 +154,18 @@ struct policy_grant {
 	uint64_t program_types; /* bit (1 << enum bpf_prog_type) */
 	uint64_t program_fd_types; /* types whose prog fds are handed out (attach rights) */
 	uint64_t test_run_types; /* may load for BPF_PROG_TEST_RUN only: no fd, no attach */
+	uint64_t map_types; /* bit (1 << enum bpf_map_type): POLICY_DEFAULT_MAP_TYPES and named ones
+			     */
 	helper_class_mask_t helper_classes; /* HELPER_CLASS_BIT() */
 	struct policy_attach attach; /* union of the matching rules' targets */
 	struct policy_share_rule *shared;
 	size_t n_shared;
 	bool pinning; /* may use LIBBPF_PIN_BY_NAME maps */
 	/*
-	 * May create maps of maps. The kernel ignores an fd's access mode when
-	 * it is stored into a map of maps, so this grants writing (through the
-	 * caller's own programs) every map the caller holds any fd of.
+	 * May create maps of maps ("maps_of_maps", or array_of_maps or
+	 * hash_of_maps in "map_types"). The kernel ignores an fd's access mode
+	 * when it is stored into a map of maps, so this grants writing (through
+	 * the caller's own programs) every map the caller holds any fd of.
 	 */
 	bool maps_of_maps;
 	/*
@@ -222,6 +246,25 @@ struct policy_grant *policy_grant_free(struct policy_grant *g);
 
 enum map_access policy_grant_map_access(const struct policy_grant *g, const char *map_name);
 bool policy_grant_prog_type(const struct policy_grant *g, int prog_type);
+bool policy_grant_map_type(const struct policy_grant *g, int map_type);
+/* Map type by libbpf name ("hash") or -EINVAL; name by type or NULL. */
+int policy_map_type_from_string(const char *s);
+const char *policy_map_type_to_string(int map_type);
+/*
+ * Do programs of this type run only in the caller's own processes, whoever
+ * else is on the system? True for kprobe-type programs as long as the grant
+ * keeps their fds (the broker attaches them only as uprobes bound to one of
+ * the caller's processes, see attach.uprobes); false for every type whose
+ * programs run in whatever task the kernel is in (tracepoints, kprobes,
+ * raw tracepoints, networking hooks, and test runs, in the broker's worker).
+ */
+bool policy_prog_runs_in_callers_task(const struct policy_grant *g, int prog_type);
+/*
+ * May a program of prog_type call helper_id? Its class must be granted; a
+ * class that acts on the current task (helper_class_any_task()) counts only
+ * where policy_prog_runs_in_callers_task(), its *_any_task class everywhere.
+ */
+bool policy_grant_helper(const struct policy_grant *g, int prog_type, int helper_id);
 bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type);
 /* May programs of this type be test-run (granted for use, or for test runs only)? */
 bool policy_grant_test_run(const struct policy_grant *g, int prog_type);
@@ -265,6 +308,13 @@ struct object_program {
 	size_t n_helpers;
 	char **kfuncs; /* kfunc names called */
 	size_t n_kfuncs;
+	/*
+	 * Kernel variables and functions referenced (BPF_PSEUDO_BTF_ID loads,
+	 * __ksym externs): kernel memory or a kernel address, so class
+	 * read_kernel_memory.
+	 */
+	char **ksyms;
+	size_t n_ksyms;
 };
 
 struct object_map {
@@ -313,11 +363,14 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 		  struct policy_verdict *ret);
 void policy_verdict_done(struct policy_verdict *v);
 /*
- * Kernel memory a map will take, estimated from its shape (value and key
- * sizes rounded up as the kernel does, plus per-element overhead for hashed
- * types), for the max_map_memory_bytes quota. Deliberately generous.
+ * Kernel memory a map takes when full, estimated from its shape (value and
+ * key sizes rounded up as the kernel does, per-element overhead for hashed
+ * types, a copy per possible CPU for per-CPU types: n_cpus), for the
+ * max_map_memory_bytes quota before creating a map; afterwards the kernel's
+ * own figure counts where it is higher (daemon/ledger.h). Deliberately
+ * generous, saturating.
  */
-uint64_t policy_map_memory_estimate(const struct object_map *m);
+uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus);
 /* array_of_maps, hash_of_maps: fds of these are never handed out writable. */
 bool policy_map_type_is_map_of_maps(int map_type);
 /*

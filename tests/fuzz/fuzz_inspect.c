@@ -4,7 +4,7 @@
  * (daemon/load.c): inspect_elf_calls() on the raw image, then libbpf's
  * bpf_object__open_mem() and inspect_object(), then a policy decision under a
  * permissive policy. The input is also read as raw instructions by
- * inspect_insns_helpers(), and as a raw load (load_insns) by insns_describe()
+ * inspect_insns_summary(), and as a raw load (load_insns) by insns_describe()
  * and decided on.
  *
  * libbpf before 1.3 trusts the BTF it is given: a name offset outside the
@@ -46,7 +46,9 @@ static bool trust_libbpf;
 
 static bool libbpf_can_open(const void *image, size_t size)
 {
-	return trust_libbpf || btfcheck_object(image, size);
+	const char *why;
+
+	return trust_libbpf || btfcheck_object(image, size, &why);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -74,8 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elf_calls *calls = NULL;
 	struct bpf_object *obj;
 	char *error = NULL;
-	int *helpers = NULL;
-	size_t n_helpers = 0, n_kfunc = 0;
+	struct insns_summary sum = {};
 	void *copy;
 
 	/* An exactly sized heap copy, so ASan sees reads past the end. */
@@ -84,8 +85,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(copy, data, size);
 
-	if (inspect_insns_helpers(copy, size / 8, &helpers, &n_helpers, &n_kfunc) == 0)
-		free(helpers);
+	if (inspect_insns_summary(copy, size / 8, &sum, &error) == 0)
+		insns_summary_done(&sum);
+	free(error);
+	error = NULL;
 	{
 		struct object_desc desc = {};
 		int r = insns_describe(copy, size, "prog", "cgroup_device", "cgroup_device", false,
@@ -100,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			policy_verdict_done(&v);
 			object_desc_done(&desc);
+			object_handles_done(&handles);
 		} else if (r != -ENOMEM && !error) {
 			abort(); /* insns.h: every refusal says why */
 		}
@@ -120,17 +124,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (obj) {
 		struct object_desc desc = {};
+		struct object_handles handles = {};
 
-		if (inspect_object(obj, calls, size, &desc, &error) == 0) {
+		if (inspect_object(obj, calls, size, &desc, &handles, &error) == 0) {
 			struct policy_verdict v = {};
 
 			if (policy_decide(grant, &desc, &v) < 0)
 				abort();
 			(void)policy_verdict_first_reason(&v);
 			for (size_t i = 0; i < desc.n_maps; i++)
-				(void)policy_map_memory_estimate(&desc.maps[i]);
+				(void)policy_map_memory_estimate(&desc.maps[i], 4);
 			policy_verdict_done(&v);
 			object_desc_done(&desc);
+			object_handles_done(&handles);
 		}
 		bpf_object__close(obj);
 	}

@@ -107,7 +107,7 @@ static void query(const struct policy_grant *g)
 		abort();
 	policy_verdict_done(&v);
 	for (size_t i = 0; i < desc.n_maps; i++)
-		(void)policy_map_memory_estimate(&desc.maps[i]);
+		(void)policy_map_memory_estimate(&desc.maps[i], 4);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -657,10 +657,17 @@ static void test_bpfctl(void **state)
 
 static int client_malformed_btf(void *arg)
 {
-	static const char *const files[] = {"btf-bad-name.bpf.elf", "btf-bad-type.bpf.elf",
-					    "sections-out-of-range.bpf.elf"};
+	static const struct {
+		const char *file, *says;
+	} files[] = {
+		{"btf-bad-name.bpf.elf", "BTF"},
+		{"btf-bad-type.bpf.elf", "BTF"},
+		{"sections-out-of-range.bpf.elf", "section headers"},
+		/* A struct_ops map without a struct_ops program: NULL dereference in libbpf. */
+		{"struct-ops-without-program.bpf.elf", "struct_ops map but no struct_ops program"},
+	};
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		struct bpfbroker_result *res = NULL;
 		struct bpfbroker_error *err = NULL;
 		struct bpfbroker *b;
@@ -668,13 +675,13 @@ static int client_malformed_btf(void *arg)
 		int k;
 
 		snprintf(path, sizeof(path), "%s/tests/malformed/%s",
-			 getenv("BPFBROKER_TEST_SRC_DIR"), files[i]);
+			 getenv("BPFBROKER_TEST_SRC_DIR"), files[i].file);
 		CHECK(connect_broker(&b) == 0, "connect");
 		k = bpfbroker_load_file(b, path, NULL, &res, &err);
 		bpfbroker_close(b);
 		CHECK(k < 0 && err && strcmp(err->code, "bad-object") == 0 &&
-			      strstr(err->message, "BTF"),
-		      "%s: %d %s", files[i], k, err ? err->message : "(no error reply)");
+			      strstr(err->message, files[i].says),
+		      "%s: %d %s", files[i].file, k, err ? err->message : "(no error reply)");
 		bpfbroker_error_free(err);
 	}
 	return 0;

@@ -317,7 +317,7 @@ static void test_raw_denials(void **state)
 			       "policy-denied", "references a map (BPF_PSEUDO_MAP_IDX)"});
 	run(&(struct raw_case){"kernel variable", &runtime, "socket_filter", btf_var,
 			       sizeof(btf_var), "policy-denied",
-			       "references a kernel variable (BPF_PSEUDO_BTF_ID)"});
+			       "references kernel symbol btf_id:1 (class read_kernel_memory)"});
 	run(&(struct raw_case){"kfunc", &runtime, "socket_filter", kfunc, sizeof(kfunc),
 			       "policy-denied", "(class kfunc), which your policy does not allow"});
 	run(&(struct raw_case){"13 bytes", &runtime, "socket_filter", thirteen, 13, "bad-object",
@@ -326,11 +326,10 @@ static void test_raw_denials(void **state)
 			       "the instructions are empty"});
 	run(&(struct raw_case){"half a constant", &runtime, "socket_filter", half_constant,
 			       sizeof(half_constant), "bad-object",
-			       "instruction 2 loads a 64-bit constant whose second half is "
-			       "missing"});
+			       "instruction 2 is a 64-bit load whose second half is missing"});
 	run(&(struct raw_case){"bad second half", &runtime, "socket_filter", bad_second_half,
 			       sizeof(bad_second_half), "bad-object",
-			       "instruction 1 is the second half of a 64-bit constant"});
+			       "instruction 1 is the second half of a 64-bit load"});
 	run(&(struct raw_case){"call outside", &runtime, "socket_filter", call_outside,
 			       sizeof(call_outside), "bad-object",
 			       "instruction 0 calls a subprogram outside the instructions"});

@@ -717,7 +717,7 @@ static int setup(void **state)
 		 "{\"rules\": ["
 		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
-		 "[\"base\"], \"maps_of_maps\": true,"
+		 "[\"base\"], \"maps_of_maps\": true, \"map_types\": [\"prog_array\"],"
 		 "   \"maps\": [{\"name\": \"config_map\", \"access\": \"ro\"},"
 		 "            {\"name\": \"events_wo\", \"access\": \"wo\"},"
 		 "            {\"name\": \"secret\", \"access\": \"none\"},"

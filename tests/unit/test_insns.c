@@ -120,6 +120,11 @@ static void test_refused(void **state)
 	static const struct bpf_insn map_idx_value[] = {LD_IMM64(BPF_PSEUDO_MAP_IDX_VALUE, 0),
 							EXIT};
 	static const struct bpf_insn btf_id[] = {LD_IMM64(BPF_PSEUDO_BTF_ID, 3), EXIT};
+	static const struct bpf_insn module_var[] = {
+		INSN(BPF_LD | BPF_IMM | BPF_DW, BPF_REG_1, BPF_PSEUDO_BTF_ID, 0, 3),
+		INSN(0, 0, 0, 0, 4 /* a module's BTF, by fd */), EXIT};
+	struct object_desc d = {};
+	char *error = NULL;
 
 	expect_error(map_fd, 3, "socket_filter", -EPERM,
 		     "instruction 0 references a map (BPF_PSEUDO_MAP_FD); raw instruction loads "
@@ -127,8 +132,13 @@ static void test_refused(void **state)
 	expect_error(map_idx, 3, "socket_filter", -EPERM, "(BPF_PSEUDO_MAP_IDX)");
 	expect_error(map_value, 3, "socket_filter", -EPERM, "(BPF_PSEUDO_MAP_VALUE)");
 	expect_error(map_idx_value, 3, "socket_filter", -EPERM, "(BPF_PSEUDO_MAP_IDX_VALUE)");
-	expect_error(btf_id, 3, "socket_filter", -EPERM,
-		     "references a kernel variable (BPF_PSEUDO_BTF_ID)");
+	/* A kernel variable is read_kernel_memory for the policy, as in an ELF object. */
+	assert_int_equal(describe(btf_id, 3, "socket_filter", NULL, &d, &error), 0);
+	assert_int_equal(d.programs[0].n_ksyms, 1);
+	assert_string_equal(d.programs[0].ksyms[0], "btf_id:3");
+	object_desc_done(&d);
+	expect_error(module_var, 3, "socket_filter", -EPERM,
+		     "references a kernel module's variable");
 }
 
 static void test_malformed(void **state)
@@ -146,11 +156,11 @@ static void test_malformed(void **state)
 	char *error = NULL;
 
 	expect_error(half, 3, "socket_filter", -EBADMSG,
-		     "instruction 2 loads a 64-bit constant whose second half is missing");
+		     "instruction 2 is a 64-bit load whose second half is missing");
 	expect_error(second, 3, "socket_filter", -EBADMSG,
-		     "instruction 1 is the second half of a 64-bit constant");
+		     "instruction 1 is the second half of a 64-bit load");
 	expect_error(kind, 3, "socket_filter", -EBADMSG,
-		     "instruction 0 loads a 64-bit constant of unknown kind 7");
+		     "instruction 0 is a 64-bit load of unknown kind 7");
 	expect_error(call_back, 2, "socket_filter", -EBADMSG,
 		     "instruction 0 calls a subprogram outside the instructions");
 	expect_error(call_kind, 2, "socket_filter", -EBADMSG,

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
+#include "daemon/insncheck.h"
 #include "daemon/inspect.h"
 
 struct blob {
@@ -128,6 +129,9 @@ static void desc_done(struct object_desc *d)
 		for (size_t j = 0; j < d->programs[i].n_kfuncs; j++)
 			free(d->programs[i].kfuncs[j]);
 		free(d->programs[i].kfuncs);
+		for (size_t j = 0; j < d->programs[i].n_ksyms; j++)
+			free(d->programs[i].ksyms[j]);
+		free(d->programs[i].ksyms);
 	}
 	free(d->programs);
 	for (size_t i = 0; i < d->n_maps; i++)
@@ -298,7 +302,15 @@ static int describe(const struct blob *b, const char *pin_root, struct object_de
 
 	obj = bpf_object__open_mem(b->data, b->len, &opts);
 	assert_non_null(obj);
-	r = inspect_object(obj, c, b->len, d, &error);
+	{
+		struct object_handles h = {};
+
+		r = inspect_object(obj, c, b->len, d, &h, &error);
+		if (r == 0)
+			for (size_t i = 0; i < d->n_maps; i++)
+				assert_string_equal(bpf_map__name(h.maps[i]), d->maps[i].name);
+		object_handles_done(&h);
+	}
 	if (r < 0)
 		fail_msg("inspect_object: %d (%s)", r, error ? error : "no message");
 	assert_null(error);
@@ -350,6 +362,7 @@ static void test_object_autoload_and_type(void **state)
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .pin_root_path = "/nonexistent");
 	struct elf_calls *c = calls_of(&b);
 	struct object_desc d = {0};
+	struct object_handles h = {};
 	struct bpf_object *obj;
 	char *error = NULL;
 
@@ -364,7 +377,8 @@ static void test_object_autoload_and_type(void **state)
 			 0);
 	assert_int_equal(
 		bpf_map__set_max_entries(bpf_object__find_map_by_name(obj, "sized_later"), 3), 0);
-	assert_int_equal(inspect_object(obj, c, b.len, &d, &error), 0);
+	assert_int_equal(inspect_object(obj, c, b.len, &d, &h, &error), 0);
+	object_handles_done(&h);
 	assert_false(desc_program(&d, "cfg_prog")->load);
 	assert_int_equal(desc_program(&d, "custom_prog")->prog_type, BPF_PROG_TYPE_SOCKET_FILTER);
 	assert_int_equal(desc_map(&d, "sized_later")->max_entries, 3);
@@ -423,12 +437,14 @@ static void test_object_missing_program(void **state)
 	struct blob multi = load_object("multi"), counter = load_object("counter");
 	struct elf_calls *c = calls_of(&counter);
 	struct object_desc d = {.n_programs = 12345};
+	struct object_handles h = {};
 	struct bpf_object *obj;
 	char *error = NULL;
 
 	obj = bpf_object__open_mem(multi.data, multi.len, NULL);
 	assert_non_null(obj);
-	assert_int_equal(inspect_object(obj, c, multi.len, &d, &error), -EBADMSG);
+	assert_int_equal(inspect_object(obj, c, multi.len, &d, &h, &error), -EBADMSG);
+	assert_null(h.maps);
 	assert_non_null(error);
 	assert_non_null(strstr(error, "multi_"));
 	assert_int_equal(d.n_programs, 12345);
@@ -442,40 +458,81 @@ static void test_object_missing_program(void **state)
 
 /* ---- final instructions ---- */
 
-static void test_insns_helpers(void **state)
+static void test_insns_summary(void **state)
 {
 	const struct bpf_insn insns[] = {
 		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_ktime_get_ns},
 		/* ld_imm64 whose second half looks like a helper call: data, not a call */
 		{.code = BPF_LD | BPF_IMM | BPF_DW, .dst_reg = 1, .imm = 1},
-		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_probe_read_kernel},
+		{.code = 0, .imm = BPF_FUNC_probe_read_kernel},
 		{.code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = 1234},
 		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_map_lookup_elem},
 		{.code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = 2},
 		{.code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_ktime_get_ns},
 		{.code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = 99},
+		{.code = BPF_LD | BPF_IMM | BPF_DW,
+		 .dst_reg = 1,
+		 .src_reg = BPF_PSEUDO_BTF_ID,
+		 .imm = 7},
+		{.code = 0},
+		{.code = BPF_LD | BPF_IMM | BPF_DW, .dst_reg = 1, .src_reg = BPF_PSEUDO_MAP_FD},
+		{.code = 0},
 		{.code = BPF_JMP | BPF_EXIT},
 	};
-	int *helpers = (int *)1;
-	size_t n = 99, n_kfunc = 99;
+	struct insns_summary s = {};
+	char *error = NULL;
 
-	assert_int_equal(inspect_insns_helpers(insns, ARRAY_SIZE(insns), &helpers, &n, &n_kfunc),
-			 0);
-	assert_int_equal(n, 2);
-	assert_int_equal(helpers[0], BPF_FUNC_map_lookup_elem);
-	assert_int_equal(helpers[1], BPF_FUNC_ktime_get_ns);
-	assert_int_equal(n_kfunc, 2);
-	free(helpers);
+	assert_int_equal(inspect_insns_summary(insns, ARRAY_SIZE(insns), &s, &error), 0);
+	assert_null(error);
+	assert_int_equal(s.n_helpers, 2);
+	assert_int_equal(s.helpers[0], BPF_FUNC_map_lookup_elem);
+	assert_int_equal(s.helpers[1], BPF_FUNC_ktime_get_ns);
+	assert_int_equal(s.n_kfunc_calls, 2);
+	assert_int_equal(s.n_kernel_refs, 1);
+	assert_int_equal(s.n_map_refs, 1);
+	insns_summary_done(&s);
 
-	/* A trailing first half alone must not be read past. */
-	assert_int_equal(inspect_insns_helpers(insns, 2, &helpers, &n, &n_kfunc), 0);
-	assert_int_equal(n, 1);
-	free(helpers);
+	/* A trailing first half alone is malformed, and not read past. */
+	assert_int_equal(inspect_insns_summary(insns, 2, &s, &error), -EBADMSG);
+	assert_non_null(strstr(error, "second half"));
+	free(error);
+	error = NULL;
 
-	assert_int_equal(inspect_insns_helpers(NULL, 0, &helpers, &n, &n_kfunc), 0);
-	assert_int_equal(n, 0);
-	assert_int_equal(n_kfunc, 0);
-	free(helpers);
+	assert_int_equal(inspect_insns_summary(NULL, 0, &s, &error), 0);
+	assert_int_equal(s.n_helpers, 0);
+	assert_int_equal(s.n_kfunc_calls, 0);
+	insns_summary_done(&s);
+}
+
+/* Every encoding that could be read as a call, and every unusual field, is refused. */
+static void test_insns_allow_list(void **state)
+{
+	static const struct bpf_insn refused[][2] = {
+		{{.code = BPF_JMP32 | BPF_CALL, .imm = BPF_FUNC_probe_read_kernel}},
+		{{.code = BPF_JMP | BPF_CALL | BPF_X, .imm = BPF_FUNC_probe_read_kernel}},
+		{{.code = BPF_JMP32 | BPF_CALL | BPF_X}},
+		{{.code = BPF_JMP32 | BPF_EXIT}},
+		{{.code = BPF_JMP | BPF_JA | BPF_X}},
+		{{.code = BPF_JMP | BPF_CALL, .src_reg = 7}},
+		{{.code = BPF_JMP | BPF_CALL, .dst_reg = 1, .imm = BPF_FUNC_ktime_get_ns}},
+		{{.code = BPF_JMP | BPF_CALL, .off = 1, .imm = BPF_FUNC_ktime_get_ns}},
+		{{.code = BPF_LD | BPF_IMM | BPF_DW, .src_reg = 7}, {.code = 0}},
+		{{.code = BPF_LD | BPF_IMM | BPF_DW, .off = 1}, {.code = 0}},
+		{{.code = BPF_LD | BPF_IMM | BPF_DW}, {.code = 0, .src_reg = 1}},
+		{{.code = BPF_LD | BPF_IMM | BPF_W}},
+		{{.code = BPF_LDX | 0x20 /* BPF_PROBE_MEM, the kernel's own */ | BPF_DW}},
+		{{.code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = 11}},
+		{{.code = 0xff}},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		struct insn_decoded d;
+		char *error = NULL;
+
+		assert_int_equal(insn_decode(refused[i], 2, 0, &d, &error), -EBADMSG);
+		assert_non_null(error);
+		free(error);
+	}
 }
 
 /* ---- hostile input ---- */
@@ -788,7 +845,8 @@ int main(void)
 		cmocka_unit_test(test_object_pinned),
 		cmocka_unit_test(test_object_kfunc),
 		cmocka_unit_test(test_object_missing_program),
-		cmocka_unit_test(test_insns_helpers),
+		cmocka_unit_test(test_insns_summary),
+		cmocka_unit_test(test_insns_allow_list),
 		cmocka_unit_test(test_empty_and_random),
 		cmocka_unit_test(test_wrong_machine),
 		cmocka_unit_test(test_truncated),

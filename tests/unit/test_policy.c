@@ -478,8 +478,8 @@ static void test_parse_errors(void **state)
 			   "groups, units, user_units, slices or user_slices)");
 	assert_parse_error(ALLOW("\"program_type\":[]"),
 			   "e.json: rules[0].allow: unknown key \"program_type\" (expected "
-			   "program_types, program_fds, test_run_types, helper_classes, maps, "
-			   "pinning, maps_of_maps, load_with_perfmon, attach or shared)");
+			   "program_types, program_fds, test_run_types, map_types, helper_classes, "
+			   "maps, pinning, maps_of_maps, load_with_perfmon, attach or shared)");
 	assert_parse_error(
 		ALLOW("\"maps\":[{\"name\":\"a\",\"acess\":\"rw\"}]"),
 		"e.json: rules[0].allow.maps[0]: unknown key \"acess\" (expected name or "
@@ -489,7 +489,7 @@ static void test_parse_errors(void **state)
 		"e.json: rules[0].limits: unknown key \"max_program\" (expected "
 		"max_object_bytes, max_insns_per_program, max_programs, max_maps, "
 		"max_map_entries, max_attachments, max_named_objects, max_loaded_programs, "
-		"max_map_memory_bytes or max_loads_per_minute)");
+		"max_map_memory_bytes, max_kernel_threads or max_loads_per_minute)");
 
 	/* Bad values. */
 	assert_parse_error(ALLOW("\"maps\":[{\"name\":\"a\",\"access\":\"rw\"},"
@@ -1359,6 +1359,152 @@ static void test_maps_of_maps(void **state)
 	policy_free(p);
 }
 
+/* Map types: plain data by default, everything else only by name. */
+static void test_map_types(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\",\"2\"]}},"
+				"{\"match\":{\"uids\":[\"2\"]},\"allow\":{\"map_types\":"
+				"[\"prog_array\",\"array_of_maps\"]}}]}",
+				NULL);
+	struct policy_grant *g1 = resolve(p, 1, 1, NULL, 0), *g2 = resolve(p, 2, 2, NULL, 0);
+	struct object_map maps[] = {map("m", 1, false)};
+	struct object_desc d = {.maps = maps, .n_maps = 1};
+	static const int plain[] = {
+		BPF_MAP_TYPE_HASH,	   BPF_MAP_TYPE_ARRAY,	     BPF_MAP_TYPE_PERCPU_HASH,
+		BPF_MAP_TYPE_PERCPU_ARRAY, BPF_MAP_TYPE_LRU_HASH,    BPF_MAP_TYPE_LRU_PERCPU_HASH,
+		BPF_MAP_TYPE_LPM_TRIE,	   BPF_MAP_TYPE_QUEUE,	     BPF_MAP_TYPE_STACK,
+		BPF_MAP_TYPE_RINGBUF,	   BPF_MAP_TYPE_BLOOM_FILTER};
+	json_object *o;
+	char *reason;
+
+	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
+		assert_true(policy_grant_map_type(g1, plain[i]));
+	/* Everything else is named, one type at a time, and unknown types never are. */
+	for (int t = 0; t < 64; t++) {
+		bool is_plain = false;
+
+		for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
+			is_plain = is_plain || plain[i] == t;
+		assert_int_equal(policy_grant_map_type(g1, t), is_plain);
+	}
+	maps[0].map_type = BPF_MAP_TYPE_STRUCT_OPS;
+	assert_denied(g1, &d,
+		      "map \"m\" has type struct_ops, which your policy does not allow (types "
+		      "beyond plain data are granted by name, in map_types)");
+	assert_denied(g2, &d,
+		      "map \"m\" has type struct_ops, which your policy does not allow (types "
+		      "beyond plain data are granted by name, in map_types)");
+	maps[0].map_type = BPF_MAP_TYPE_CPUMAP;
+	assert_denied(g1, &d,
+		      "map \"m\" has type cpumap, which your policy does not allow (types "
+		      "beyond plain data are granted by name, in map_types)");
+	maps[0].map_type = 99;
+	assert_denied(g2, &d, "map \"m\" has unknown type 99, which your policy does not allow");
+	maps[0].map_type = BPF_MAP_TYPE_PROG_ARRAY;
+	reason = decide_reason(g2, &d);
+	assert_null(reason);
+	/* Naming a map of maps type is granting maps of maps. */
+	assert_true(g2->maps_of_maps);
+	assert_false(g1->maps_of_maps);
+	o = policy_grant_to_json(g2);
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			       "\"prog_array\""));
+	json_object_put(o);
+	policy_grant_free(g1);
+	policy_grant_free(g2);
+	policy_free(p);
+	assert_parse_error(ALLOW("\"map_types\":[\"sockmapp\"]"),
+			   "e.json: rules[0].allow.map_types[0]: unknown map type \"sockmapp\" "
+			   "(expected a libbpf name such as prog_array, perf_event_array, "
+			   "stack_trace or array_of_maps)");
+}
+
+/*
+ * Helper classes that act on the current task cover only programs that run
+ * in the caller's own processes: kprobe-type programs the broker attaches
+ * as uprobes. Elsewhere the *_any_task class is needed.
+ */
+static void test_task_classes(void **state)
+{
+	struct policy *p =
+		load("{\"rules\":[{\"match\":{\"uids\":[\"1\",\"2\",\"3\"]},\"allow\":{"
+		     "\"program_types\":[\"kprobe\",\"tracepoint\",\"raw_tracepoint\"],"
+		     "\"helper_classes\":[\"base\",\"read_user_memory\",\"write_user_memory\","
+		     "\"signal\",\"current_task\"]}},"
+		     "{\"match\":{\"uids\":[\"2\"]},\"allow\":{\"program_types\":[\"kprobe\"],"
+		     "\"program_fds\":[\"kprobe\"]}},"
+		     "{\"match\":{\"uids\":[\"3\"]},\"allow\":{\"helper_classes\":"
+		     "[\"read_user_memory_any_task\"]}}]}",
+		     NULL);
+	struct policy_grant *g1 = resolve(p, 1, 1, NULL, 0), *g2 = resolve(p, 2, 2, NULL, 0);
+	struct policy_grant *g3 = resolve(p, 3, 3, NULL, 0);
+	int read_user[] = {BPF_FUNC_probe_read_user};
+	struct object_program progs[] = {prog("tp", BPF_PROG_TYPE_TRACEPOINT, true, 10)};
+	struct object_desc d = {.programs = progs, .n_programs = 1};
+
+	/* A uprobe (kprobe type, no fd): the caller's own process. */
+	assert_true(policy_prog_runs_in_callers_task(g1, BPF_PROG_TYPE_KPROBE));
+	assert_true(policy_grant_helper(g1, BPF_PROG_TYPE_KPROBE, BPF_FUNC_probe_read_user));
+	assert_true(policy_grant_helper(g1, BPF_PROG_TYPE_KPROBE, BPF_FUNC_probe_write_user));
+	assert_true(policy_grant_helper(g1, BPF_PROG_TYPE_KPROBE, BPF_FUNC_send_signal));
+	/* Anyone's task: tracepoints, raw tracepoints. */
+	for (int t = 0; t < 64; t++) {
+		if (t == BPF_PROG_TYPE_KPROBE)
+			continue;
+		assert_false(policy_prog_runs_in_callers_task(g1, t));
+		assert_false(policy_grant_helper(g1, t, BPF_FUNC_probe_read_user));
+		assert_false(policy_grant_helper(g1, t, BPF_FUNC_probe_write_user));
+		assert_false(policy_grant_helper(g1, t, BPF_FUNC_send_signal));
+		/* Classes that mean the same everywhere are unaffected. */
+		assert_true(policy_grant_helper(g1, t, BPF_FUNC_get_current_pid_tgid));
+		assert_true(policy_grant_helper(g1, t, BPF_FUNC_map_lookup_elem));
+	}
+	/* With the kprobe fd the caller attaches it anywhere: anyone's task. */
+	assert_false(policy_prog_runs_in_callers_task(g2, BPF_PROG_TYPE_KPROBE));
+	assert_false(policy_grant_helper(g2, BPF_PROG_TYPE_KPROBE, BPF_FUNC_probe_read_user));
+	/* The explicit class covers every program type, and nothing else. */
+	assert_true(policy_grant_helper(g3, BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_probe_read_user));
+	assert_false(policy_grant_helper(g3, BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_probe_write_user));
+	progs[0].helpers = read_user;
+	progs[0].n_helpers = 1;
+	assert_denied(g1, &d,
+		      "program \"tp\" calls bpf_probe_read_user (class read_user_memory), which "
+		      "acts on the task the program runs in: your policy grants read_user_memory "
+		      "only for programs that run in your own processes (uprobes the broker "
+		      "attaches), and a tracepoint program runs in anyone's; that needs class "
+		      "read_user_memory_any_task");
+	assert_null(decide_reason(g3, &d));
+	policy_grant_free(g1);
+	policy_grant_free(g2);
+	policy_grant_free(g3);
+	policy_free(p);
+}
+
+/* A reference to a kernel symbol is reading kernel memory. */
+static void test_kernel_symbols(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{"
+				"\"program_types\":[\"socket_filter\"],\"helper_classes\":"
+				"[\"base\"]}},{\"match\":{\"uids\":[\"2\"]},\"allow\":{"
+				"\"program_types\":[\"socket_filter\"],\"helper_classes\":"
+				"[\"base\",\"read_kernel_memory\"]}}]}",
+				NULL);
+	struct policy_grant *g1 = resolve(p, 1, 1, NULL, 0), *g2 = resolve(p, 2, 2, NULL, 0);
+	char *ksyms[] = {"bpf_prog_active"};
+	struct object_program progs[] = {prog("f", BPF_PROG_TYPE_SOCKET_FILTER, true, 10)};
+	struct object_desc d = {.programs = progs, .n_programs = 1};
+
+	progs[0].ksyms = ksyms;
+	progs[0].n_ksyms = 1;
+	assert_denied(g1, &d,
+		      "program \"f\" references kernel symbol bpf_prog_active (class "
+		      "read_kernel_memory), which your policy does not allow");
+	assert_null(decide_reason(g2, &d));
+	policy_grant_free(g1);
+	policy_grant_free(g2);
+	policy_free(p);
+}
+
 /*
  * consume: a word of its own that unites with the others; what one map gets
  * depends on its type. A ring buffer gets consume or nothing, a map of maps
@@ -1437,8 +1583,27 @@ static void test_map_memory_estimate(void **state)
 	struct object_map hash = {
 		.map_type = BPF_MAP_TYPE_HASH, .key_size = 4, .value_size = 8, .max_entries = 100};
 
-	assert_int_equal(policy_map_memory_estimate(&array), 4096 + 100 * 8);
-	assert_int_equal(policy_map_memory_estimate(&hash), 4096 + 100 * (8 + 8 + 64));
+	struct object_map percpu = {.map_type = BPF_MAP_TYPE_PERCPU_ARRAY,
+				    .key_size = 4,
+				    .value_size = 8,
+				    .max_entries = 1000};
+	struct object_map huge = {.map_type = BPF_MAP_TYPE_PERCPU_HASH,
+				  .key_size = 512,
+				  .value_size = 4u << 20,
+				  .max_entries = UINT32_MAX};
+	struct object_map ring = {.map_type = BPF_MAP_TYPE_RINGBUF, .max_entries = 1u << 20};
+
+	assert_int_equal(policy_map_memory_estimate(&array, 2), 8192 + 100 * 8);
+	assert_int_equal(policy_map_memory_estimate(&hash, 2), 8192 + 100 * (8 + 8 + 80));
+	/* One value per possible CPU (the kernel reported 24312 for this one, on 2 CPUs). */
+	assert_int_equal(policy_map_memory_estimate(&percpu, 2), 8192 + 1000 * (8 + 2 * 8));
+	assert_true(policy_map_memory_estimate(&percpu, 2) >= 24312);
+	assert_true(policy_map_memory_estimate(&percpu, 64) >
+		    policy_map_memory_estimate(&percpu, 2));
+	/* Saturates rather than wrapping around to a small number. */
+	assert_int_equal(policy_map_memory_estimate(&huge, 8192), UINT64_MAX);
+	/* A ring buffer's pages and page table (1065288 reported for 1 MiB). */
+	assert_true(policy_map_memory_estimate(&ring, 1) >= 1065288);
 }
 
 static void test_object_desc_done(void **state)
@@ -1627,6 +1792,9 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_parse_errors),
 		cmocka_unit_test(test_map_memory_estimate),
 		cmocka_unit_test(test_maps_of_maps),
+		cmocka_unit_test(test_map_types),
+		cmocka_unit_test(test_task_classes),
+		cmocka_unit_test(test_kernel_symbols),
 		cmocka_unit_test(test_consume),
 		cmocka_unit_test(test_load_with_perfmon),
 		cmocka_unit_test(test_cgroup_attach_list),

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+#include "ledger.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "common/fdinfo.h"
+#include "common/macro.h"
+#include "policy/policy.h"
+
+#define LEDGER_FILE "ledger"
+/* More entries than any quota allows (programs and maps): a larger file is not ours. */
+#define LEDGER_MAX_ENTRIES (4u * POLICY_HARD_MAX_LOADED_PROGRAMS)
+
+static int ledger_append(struct ledger *l, const struct ledger_entry *e)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct ledger_entry *v;
+
+		if (l->n >= LEDGER_MAX_ENTRIES)
+			return -E2BIG;
+		v = reallocarray(l->entries, cap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->entries = v;
+		l->cap = cap;
+	}
+	l->entries[l->n++] = *e;
+	return 0;
+}
+
+static uint64_t map_stamp(const struct bpf_map_info *info)
+{
+	return (uint64_t)info->type << 32 | info->max_entries;
+}
+
+static uint64_t map_threads(const struct bpf_map_info *info)
+{
+	/* Each cpumap entry with a queue runs its own kernel thread (cpu_map_kthread_run()). */
+	return info->type == BPF_MAP_TYPE_CPUMAP ? info->max_entries : 0;
+}
+
+unsigned ledger_possible_cpus(void)
+{
+	int cpus = libbpf_num_possible_cpus();
+
+	return cpus > 0 ? (unsigned)cpus : 1;
+}
+
+/* What the map costs: the kernel's figure, or what it can grow to where that is more. */
+static uint64_t map_charge(int fd, const struct bpf_map_info *info)
+{
+	uint64_t memlock = 0;
+	struct object_map m = {.map_type = (int)info->type,
+			       .key_size = info->key_size,
+			       .value_size = info->value_size,
+			       .max_entries = info->max_entries,
+			       .map_flags = info->map_flags};
+	uint64_t shape = policy_map_memory_estimate(&m, ledger_possible_cpus());
+
+	(void)fdinfo_get_u64(fd, "memlock", &memlock);
+	return memlock > shape ? memlock : shape;
+}
+
+/* Does the entry's object still live, and is it the one recorded (not a reused id)? */
+static bool entry_alive(const struct ledger_entry *e)
+{
+	union {
+		struct bpf_map_info map;
+		struct bpf_prog_info prog;
+	} info = {};
+	uint32_t len = sizeof(info);
+	int fd = e->kind == 'm' ? bpf_map_get_fd_by_id(e->id) : bpf_prog_get_fd_by_id(e->id);
+	bool alive;
+
+	if (fd < 0)
+		return errno != ENOENT; /* anything but "gone" keeps counting: fail closed */
+	alive = bpf_obj_get_info_by_fd(fd, &info, &len) < 0 ||
+		(e->kind == 'm' ? map_stamp(&info.map) == e->stamp
+				: info.prog.load_time == e->stamp);
+	safe_close(fd);
+	return alive;
+}
+
+static void ledger_read(struct ledger *l, FILE *f)
+{
+	struct ledger_entry e;
+	char kind;
+
+	while (fscanf(f, " %c %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64, &kind, &e.id, &e.stamp,
+		      &e.charge, &e.threads) == 5) {
+		if (kind != 'm' && kind != 'p')
+			break;
+		e.kind = kind;
+		if (entry_alive(&e) && ledger_append(l, &e) < 0)
+			break;
+	}
+}
+
+/* Record a pinned object (adoption of a user's pins for a ledger that was lost). */
+static void ledger_adopt_pin(struct ledger *l, int dirfd, const char *name)
+{
+	char path[PATH_MAX];
+	uint64_t type;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	/* fdinfo says what a pin holds: a map, a program or a link (not counted here). */
+	if (fdinfo_get_u64(fd, "map_type", &type) == 0)
+		(void)ledger_add_map(l, fd);
+	else if (fdinfo_get_u64(fd, "prog_type", &type) == 0)
+		(void)ledger_add_prog(l, fd);
+	safe_close(fd);
+}
+
+static void ledger_adopt_dir(struct ledger *l, int parent, const char *dir)
+{
+	int dfd = openat(parent, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		safe_close(dfd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && e->d_type != DT_DIR)
+			ledger_adopt_pin(l, dirfd(d), e->d_name);
+	closedir(d);
+}
+
+/*
+ * No ledger (a first start with this version, or the state directory was
+ * lost): whatever the user has pinned still lives, so count it.
+ */
+static void ledger_adopt(struct ledger *l, const struct store_config *c, uid_t uid)
+{
+	char path[4096];
+	int dfd;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "%s/%u", c->pin_root, (unsigned)uid);
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	if (!d) {
+		safe_close(dfd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			ledger_adopt_dir(l, dirfd(d), e->d_name);
+	closedir(d);
+}
+
+int ledger_open(const struct store_config *c, uid_t uid, struct ledger *ret)
+{
+	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
+	struct ledger l = {};
+	FILE *f;
+	int k;
+
+	k = snprintf(l.path, sizeof(l.path), "%s/%u/" LEDGER_FILE, c->state_dir, (unsigned)uid);
+	if (k < 0 || (size_t)k >= sizeof(l.path))
+		return -ENAMETOOLONG;
+	/* BPF_*_GET_FD_BY_ID is CAP_SYS_ADMIN's; before 6.5 every bpf() may want CAP_BPF. */
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	if (k < 0)
+		return k;
+	f = fopen(l.path, "re");
+	if (f) {
+		ledger_read(&l, f);
+		fclose(f);
+	} else {
+		ledger_adopt(&l, c, uid);
+	}
+	caps_clear_effective();
+	l.n_loaded = l.n;
+	*ret = l;
+	return 0;
+}
+
+void ledger_usage(const struct ledger *l, struct ledger_usage *ret)
+{
+	struct ledger_usage u = {};
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ledger_entry *e = &l->entries[i];
+
+		if (e->kind == 'p') {
+			u.programs++;
+			continue;
+		}
+		u.maps++;
+		u.map_bytes =
+			e->charge > UINT64_MAX - u.map_bytes ? UINT64_MAX : u.map_bytes + e->charge;
+		u.kernel_threads += e->threads;
+	}
+	*ret = u;
+}
+
+bool ledger_has(const struct ledger *l, char kind, uint32_t id)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->entries[i].kind == kind && l->entries[i].id == id)
+			return true;
+	return false;
+}
+
+int ledger_add_map(struct ledger *l, int fd)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return negative_errno();
+	if (ledger_has(l, 'm', info.id))
+		return 0;
+	return ledger_append(l, &(struct ledger_entry){.kind = 'm',
+						       .id = info.id,
+						       .stamp = map_stamp(&info),
+						       .charge = map_charge(fd, &info),
+						       .threads = map_threads(&info)});
+}
+
+int ledger_add_prog(struct ledger *l, int fd)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return negative_errno();
+	if (ledger_has(l, 'p', info.id))
+		return 0;
+	return ledger_append(
+		l, &(struct ledger_entry){.kind = 'p', .id = info.id, .stamp = info.load_time});
+}
+
+int ledger_commit(struct ledger *l)
+{
+	char tmp[sizeof(l->path) + 8];
+	FILE *f;
+	int k = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", l->path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return negative_errno();
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ledger_entry *e = &l->entries[i];
+
+		fprintf(f, "%c %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", e->kind, e->id,
+			e->stamp, e->charge, e->threads);
+	}
+	/* The state directory is a memory file system: no fsync, the rename is enough. */
+	if (fclose(f) != 0)
+		k = negative_errno();
+	if (k == 0 && rename(tmp, l->path) < 0)
+		k = negative_errno();
+	if (k < 0)
+		unlink(tmp);
+	else
+		l->n_loaded = l->n;
+	return k;
+}
+
+void ledger_done(struct ledger *l)
+{
+	free(l->entries);
+	*l = (struct ledger){};
+}
