@@ -19,6 +19,8 @@
 #include "policy/policy.h"
 
 #define LEDGER_FILE "ledger"
+
+_Static_assert(sizeof(struct ledger_entry) == 32, "ledger records are 32 bytes on disk");
 /* More entries than any quota allows (programs and maps): a larger file is not ours. */
 #define LEDGER_MAX_ENTRIES (4u * POLICY_HARD_MAX_LOADED_PROGRAMS)
 
@@ -93,19 +95,48 @@ static bool entry_alive(const struct ledger_entry *e)
 	return alive;
 }
 
-static void ledger_read(struct ledger *l, FILE *f)
-{
-	struct ledger_entry e;
-	char kind;
+/*
+ * The file: a header (magic, and the entries alive at the last pruning),
+ * then records as they are in memory. The state directory is root's 0700
+ * and the broker's only; a file that doesn't read as one is started over.
+ */
+#define LEDGER_MAGIC 0x314c4b5242504642ull /* "BFPBRKL1" */
 
-	while (fscanf(f, " %c %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64, &kind, &e.id, &e.stamp,
-		      &e.charge, &e.threads) == 5) {
-		if (kind != 'm' && kind != 'p')
-			break;
-		e.kind = kind;
-		if (entry_alive(&e) && ledger_append(l, &e) < 0)
-			break;
+struct ledger_header {
+	uint64_t magic;
+	uint64_t live_at_prune;
+};
+
+static void ledger_read(struct ledger *l, int fd)
+{
+	struct ledger_header h;
+	struct ledger_entry e;
+
+	if (read(fd, &h, sizeof(h)) != sizeof(h) || h.magic != LEDGER_MAGIC) {
+		l->rewrite = true;
+		return;
 	}
+	l->live_at_prune = h.live_at_prune;
+	/* Records, as many as there are whole ones (a torn append ends the list). */
+	while (read(fd, &e, sizeof(e)) == sizeof(e)) {
+		if ((e.kind != 'm' && e.kind != 'p') || ledger_append(l, &e) < 0) {
+			l->rewrite = true;
+			break;
+		}
+	}
+}
+
+/* Keep only the entries whose object the kernel still has. */
+static void ledger_prune(struct ledger *l)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (entry_alive(&l->entries[i]))
+			l->entries[kept++] = l->entries[i];
+	l->n = kept;
+	l->live_at_prune = kept;
+	l->rewrite = true;
 }
 
 /* Record a pinned object (adoption of a user's pins for a ledger that was lost). */
@@ -167,29 +198,36 @@ static void ledger_adopt(struct ledger *l, const struct store_config *c, uid_t u
 	closedir(d);
 }
 
-int ledger_open(const struct store_config *c, uid_t uid, struct ledger *ret)
+int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledger *ret)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
 	struct ledger l = {};
-	FILE *f;
-	int k;
+	int fd, k;
 
 	k = snprintf(l.path, sizeof(l.path), "%s/%u/" LEDGER_FILE, c->state_dir, (unsigned)uid);
 	if (k < 0 || (size_t)k >= sizeof(l.path))
 		return -ENAMETOOLONG;
-	/* BPF_*_GET_FD_BY_ID is CAP_SYS_ADMIN's; before 6.5 every bpf() may want CAP_BPF. */
-	k = caps_set_effective(caps, ARRAY_SIZE(caps));
-	if (k < 0)
-		return k;
-	f = fopen(l.path, "re");
-	if (f) {
-		ledger_read(&l, f);
-		fclose(f);
-	} else {
-		ledger_adopt(&l, c, uid);
+	fd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0) {
+		ledger_read(&l, fd);
+		safe_close(fd);
 	}
-	caps_clear_effective();
-	l.n_loaded = l.n;
+	/* Grown to twice what lived at the last pruning: time to drop the dead. */
+	prune = prune || fd < 0 || l.n > 2 * l.live_at_prune + 64;
+	if (prune) {
+		/* BPF_*_GET_FD_BY_ID is CAP_SYS_ADMIN's; before 6.5 every bpf() may want CAP_BPF.
+		 */
+		k = caps_set_effective(caps, ARRAY_SIZE(caps));
+		if (k < 0) {
+			free(l.entries);
+			return k;
+		}
+		if (fd < 0)
+			ledger_adopt(&l, c, uid);
+		ledger_prune(&l);
+		caps_clear_effective();
+	}
+	l.n_stored = l.rewrite ? 0 : l.n;
 	*ret = l;
 	return 0;
 }
@@ -213,7 +251,7 @@ void ledger_usage(const struct ledger *l, struct ledger_usage *ret)
 	*ret = u;
 }
 
-bool ledger_has(const struct ledger *l, char kind, uint32_t id)
+static bool ledger_has(const struct ledger *l, char kind, uint32_t id)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->entries[i].kind == kind && l->entries[i].id == id)
@@ -250,32 +288,61 @@ int ledger_add_prog(struct ledger *l, int fd)
 		l, &(struct ledger_entry){.kind = 'p', .id = info.id, .stamp = info.load_time});
 }
 
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? negative_errno() : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int ledger_commit(struct ledger *l)
 {
+	struct ledger_header h = {.magic = LEDGER_MAGIC, .live_at_prune = l->live_at_prune};
 	char tmp[sizeof(l->path) + 8];
-	FILE *f;
-	int k = 0;
+	int fd, k;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", l->path);
-	f = fopen(tmp, "we");
-	if (!f)
-		return negative_errno();
-	for (size_t i = 0; i < l->n; i++) {
-		const struct ledger_entry *e = &l->entries[i];
-
-		fprintf(f, "%c %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", e->kind, e->id,
-			e->stamp, e->charge, e->threads);
+	if (!l->rewrite) {
+		/* Only new records: appended (one write, O_APPEND) to what is there. */
+		if (l->n == l->n_stored)
+			return 0;
+		fd = open(l->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return negative_errno();
+		k = write_all(fd, l->entries + l->n_stored,
+			      (l->n - l->n_stored) * sizeof(*l->entries));
+		safe_close(fd);
+		if (k >= 0)
+			l->n_stored = l->n;
+		return k;
 	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", l->path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return negative_errno();
+	k = write_all(fd, &h, sizeof(h));
+	if (k >= 0)
+		k = write_all(fd, l->entries, l->n * sizeof(*l->entries));
+	safe_close(fd);
 	/* The state directory is a memory file system: no fsync, the rename is enough. */
-	if (fclose(f) != 0)
+	if (k >= 0 && rename(tmp, l->path) < 0)
 		k = negative_errno();
-	if (k == 0 && rename(tmp, l->path) < 0)
-		k = negative_errno();
-	if (k < 0)
+	if (k < 0) {
 		unlink(tmp);
-	else
-		l->n_loaded = l->n;
-	return k;
+		return k;
+	}
+	l->n_stored = l->n;
+	l->rewrite = false;
+	return 0;
 }
 
 void ledger_done(struct ledger *l)

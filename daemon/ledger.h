@@ -4,19 +4,27 @@
  * created for a user, named or not, pinned or held only by a client's fd,
  * counted against the user's quotas for as long as the kernel keeps it.
  *
- *   <state_dir>/<uid>/ledger     "m|p ID STAMP CHARGE THREADS" lines
+ *   <state_dir>/<uid>/ledger     a header, then fixed-size records
  *
- * An entry stays until the kernel has freed its object: each time the
- * ledger is opened, every id is looked up (BPF_*_GET_FD_BY_ID) and checked
- * against its stamp (a program's load time; a map's type and size), so an
- * id the kernel reused for someone else's object is never counted. A map is
- * charged what the kernel reports for it (fdinfo "memlock") or, where that
- * is less, what it can grow to (policy_map_memory_estimate(): per-CPU
- * copies, hash maps filled up); a cpumap, one kernel thread per entry.
+ * Records are appended as objects are made, and dropped when the ledger is
+ * *pruned*: every id is looked up (BPF_*_GET_FD_BY_ID) and checked against
+ * its stamp (a program's load time; a map's type and size), so an object
+ * the kernel has freed stops counting, and an id the kernel reused for
+ * someone else's object is never counted. Dead records only ever count
+ * too much, so the ledger is pruned when a count is about to refuse
+ * something, when it is reported, and when it has grown to twice what was
+ * alive at the last pruning: a load costs one read and one append, not a
+ * lookup per object the user has.
  *
- * Run only in workers, under the user's store lock (store_lock_user()), so
- * that checking the quota, creating the objects and recording them is one
- * step for each user. The lookups raise CAP_SYS_ADMIN for their duration.
+ * A map is charged what the kernel reports for it (fdinfo "memlock") or,
+ * where that is less, what it can grow to (policy_map_memory_estimate():
+ * per-CPU copies, hash maps filled up); a cpumap, one kernel thread per
+ * entry.
+ *
+ * Run only in workers, under the user's store lock (store_lock_user()) when
+ * it changes, so that checking the quota, creating the objects and
+ * recording them is one step for each user. Lookups raise CAP_SYS_ADMIN for
+ * their duration.
  */
 #pragma once
 
@@ -28,6 +36,7 @@
 
 struct ledger_entry {
 	char kind; /* 'm' map, 'p' program */
+	uint8_t reserved[3];
 	uint32_t id;
 	uint64_t stamp; /* program: load_time; map: type << 32 | max_entries */
 	uint64_t charge; /* bytes (maps) */
@@ -38,7 +47,9 @@ struct ledger {
 	char path[4096];
 	struct ledger_entry *entries;
 	size_t n, cap;
-	size_t n_loaded; /* entries read from the file; those after it are new */
+	size_t n_stored; /* entries[0..n_stored) are in the file as it is */
+	uint64_t live_at_prune; /* entries alive when the file was last pruned */
+	bool rewrite; /* the file must be written whole (pruned, or new) */
 };
 
 struct ledger_usage {
@@ -46,20 +57,18 @@ struct ledger_usage {
 };
 
 /*
- * Read the user's ledger and keep the entries whose object still lives.
- * Never fails for a missing or unreadable ledger (it starts empty, and the
- * user's pins are adopted so that nothing pinned goes uncounted); -errno
- * only for out of memory or capabilities that can't be raised.
+ * Read the user's ledger, pruned if prune (or if it has grown enough to be
+ * worth it). A missing or unreadable ledger starts empty, and the user's
+ * pins are adopted, so that nothing pinned goes uncounted. -errno only for
+ * out of memory or capabilities that can't be raised.
  */
-int ledger_open(const struct store_config *c, uid_t uid, struct ledger *ret);
+int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledger *ret);
 /* The CPUs the kernel allocates per-CPU values for (at least 1). */
 unsigned ledger_possible_cpus(void);
 void ledger_usage(const struct ledger *l, struct ledger_usage *ret);
 /* Record the map (fd) at the most of the kernel's memlock and what it can grow to. */
 int ledger_add_map(struct ledger *l, int fd);
 int ledger_add_prog(struct ledger *l, int fd);
-/* Is id already recorded (a map pinned by name and reused, say)? */
-bool ledger_has(const struct ledger *l, char kind, uint32_t id);
-/* Write the ledger back (temporary file, rename). */
+/* Write what changed: the new records appended, or the whole file (temporary file, rename). */
 int ledger_commit(struct ledger *l);
 void ledger_done(struct ledger *l);

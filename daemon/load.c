@@ -573,6 +573,7 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 		json_object_object_add(o, "insns", json_object_new_int64(p->insn_cnt));
 		json_object_object_add(o, "helpers", json_helper_array(p->helpers, p->n_helpers));
 		json_object_object_add(o, "kfuncs", json_string_array(p->kfuncs, p->n_kfuncs));
+		json_object_object_add(o, "ksyms", json_string_array(p->ksyms, p->n_ksyms));
 		json_object_object_add(o, "verdict", verdict_item_json(&j->verdict.programs[i]));
 		json_object_object_add(o, "fd_granted",
 				       json_object_new_boolean(j->verdict.prog_fd[i]));
@@ -1162,14 +1163,16 @@ static int job_check_quotas(struct job *j, struct reply *r)
 			threads += m->max_entries;
 	}
 	/*
-	 * The kernel frees what a client closed after an RCU grace period and a
-	 * workqueue: a client that closes its objects and loads at once would
-	 * find them counted still. So over a quota, look again a few times.
+	 * The ledger as recorded counts dead objects too (never too little): if
+	 * that fits, nothing needs looking up. Over a quota, look up every
+	 * object, and a few times more: the kernel frees what a client closed
+	 * after an RCU grace period and a workqueue, so a client that closes its
+	 * objects and loads at once would find them counted still.
 	 */
 	for (int tries = 0;; tries++) {
 		if (j->have_ledger)
 			ledger_done(&j->ledger);
-		k = ledger_open(&j->cfg->store, j->id.uid, &j->ledger);
+		k = ledger_open(&j->cfg->store, j->id.uid, tries > 0, &j->ledger);
 		if (k < 0)
 			return reply_error(r, PROTO_E_INTERNAL, -k,
 					   "cannot count your kernel objects: %s", strerror(-k));
@@ -1180,7 +1183,8 @@ static int job_check_quotas(struct job *j, struct reply *r)
 		     u.kernel_threads + threads <= l->max_kernel_threads) ||
 		    tries >= LEDGER_SETTLE_TRIES || u.programs + u.maps == 0)
 			break;
-		usleep(LEDGER_SETTLE_USEC);
+		if (tries > 0)
+			usleep(LEDGER_SETTLE_USEC);
 	}
 	if (u.programs + progs > l->max_loaded_programs)
 		return quota_error(r, "max_loaded_programs", u.programs, progs,

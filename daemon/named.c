@@ -1931,7 +1931,7 @@ static int named_policy(struct call *c, struct reply *r)
 	json_object_object_add(result, "policy", policy_grant_to_json(c->grant));
 	/* What counts against the quotas now, as the kernel has it (ledger.h). */
 	if (store_count_objects(&c->cfg->store, c->ident.id.uid, &named) >= 0 &&
-	    ledger_open(&c->cfg->store, c->ident.id.uid, &ledger) >= 0) {
+	    ledger_open(&c->cfg->store, c->ident.id.uid, true, &ledger) >= 0) {
 		ledger_usage(&ledger, &lu);
 		ledger_done(&ledger);
 		usage = json_object_new_object();

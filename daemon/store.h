@@ -7,6 +7,7 @@
  *   <pin_root>/<uid>/-pinned/<MAP>       maps the object pins by name (LIBBPF_PIN_BY_NAME)
  *   <state_dir>/<uid>/<NAME>.json        metadata: the commit record of a named object
  *   <state_dir>/<uid>/lock               flock(2) serialising one user's changes
+ *   <state_dir>/<uid>/ledger             the user's live kernel objects, for quotas (ledger.h)
  *
  * Every directory is root's, mode 0700: users reach pins only through the
  * broker. bpffs refuses '.' in names, which is why pins have no extension and
