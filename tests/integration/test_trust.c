@@ -1,0 +1,408 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the broker trusts, attacked by real unprivileged uids against the real
+ * daemon and kernel:
+ * - its configuration: only root's policy files and directories count (a
+ *   symlink to a user's file, a 0666 file, a group-writable directory are
+ *   refused on reload, and the old policy stays);
+ * - the bpffs guard: every directory any non-root principal can reach is
+ *   walked, with group access counted, without a depth cut-off, failing closed
+ *   over its bound or where it cannot read;
+ * - its logs: client-chosen text (a program name from the ELF, request
+ *   parameters, libbpf's messages) can never start a line, a record or a
+ *   journal field, on stderr or in the journal.
+ * The test runs in a mount namespace of its own: its bpffs and /run stay its own.
+ */
+#include <bpf/bpf.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "client/libbpfbroker.h"
+#include "common/bpffs.h"
+#include "harness.h"
+
+#ifndef BPFFS_WALK_MAX_ENTRIES
+#define BPFFS_WALK_MAX_ENTRIES 8192 /* what the fixed guard walks at most */
+#endif
+
+#define UID_USER 4401 /* writes its own policy file; loads and attaches */
+#define UID_MEMBER 4402 /* in group GID_PIN: pins where that group may write */
+#define UID_ROOTGRP 4403 /* in group root (0): so may a non-root be */
+#define GID_PIN 4410
+
+static const gid_t pin_groups[] = {GID_PIN};
+static const struct user user = {UID_USER, UID_USER};
+static const struct user member = {UID_MEMBER, UID_MEMBER, pin_groups, 1};
+
+static char daemon_log[400], cg_user[PATH_MAX], bpffs[400];
+
+#define ctl harness_ctl
+#define out harness_out
+
+static int write_text(const char *path, const char *text, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	size_t len = strlen(text);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+static char *read_text(const char *path, off_t from)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return strdup("");
+	fseeko(f, from, SEEK_SET);
+	for (;;) {
+		char *grown = realloc(buf, len + 4097);
+		size_t k;
+
+		assert_non_null(grown);
+		buf = grown;
+		k = fread(buf + len, 1, 4096, f);
+		len += k;
+		if (k == 0)
+			break;
+	}
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static off_t log_size(void)
+{
+	struct stat st;
+
+	return stat(daemon_log, &st) == 0 ? st.st_size : 0;
+}
+
+/* ==== class 9: the daemon trusts only root's configuration ==== */
+
+/*
+ * SIGHUP the daemon and wait for its verdict on the new policy; what it logged
+ * meanwhile (malloc'd), which says "policy reloaded" or "policy reload failed".
+ */
+static char *reload(void)
+{
+	off_t from = log_size();
+
+	kill(H.daemon, SIGHUP);
+	for (int i = 0; i < 500; i++) {
+		char *text = read_text(daemon_log, from);
+
+		if (strstr(text, "policy reload"))
+			return text;
+		free(text);
+		usleep(10000);
+	}
+	fail_msg("the daemon did not reload");
+	return NULL;
+}
+
+/* As the user: what bpfctl -j policy says the user is granted. */
+static const char *user_policy(void)
+{
+	assert_int_equal(ctl(&user, "-j", "policy", NULL), 0);
+	return out;
+}
+
+static void assert_no_grant(const char *what)
+{
+	const char *p = user_policy();
+
+	if (strstr(p, "read_kernel_memory") || strstr(p, "kfunc") || strstr(p, "\"unknown\""))
+		fail_msg("%s: the user granted itself kernel memory: %s", what, p);
+	/* The policy in force before the reload still is. */
+	if (!strstr(p, "socket_filter"))
+		fail_msg("%s: the old policy is gone: %s", what, p);
+}
+
+static void assert_log_names(const char *log, const char *a, const char *b)
+{
+	if (!strstr(log, "policy reload failed") || !strstr(log, a) || !strstr(log, b))
+		fail_msg("the reload log does not say \"%s\" and \"%s\":\n%s", a, b, log);
+}
+
+static const char evil_policy[] =
+	"{\"rules\": [{\"match\": {\"uids\": [\"4401\"]}, \"allow\": {"
+	"\"program_types\": [\"kprobe\", \"socket_filter\"],"
+	"\"helper_classes\": [\"base\", \"read_kernel_memory\", \"kfunc\", \"unknown\"]}}]}";
+
+struct write_arg {
+	const char *path;
+	const char *text;
+};
+
+/* As the user: write (create or rewrite) a file. */
+static int user_writes(void *arg)
+{
+	const struct write_arg *w = arg;
+	int fd = open(w->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	size_t len = strlen(w->text);
+
+	CHECK(fd >= 0, "open %s: %m", w->path);
+	CHECK(write(fd, w->text, len) == (ssize_t)len, "write %s: %m", w->path);
+	close(fd);
+	return 0;
+}
+
+/* bpfbrokerd --check-config on the test's policy directory: its exit status, output in out. */
+static int check_config(void)
+{
+	char cmd[1024];
+	size_t len = 0;
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s/daemon/bpfbrokerd --check-config --policy-dir %s 2>&1",
+		 H.build_dir, H.policy_dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	len = fread(out, 1, sizeof(out) - 1, p);
+	out[len] = '\0';
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+/* Whatever a failed test left: the base policy alone, in force. */
+static void policy_reset(void)
+{
+	char path[400], *log;
+
+	snprintf(path, sizeof(path), "%s/60-x.json", H.policy_dir);
+	if (unlink(path) < 0)
+		assert_int_equal(errno, ENOENT);
+	assert_int_equal(chown(H.policy_dir, 0, 0), 0);
+	assert_int_equal(chmod(H.policy_dir, 0755), 0);
+	assert_int_equal(chmod(H.dir, 0755), 0);
+	log = reload();
+	if (!strstr(log, "policy reloaded"))
+		fail_msg("the base policy was refused:\n%s", log);
+	free(log);
+}
+
+static void test_policy_symlink_to_users_file(void **state)
+{
+	char home[300], evil[400], link[400], rootfile[400];
+	struct write_arg w = {evil, evil_policy};
+	char *log;
+
+	policy_reset();
+	assert_no_grant("before");
+	/* The user's own directory and file: its content is the user's to choose. */
+	snprintf(home, sizeof(home), "%s/home", H.dir);
+	assert_int_equal(mkdir(home, 0755), 0);
+	snprintf(home, sizeof(home), "%s/home/user", H.dir);
+	assert_int_equal(mkdir(home, 0755), 0);
+	assert_int_equal(chown(home, UID_USER, UID_USER), 0);
+	snprintf(evil, sizeof(evil), "%s/evil.json", home);
+	assert_int_equal(harness_as_user(&user, user_writes, &w), 0);
+
+	/* A careless admin links it into policy.d and reloads. */
+	snprintf(link, sizeof(link), "%s/60-x.json", H.policy_dir);
+	assert_int_equal(symlink(evil, link), 0);
+	log = reload();
+	assert_no_grant("a symlink to the user's file");
+	assert_log_names(log, "60-x.json", "owned by uid 4401, not root");
+	free(log);
+	/* --check-config says the same, and fails. */
+	assert_int_not_equal(check_config(), 0);
+	if (!strstr(out, "60-x.json") || !strstr(out, "owned by uid 4401, not root"))
+		fail_msg("--check-config: %s", out);
+
+	/*
+	 * A file of root's in the user's directory: the user can rename another
+	 * of root's files over it (or its own, in a moment the admin looks away).
+	 */
+	snprintf(rootfile, sizeof(rootfile), "%s/root.json", home);
+	assert_int_equal(write_text(rootfile, "{\"rules\": []}", 0644), 0);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink(rootfile, link), 0);
+	log = reload();
+	assert_no_grant("a symlink into the user's directory");
+	assert_log_names(log, "60-x.json", home);
+	free(log);
+
+	/* A relative link through the user's directory (".."), resolved the same way. */
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink("../home/user/../user/evil.json", link), 0);
+	log = reload();
+	assert_no_grant("a relative symlink");
+	assert_log_names(log, "60-x.json", "not root");
+	free(log);
+
+	/* Root's file in root's directory, linked: accepted. */
+	assert_int_equal(unlink(link), 0);
+	snprintf(rootfile, sizeof(rootfile), "%s/shared.json", H.dir);
+	assert_int_equal(write_text(rootfile, "{\"rules\": []}", 0644), 0);
+	assert_int_equal(symlink(rootfile, link), 0);
+	log = reload();
+	if (!strstr(log, "policy reloaded"))
+		fail_msg("root's linked file was refused:\n%s", log);
+	free(log);
+	assert_int_equal(check_config(), 0);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(unlink(rootfile), 0);
+	free(reload());
+}
+
+static void test_policy_world_writable_file(void **state)
+{
+	char path[400];
+	struct write_arg w = {path, evil_policy};
+	char *log;
+
+	policy_reset();
+	/* Root's file, mode 0666: the user rewrites it. */
+	snprintf(path, sizeof(path), "%s/60-x.json", H.policy_dir);
+	assert_int_equal(write_text(path, "{\"rules\": []}", 0644), 0);
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(harness_as_user(&user, user_writes, &w), 0);
+	log = reload();
+	assert_no_grant("a 0666 policy file");
+	assert_log_names(log, "60-x.json", "writable by group and others (mode 0666)");
+	free(log);
+	assert_int_not_equal(check_config(), 0);
+
+	/* Group-writable is the same: a group is not root, gid 0 included. */
+	assert_int_equal(chmod(path, 0664), 0);
+	log = reload();
+	assert_no_grant("a 0664 policy file");
+	assert_log_names(log, "60-x.json", "writable by group (mode 0664)");
+	free(log);
+	assert_int_equal(unlink(path), 0);
+	free(reload());
+}
+
+static void test_policy_group_writable_dir(void **state)
+{
+	char path[400];
+	struct write_arg w = {path, evil_policy};
+	char *log;
+
+	policy_reset();
+	/* The policy directory writable by the user's group: the user adds a file. */
+	assert_int_equal(chown(H.policy_dir, 0, GID_PIN), 0);
+	assert_int_equal(chmod(H.policy_dir, 0775), 0);
+	snprintf(path, sizeof(path), "%s/60-x.json", H.policy_dir);
+	assert_int_equal(harness_as_user(&member, user_writes, &w), 0);
+	/* Root's now: only the directory is wrong. */
+	assert_int_equal(chown(path, 0, 0), 0);
+	log = reload();
+	assert_no_grant("a group-writable policy directory");
+	assert_log_names(log, H.policy_dir, "writable by group (mode 0775)");
+	free(log);
+
+	/* Above the policy directory counts too. */
+	assert_int_equal(chmod(H.policy_dir, 0755), 0);
+	assert_int_equal(chown(H.policy_dir, 0, 0), 0);
+	assert_int_equal(chmod(H.dir, 0777), 0);
+	log = reload();
+	assert_no_grant("a world-writable directory above the policy");
+	assert_log_names(log, H.dir, "writable by group and others (mode 0777)");
+	free(log);
+	assert_int_equal(chmod(H.dir, 0755), 0);
+	assert_int_equal(unlink(path), 0);
+	log = reload();
+	if (!strstr(log, "policy reloaded"))
+		fail_msg("the repaired policy was refused:\n%s", log);
+	free(log);
+}
+
+/* ---- setup ---- */
+
+static int setup(void **state)
+{
+	char policy[2048], rel[128];
+
+	if (harness_init() < 0)
+		return -1;
+	/*
+	 * Our own mount namespace: the bpffs mounted here and the tmpfs on /run
+	 * (no journal unless the test makes one) are seen by the daemon we start
+	 * and by no one else.
+	 */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		fprintf(stderr, "cannot make a private mount namespace: %m\n");
+		return -1;
+	}
+	if (mount("tmpfs", "/run", "tmpfs", 0, "mode=0755") < 0) {
+		fprintf(stderr, "cannot mount a tmpfs on /run: %m\n");
+		return -1;
+	}
+	snprintf(bpffs, sizeof(bpffs), "%s/bpffs", H.dir);
+	if (mkdir(bpffs, 0755) < 0 || mount("bpf", bpffs, "bpf", 0, "mode=0755") < 0) {
+		fprintf(stderr, "cannot mount a bpffs at %s: %m\n", bpffs);
+		return -1;
+	}
+	snprintf(daemon_log, sizeof(daemon_log), "%s/daemon.log", H.dir);
+	H.daemon_log = daemon_log;
+	snprintf(policy, sizeof(policy),
+		 "{\"rules\": ["
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"],"
+		 "   \"helper_classes\": [\"base\"], \"attach\": {\"cgroups\": true}}},"
+		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"], \"maps\": [{\"name\": \"config_map\", \"access\": \"ro\"},"
+		 "   {\"name\": \"*\", \"access\": \"rw\"}]}}"
+		 "]}",
+		 UID_USER, UID_MEMBER, UID_ROOTGRP);
+	if (harness_write_policy("50-base.json", policy) < 0)
+		return -1;
+	snprintf(rel, sizeof(rel), "bpfbroker-test-trust-%d/user", (int)getpid());
+	if (harness_cgroup_make(rel, UID_USER, cg_user, sizeof(cg_user)) < 0) {
+		fprintf(stderr, "cannot create the test cgroup: %m\n");
+		return -1;
+	}
+	harness_mark_kernel_objects();
+	return harness_start(NULL) < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+	if (bpffs[0])
+		umount2(bpffs, MNT_DETACH);
+	return harness_finish();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_policy_symlink_to_users_file),
+		cmocka_unit_test(test_policy_world_writable_file),
+		cmocka_unit_test(test_policy_group_writable_dir),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
