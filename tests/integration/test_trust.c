@@ -51,8 +51,10 @@
 #define GID_PIN 4410
 
 static const gid_t pin_groups[] = {GID_PIN};
+static const gid_t root_groups[] = {0};
 static const struct user user = {UID_USER, UID_USER};
 static const struct user member = {UID_MEMBER, UID_MEMBER, pin_groups, 1};
+static const struct user rootgrp = {UID_ROOTGRP, UID_ROOTGRP, root_groups, 1};
 
 static char daemon_log[400], cg_user[PATH_MAX], bpffs[400];
 
@@ -339,6 +341,171 @@ static void test_policy_group_writable_dir(void **state)
 	free(log);
 }
 
+/* ==== class 10: the writable-bpffs guard walks everything ==== */
+
+struct pin_try {
+	const char *dir; /* where the client pins */
+	const char *refusal; /* what the broker's refusal must say */
+};
+
+/*
+ * As a user: load the counter object, whose config_map the policy grants
+ * read-only. The broker must refuse (0). If it hands the ro fd out, show the
+ * hole: pin it into dir, reopen the pin read-write, write (1).
+ */
+static int client_pin_hole(void *arg)
+{
+	const struct pin_try *t = arg;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	const struct bpfbroker_map *m;
+	struct bpfbroker *b;
+	char pin[PATH_MAX];
+	uint32_t key = 0;
+	uint64_t v = 7;
+	int k, fd;
+
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	k = bpfbroker_load_file(b, harness_object("counter"), NULL, &res, &err);
+	bpfbroker_close(b);
+	if (k < 0) {
+		CHECK(err && strstr(err->message, t->refusal), "refused, but not as expected: %s",
+		      err ? err->message : strerror(-k));
+		bpfbroker_error_free(err);
+		return 0;
+	}
+	m = bpfbroker_result_map(res, "config_map");
+	CHECK(m && m->fd >= 0 && m->access == BPFBROKER_ACCESS_RO, "config_map not ro");
+	fprintf(stderr, "the broker handed out an ro fd while %s exists\n", t->dir);
+	snprintf(pin, sizeof(pin), "%s/stolen", t->dir);
+	if (bpf_obj_pin(m->fd, pin) == 0) {
+		fd = bpf_obj_get(pin);
+		if (fd >= 0 && bpf_map_update_elem(fd, &key, &v, BPF_ANY) == 0)
+			fprintf(stderr, "... pinned it at %s, reopened it O_RDWR and wrote it\n",
+				pin);
+		if (fd >= 0)
+			close(fd);
+		unlink(pin);
+	} else {
+		fprintf(stderr, "... but could not pin it at %s: %m\n", pin);
+	}
+	bpfbroker_result_free(res);
+	return 1;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	/* The kernel's preloaded iterators (maps.debug, progs.debug) stay. */
+	if (ftw->level == 0 || (ftw->level == 1 && strstr(path + ftw->base, ".debug")))
+		return 0;
+	return remove(path);
+}
+
+/* Empty the test's bpffs (pins and directories), keeping its root; a test starts so. */
+static void bpffs_clear(void)
+{
+	assert_int_equal(nftw(bpffs, remove_entry, 64, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+static void mkdir_as(const char *rel, mode_t mode, uid_t uid, gid_t gid, char *ret, size_t size)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", bpffs, rel);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(chown(path, uid, gid), 0);
+	assert_int_equal(chmod(path, mode), 0);
+	if (ret)
+		snprintf(ret, size, "%s", path);
+}
+
+static void expect_refused(const struct user *u, const char *dir, const char *refusal)
+{
+	struct pin_try t = {dir, refusal};
+
+	assert_int_equal(harness_as_user(u, client_pin_hole, &t), 0);
+}
+
+static void test_bpffs_group_access(void **state)
+{
+	char g[PATH_MAX], w[PATH_MAX];
+
+	bpffs_clear();
+	/* Traversable and writable by the group only: "others" see nothing. */
+	mkdir_as("g", 0750, 0, GID_PIN, g, sizeof(g));
+	mkdir_as("g/w", 0770, 0, GID_PIN, w, sizeof(w));
+	expect_refused(&member, w, w);
+	/* bpfctl doctor, as the member, says the same. */
+	assert_int_equal(ctl(&member, "doctor", NULL), 1);
+	if (!strstr(out, w))
+		fail_msg("doctor does not name %s: %s", w, out);
+	bpffs_clear();
+
+	/* Group root is no different: it may have members who are not root. */
+	mkdir_as("r", 0770, 0, 0, w, sizeof(w));
+	expect_refused(&rootgrp, w, w);
+	bpffs_clear();
+
+	/* A directory of a user's is writable by that user, whatever its mode (chmod). */
+	mkdir_as("u", 0555, UID_MEMBER, UID_MEMBER, w, sizeof(w));
+	expect_refused(&member, w, w);
+	bpffs_clear();
+	/* Nothing left that others can write: ro fds are handed out again. */
+	mkdir_as("fine", 0755, 0, 0, NULL, 0);
+	mkdir_as("fine/closed", 0700, 0, 0, NULL, 0);
+	mkdir_as("fine/closed/open", 0777, 0, 0, NULL, 0); /* unreachable: behind 0700 */
+	assert_int_equal(ctl(&member, "run", harness_object("counter"), "--", "/bin/true", NULL),
+			 0);
+	bpffs_clear();
+}
+
+static void test_bpffs_deep(void **state)
+{
+	char w[PATH_MAX];
+
+	bpffs_clear();
+	mkdir_as("a", 0755, 0, 0, NULL, 0);
+	mkdir_as("a/b", 0755, 0, 0, NULL, 0);
+	mkdir_as("a/b/c", 0755, 0, 0, NULL, 0);
+	mkdir_as("a/b/c/d", 0755, 0, 0, NULL, 0);
+	mkdir_as("a/b/c/d/e", 0755, 0, 0, NULL, 0);
+	mkdir_as("a/b/c/d/e/f", 0777, 0, 0, w, sizeof(w));
+	expect_refused(&member, w, w);
+	bpffs_clear();
+}
+
+static void test_bpffs_unreadable(void **state)
+{
+	char w[PATH_MAX];
+
+	bpffs_clear();
+	/* Others may pass through x but the broker (root without CAP_DAC_*) cannot list it. */
+	mkdir_as("x", 0311, 0, 0, NULL, 0);
+	mkdir_as("x/w", 0777, 0, 0, w, sizeof(w));
+	expect_refused(&member, w, "cannot be read");
+	bpffs_clear();
+}
+
+static void test_bpffs_over_budget(void **state)
+{
+	char many[PATH_MAX], hidden[PATH_MAX], path[PATH_MAX + 16];
+
+	bpffs_clear();
+	mkdir_as("many", 0755, 0, 0, many, sizeof(many));
+	/* bpffs lists the newest first: this one comes after all the others. */
+	mkdir_as("many/hidden", 0777, 0, 0, hidden, sizeof(hidden));
+	for (int i = 0; i < BPFFS_WALK_MAX_ENTRIES + 1; i++) {
+		snprintf(path, sizeof(path), "%s/%d", many, i);
+		/* Closed to others: counted, not descended into. */
+		assert_int_equal(mkdir(path, 0700), 0);
+	}
+	expect_refused(&member, hidden, "more than");
+	/* Over the bound is unsafe in itself, with nothing writable at all. */
+	assert_int_equal(rmdir(hidden), 0);
+	expect_refused(&member, hidden, "more than");
+	bpffs_clear();
+}
+
 /* ---- setup ---- */
 
 static int setup(void **state)
@@ -402,6 +569,10 @@ int main(void)
 		cmocka_unit_test(test_policy_symlink_to_users_file),
 		cmocka_unit_test(test_policy_world_writable_file),
 		cmocka_unit_test(test_policy_group_writable_dir),
+		cmocka_unit_test(test_bpffs_group_access),
+		cmocka_unit_test(test_bpffs_deep),
+		cmocka_unit_test(test_bpffs_unreadable),
+		cmocka_unit_test(test_bpffs_over_budget),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -18,15 +18,15 @@
 
 #include <cmocka.h>
 
+#include "tmptree.h"
+
 #include "policy/trust.h"
 
 #define USER 4501
 
-static char top[64]; /* a 0755 root directory under /tmp (a sticky 1777 one) */
-
 static void path(char *buf, const char *rel)
 {
-	snprintf(buf, PATH_MAX, "%s/%s", top, rel);
+	snprintf(buf, PATH_MAX, "%s/%s", tmptree, rel);
 }
 
 static void make_dir(const char *rel, mode_t mode, uid_t uid)
@@ -62,7 +62,7 @@ static void make_link(const char *rel, const char *target, uid_t uid)
 	assert_int_equal(lchown(p, uid, 0), 0);
 }
 
-/* trust_open_file(top/dir, name): the fd is closed; the error (or NULL) returned. */
+/* trust_open_file(tmptree/dir, name): the fd is closed; the error (or NULL) returned. */
 static char *open_file(const char *dir, const char *name, int *ret)
 {
 	char p[PATH_MAX], *error = NULL;
@@ -111,33 +111,12 @@ static void expect_file_refused(const char *dir, const char *name, int err, ...)
 
 static int setup(void **state)
 {
-	if (geteuid() != 0)
-		return 0;
-	snprintf(top, sizeof(top), "/tmp/test-trust-XXXXXX");
-	if (!mkdtemp(top) || chmod(top, 0755) < 0)
-		return -1;
-	return 0;
+	return tmptree_setup("test-trust");
 }
-
-static int teardown(void **state)
-{
-	char cmd[PATH_MAX + 16];
-
-	if (!top[0])
-		return 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-#define NEED_ROOT()                                                                                \
-	do {                                                                                       \
-		if (geteuid() != 0)                                                                \
-			skip();                                                                    \
-	} while (0)
 
 static void test_files(void **state)
 {
-	NEED_ROOT();
+	TMPTREE_NEED_ROOT();
 	make_dir("d", 0755, 0);
 	make_file("d/ok.json", 0644, 0);
 	make_file("d/ro.json", 0400, 0);
@@ -176,7 +155,7 @@ static void test_directories(void **state)
 	char p[PATH_MAX], *error = NULL;
 	int fd;
 
-	NEED_ROOT();
+	TMPTREE_NEED_ROOT();
 	/* The policy directory itself. */
 	make_dir("pol", 0755, 0);
 	path(p, "pol");
@@ -215,7 +194,7 @@ static void test_directories(void **state)
 	error = NULL;
 	expect_file_refused("up/pol", "a.json", -EPERM, p, "a directory on its way", NULL);
 
-	/* Sticky on the way is fine when our entry is root's (top is in /tmp, 1777). */
+	/* Sticky on the way is fine when our entry is root's (tmptree is in /tmp, 1777). */
 	make_dir("sticky", 01777, 0);
 	make_dir("sticky/root", 0755, 0);
 	make_file("sticky/root/a.json", 0644, 0);
@@ -251,7 +230,7 @@ static void test_links(void **state)
 {
 	char p[PATH_MAX];
 
-	NEED_ROOT();
+	TMPTREE_NEED_ROOT();
 	make_dir("l", 0755, 0);
 	make_dir("safe", 0755, 0);
 	make_file("safe/a.json", 0644, 0);
@@ -316,5 +295,5 @@ int main(void)
 		cmocka_unit_test(test_links),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, tmptree_teardown);
 }
