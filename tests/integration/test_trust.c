@@ -56,6 +56,9 @@ static const struct user user = {UID_USER, UID_USER};
 static const struct user member = {UID_MEMBER, UID_MEMBER, pin_groups, 1};
 static const struct user rootgrp = {UID_ROOTGRP, UID_ROOTGRP, root_groups, 1};
 
+/* What a forged record would look like: a newline, then a line of the daemon's own form. */
+#define FORGED "\n<6>audit: event=unload decision=allow uid=0 pid=1 object=0/victim"
+
 static char daemon_log[400], cg_user[PATH_MAX], bpffs[400];
 
 #define ctl harness_ctl
@@ -506,6 +509,336 @@ static void test_bpffs_over_budget(void **state)
 	bpffs_clear();
 }
 
+/* ==== class 11: logs cannot be forged ==== */
+
+/*
+ * The object at path, in memory, with symbol from renamed to to: a new string
+ * table appended at the end (section data may be anywhere in the file), the
+ * symbol's name pointing into it. Section names, if they share the table,
+ * keep their offsets.
+ */
+static void *object_rename_symbol(const char *path, const char *from, const char *to,
+				  size_t *ret_size)
+{
+	FILE *f = fopen(path, "re");
+	size_t size, add = strlen(to) + 1;
+	uint8_t *buf;
+	Elf64_Ehdr *eh;
+	Elf64_Shdr *sh, *symtab = NULL, *strtab;
+	bool renamed = false;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = (size_t)ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(size * 2 + add);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, size, f), size);
+	fclose(f);
+	eh = (Elf64_Ehdr *)buf;
+	sh = (Elf64_Shdr *)(buf + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB)
+			symtab = &sh[i];
+	assert_non_null(symtab);
+	strtab = &sh[symtab->sh_link];
+	for (size_t o = 0; o + sizeof(Elf64_Sym) <= symtab->sh_size; o += sizeof(Elf64_Sym)) {
+		Elf64_Sym *s = (Elf64_Sym *)(buf + symtab->sh_offset + o);
+
+		if (strcmp((char *)buf + strtab->sh_offset + s->st_name, from) == 0) {
+			s->st_name = (Elf64_Word)strtab->sh_size;
+			renamed = true;
+		}
+	}
+	assert_true(renamed);
+	memcpy(buf + size, buf + strtab->sh_offset, strtab->sh_size);
+	memcpy(buf + size + strtab->sh_size, to, add);
+	strtab->sh_offset = size;
+	strtab->sh_size += add;
+	*ret_size = size + strtab->sh_size;
+	return buf;
+}
+
+/*
+ * Every line of the daemon's log is one of its own: "<N>" first, and no audit
+ * record for uid 0 (no client here is root). The forged text may appear, but
+ * only inside a line, escaped.
+ */
+static void assert_log_unforged(const char *what)
+{
+	char *text = read_text(daemon_log, 0), *save = NULL;
+	size_t n = 0;
+
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *uid;
+
+		n++;
+		if (line[0] != '<' || line[1] < '0' || line[1] > '7' || line[2] != '>')
+			fail_msg("%s: a line the daemon did not start: \"%s\"", what, line);
+		/* Only the daemon's own records (policy reloads) are uid 0's. */
+		if (strncmp(line + 3, "audit:", 6) == 0 && (uid = strstr(line, " uid=")) &&
+		    strncmp(uid, " uid=0 ", 7) == 0 &&
+		    strncmp(line + 3, "audit: event=policy-reload ", 27) != 0)
+			fail_msg("%s: a forged audit record: \"%s\"", what, line);
+	}
+	assert_true(n > 0);
+	free(text);
+}
+
+struct forge_arg {
+	bool expect_escaped; /* the escaped name must be in the log */
+};
+
+/*
+ * As the user: every way client text reaches the daemon's log. The load
+ * of a program named FORGED may be refused (names with control characters
+ * are not loaded); whatever is written must not be forged.
+ */
+static int client_forge(void *arg)
+{
+	struct bpfbroker_load_opts lo = {.sz = sizeof(lo), .name = "lf"};
+	struct bpfbroker_attach_opts ao = {
+		.sz = sizeof(ao),
+		.object = "lf",
+		.program = "forged_program_" FORGED,
+		.target_type = "cgroup",
+		.pin = true,
+	};
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	struct bpfbroker *b;
+	uint32_t link_id = 0;
+	void *obj;
+	size_t size;
+	int k, cg = open(cg_user, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	CHECK(cg >= 0, "open %s: %m", cg_user);
+	ao.cgroup_fd = cg;
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+
+	/* A program whose ELF symbol is "forged_program_" FORGED: loaded, attached (and logged). */
+	obj = object_rename_symbol(harness_object("egress"), "count_egress",
+				   "forged_program_" FORGED, &size);
+	k = bpfbroker_load_mem(b, obj, size, &lo, &res, &err);
+	free(obj);
+	fprintf(stderr, "load of a program named \"forged_program_\\n<6>audit: ...\": %s\n",
+		k == 0 ? "loaded"
+		: err  ? err->message
+		       : strerror(-k));
+	bpfbroker_result_free(res);
+	bpfbroker_error_free(err);
+	err = NULL;
+	if (k == 0) {
+		k = bpfbroker_attach(b, &ao, &link_id, NULL, &err);
+		fprintf(stderr, "attach: %s\n", k == 0 ? "attached" : err->message);
+		bpfbroker_error_free(err);
+		err = NULL;
+		/* A program of that name that does not exist: in the reason and the object. */
+		ao.program = "nope" FORGED;
+		k = bpfbroker_attach(b, &ao, &link_id, NULL, &err);
+		CHECK(k < 0, "attach of a missing program");
+		bpfbroker_error_free(err);
+		err = NULL;
+		CHECK(bpfbroker_unload(b, "lf", &err) == 0, "unload");
+	}
+
+	/* A request parameter (the object's name) that reaches the audit record. */
+	ao.object = "nothing" FORGED;
+	ao.program = "p" FORGED;
+	k = bpfbroker_attach(b, &ao, &link_id, NULL, &err);
+	CHECK(k < 0, "attach of a missing object");
+	bpfbroker_error_free(err);
+	err = NULL;
+
+	/* libbpf's messages name the program: a verifier refusal's reason. */
+	obj = object_rename_symbol(harness_object("reject"), "reject_me", "rejected_progra" FORGED,
+				   &size);
+	k = bpfbroker_load_mem(b, obj, size, NULL, &res, &err);
+	free(obj);
+	CHECK(k < 0, "the reject object loaded");
+	fprintf(stderr,
+		"load of a rejected program named \"rejected_progra\\n<6>audit: ...\": %s\n",
+		err ? err->message : strerror(-k));
+	bpfbroker_error_free(err);
+	bpfbroker_close(b);
+	close(cg);
+	return 0;
+}
+
+static void test_log_unforgeable(void **state)
+{
+	off_t from = log_size();
+	char *text;
+
+	assert_int_equal(harness_as_user(&user, client_forge, NULL), 0);
+	assert_log_unforged("stderr");
+	/* What the client chose is there, escaped, not lost. */
+	text = read_text(daemon_log, from);
+	if (!strstr(text, "\\x0a<6>audit: event=unload decision=allow uid=0"))
+		fail_msg("the escaped text is not in the log:\n%s", text);
+	/* Shown, for whoever reads the test's output. */
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save))
+		if (strstr(l, "_progra"))
+			fprintf(stderr, "daemon: %s\n", l);
+	free(text);
+}
+
+/* ---- the journal: a datagram socket where journald's would be ---- */
+
+struct journal_record {
+	char *fields[32]; /* "KEY=value", values may hold any byte but NUL here */
+	size_t n;
+};
+
+static const char *record_get(const struct journal_record *r, const char *key)
+{
+	size_t len = strlen(key);
+
+	for (size_t i = 0; i < r->n; i++)
+		if (strncmp(r->fields[i], key, len) == 0 && r->fields[i][len] == '=')
+			return r->fields[i] + len + 1;
+	return NULL;
+}
+
+/*
+ * journald's native protocol: "KEY=value\n", or "KEY\n" + little-endian
+ * 64-bit size + value + "\n" for values that hold a newline.
+ */
+static void record_parse(const uint8_t *p, size_t len, struct journal_record *r)
+{
+	size_t i = 0;
+
+	while (i < len && r->n < 32) {
+		const uint8_t *nl = memchr(p + i, '\n', len - i);
+		const uint8_t *eq = memchr(p + i, '=', len - i);
+		size_t klen;
+		char *f;
+
+		assert_non_null(nl);
+		if (eq && eq < nl) {
+			f = strndup((const char *)p + i, (size_t)(nl - p) - i);
+			i = (size_t)(nl - p) + 1;
+		} else {
+			uint64_t vlen;
+
+			klen = (size_t)(nl - p) - i;
+			assert_true((size_t)(nl - p) + 9 <= len);
+			memcpy(&vlen, nl + 1, 8);
+			assert_true((size_t)(nl - p) + 9 + vlen + 1 <= len);
+			f = malloc(klen + 1 + vlen + 1);
+			assert_non_null(f);
+			memcpy(f, p + i, klen);
+			f[klen] = '=';
+			memcpy(f + klen + 1, nl + 9, vlen);
+			f[klen + 1 + vlen] = '\0';
+			i = (size_t)(nl - p) + 9 + vlen + 1;
+		}
+		r->fields[r->n++] = f;
+	}
+}
+
+static void record_done(struct journal_record *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->fields[i]);
+	r->n = 0;
+}
+
+/* The next datagram (or memfd passed with it, for large ones) within timeout_ms. */
+static ssize_t journal_recv(int sock, uint8_t *buf, size_t size, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = sock, .events = POLLIN};
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {.iov_base = buf, .iov_len = size};
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = control,
+		.msg_controllen = sizeof(control),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return -1;
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	c = CMSG_FIRSTHDR(&mh);
+	if (n >= 0 && c && c->cmsg_type == SCM_RIGHTS) {
+		int fd;
+
+		memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+		n = pread(fd, buf, size, 0);
+		close(fd);
+	}
+	return n;
+}
+
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static void test_journal_unforgeable(void **state)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	static uint8_t buf[1 << 20];
+	int sock, rcvbuf = 4 << 20;
+	size_t n_records = 0, n_escaped = 0;
+	char *bad_message = NULL, *bad_field = NULL;
+	ssize_t n;
+
+	/* Our /run is a tmpfs of this mount namespace (setup): journald's socket is ours. */
+	assert_int_equal(mkdir("/run/systemd", 0755), 0);
+	assert_int_equal(mkdir("/run/systemd/journal", 0755), 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/run/systemd/journal/socket");
+	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	assert_true(sock >= 0);
+	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+
+	assert_int_equal(harness_as_user(&user, client_forge, NULL), 0);
+	while ((n = journal_recv(sock, buf, sizeof(buf), 500)) > 0) {
+		struct journal_record r = {};
+		const char *msg, *uid;
+
+		record_parse(buf, (size_t)n, &r);
+		msg = record_get(&r, "MESSAGE");
+		uid = record_get(&r, "BPFBROKER_UID");
+		if (!msg || !uid || !record_get(&r, "BPFBROKER_EVENT"))
+			fail_msg("a record without MESSAGE, BPFBROKER_UID, BPFBROKER_EVENT");
+		/* MESSAGE is what syslog and "journalctl -o cat" print as lines. */
+		if (has_control(msg) && !bad_message)
+			bad_message = strdup(msg);
+		/* The record's own uid (its first), not what a value quotes. */
+		if (strcmp(uid, "0") == 0 || strncmp(strstr(msg, " uid=") ?: "", " uid=0 ", 7) == 0)
+			fail_msg("a forged record: MESSAGE=%s", msg);
+		/* Every field is one field, read alike everywhere: no control characters. */
+		for (size_t i = 0; i < r.n; i++) {
+			if (has_control(r.fields[i]) && !bad_field)
+				bad_field = strdup(r.fields[i]);
+			if (strstr(r.fields[i], "\\x0a<6>audit: event=unload decision=allow uid=0"))
+				n_escaped++;
+		}
+		n_records++;
+		record_done(&r);
+	}
+	if (bad_message)
+		fail_msg("MESSAGE holds a control character: \"%s\"", bad_message);
+	if (bad_field)
+		fail_msg("a field holds a control character: \"%s\"", bad_field);
+	close(sock);
+	unlink(sa.sun_path);
+	/* The denials at least went to the journal, with the client's text in them, escaped. */
+	assert_true(n_records >= 2);
+	assert_true(n_escaped >= 1);
+	/* Log lines (not audit records) still go to stderr: unforged there too. */
+	assert_log_unforged("stderr, with a journal");
+}
+
 /* ---- setup ---- */
 
 static int setup(void **state)
@@ -573,6 +906,8 @@ int main(void)
 		cmocka_unit_test(test_bpffs_deep),
 		cmocka_unit_test(test_bpffs_unreadable),
 		cmocka_unit_test(test_bpffs_over_budget),
+		cmocka_unit_test(test_log_unforgeable),
+		cmocka_unit_test(test_journal_unforgeable),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
