@@ -119,17 +119,19 @@ static void check_bpffs(struct report *r)
 			   "no bpffs mounted: named objects need one (mount -t bpf -o mode=0700 "
 			   "bpf /sys/fs/bpf)");
 	for (int i = 0; i < n && i < 64; i++) {
-		if (mounts[i].writable_by_others)
+		if (mounts[i].writable_by_others) {
+			char what[1200], fix[700];
+
+			bpffs_describe(&mounts[i], what, sizeof(what), fix, sizeof(fix));
 			report_add(r, LEVEL_WARN, "bpffs",
-				   "%s (mode %04o, owner %u) is writable by users other than root: "
-				   "a read-only map fd pinned there comes back read-write; the "
-				   "broker refuses ro/wo fds while it exists (mount -o "
-				   "remount,mode=0700 %s)",
-				   mounts[i].path, (unsigned)mounts[i].mode,
-				   (unsigned)mounts[i].uid, mounts[i].path);
-		else
+				   "%s: a read-only map fd pinned where users other than root can "
+				   "write comes back read-write; the broker refuses ro, wo and "
+				   "consume fds until %s",
+				   what, fix);
+		} else {
 			report_add(r, LEVEL_OK, "bpffs", "%s (mode %04o, owner %u)", mounts[i].path,
 				   (unsigned)mounts[i].mode, (unsigned)mounts[i].uid);
+		}
 	}
 }
 

@@ -4,10 +4,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 
 #include "macro.h"
 
@@ -28,56 +31,226 @@ static void unescape(char *s)
 	*w = '\0';
 }
 
-/* Root may write anything; this is about everyone else. */
+/*
+ * Some principal other than root may create entries in a directory: others
+ * or the group (any group: group root may have members who are not root), or
+ * its owner if that is not root (an owner can chmod, whatever the mode).
+ * With a POSIX ACL the group bits are its mask, so named entries count too.
+ */
 static bool writable_by_others(const struct stat *st)
 {
-	return (st->st_mode & S_IWOTH) || ((st->st_mode & S_IWGRP) && st->st_gid != 0) ||
-	       ((st->st_mode & S_IWUSR) && st->st_uid != 0);
+	return st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* ... or pass through it to what is below. */
+static bool traversable_by_others(const struct stat *st)
+{
+	return st->st_uid != 0 || (st->st_mode & (S_IXGRP | S_IXOTH));
+}
+
+struct walk {
+	struct bpffs_budget *budget;
+	struct bpffs_mount *m;
+	dev_t dev; /* the mount's: other mounts are checked on their own (or hold no pins) */
+	char path[PATH_MAX]; /* of the directory being read, for messages */
+};
+
+/* A path for messages: shortened, visibly, if it does not fit. */
+static void copy_path(char *dst, size_t size, const char *src)
+{
+	if (snprintf(dst, size, "%s", src) >= (int)size && size > 4)
+		memcpy(dst + size - 4, "...", 4);
+}
+
+static void problem(struct walk *w, enum bpffs_problem p, const struct stat *st, int err)
+{
+	struct bpffs_mount *m = w->m;
+
+	m->problem = p;
+	copy_path(m->at, sizeof(m->at), p == BPFFS_TOO_LARGE ? m->path : w->path);
+	if (st) {
+		m->at_mode = st->st_mode & 07777;
+		m->at_uid = st->st_uid;
+		m->at_gid = st->st_gid;
+	}
+	m->at_errno = err;
 }
 
 /*
- * A directory under a mount root others can traverse may itself be open to
- * them (someone ran chmod 1777 on it): look a few levels down. bpffs trees
- * are small; the walk is bounded anyway.
+ * Walk the directory dfd (at w->path, its first len bytes), which others can
+ * traverse; it is taken. Every subdirectory others can write is a problem;
+ * every one they can traverse is walked in turn. The walk is bounded, and
+ * running out of budget is a problem (unsafe), as is a directory others can
+ * traverse that we cannot read (root without CAP_DAC_OVERRIDE, as workers run,
+ * cannot read a root directory of mode 0311). true when a problem was found.
  */
-static bool subtree_writable_by_others(int dfd, int depth, unsigned *budget)
+static bool walk_dir(struct walk *w, int dfd, size_t len)
 {
 	DIR *d;
-	struct dirent *e;
-	bool found = false;
 
-	if (depth == 0)
-		return false;
+	if (w->budget->depth == 0) {
+		close(dfd);
+		problem(w, BPFFS_TOO_LARGE, NULL, 0);
+		return true;
+	}
 	d = fdopendir(dfd);
 	if (!d) {
+		problem(w, BPFFS_UNREADABLE, NULL, errno);
 		close(dfd);
-		return false;
+		return true;
 	}
-	while (!found && (e = readdir(d)) && (*budget)-- > 0) {
+	w->budget->depth--;
+	for (;;) {
+		struct dirent *e;
 		struct stat st;
-		int sub;
+		size_t sublen;
+		int sub, n;
 
-		if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (writable_by_others(&st)) {
-			found = true;
+		errno = 0;
+		e = readdir(d);
+		if (!e) {
+			w->path[len] = '\0';
+			if (errno != 0)
+				problem(w, BPFFS_UNREADABLE, NULL, errno);
 			break;
 		}
-		if (!(st.st_mode & S_IXOTH))
-			continue; /* others can't go further down */
-		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (sub >= 0)
-			found = subtree_writable_by_others(sub, depth - 1, budget);
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (w->budget->entries == 0) {
+			problem(w, BPFFS_TOO_LARGE, NULL, 0);
+			break;
+		}
+		w->budget->entries--;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue; /* pins and links: only directories take new pins */
+		n = snprintf(w->path + len, sizeof(w->path) - len, "/%s", e->d_name);
+		sublen = n < 0				     ? len
+			 : len + (size_t)n < sizeof(w->path) ? len + (size_t)n
+							     : sizeof(w->path) - 1;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno == ENOENT)
+				continue; /* removed meanwhile */
+			problem(w, BPFFS_UNREADABLE, NULL, errno);
+			break;
+		}
+		if (!S_ISDIR(st.st_mode) || st.st_dev != w->dev)
+			continue;
+		if (writable_by_others(&st)) {
+			problem(w, BPFFS_WRITABLE, &st, 0);
+			break;
+		}
+		if (!traversable_by_others(&st))
+			continue; /* nothing below is reachable by others: not walked */
+		sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0) {
+			problem(w, BPFFS_UNREADABLE, &st, errno);
+			break;
+		}
+		if (walk_dir(w, sub, sublen))
+			break;
 	}
+	w->budget->depth++;
 	closedir(d);
-	return found;
+	return w->m->problem != BPFFS_OK;
+}
+
+/* The tree at path; bpffs: only if path is (still) a bpffs, else it is hidden. */
+static void check(const char *path, bool bpffs, struct bpffs_budget *budget, struct bpffs_mount *m)
+{
+	struct walk w = {.budget = budget, .m = m};
+	struct statfs sfs;
+	struct stat st;
+	int dfd;
+
+	*m = (struct bpffs_mount){};
+	copy_path(m->path, sizeof(m->path), path);
+	copy_path(w.path, sizeof(w.path), path);
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    (bpffs && (statfs(path, &sfs) < 0 || (unsigned long)sfs.f_type != BPF_FS_MAGIC))) {
+		/* Hidden under another mount, or gone: what is below cannot be seen. Unsafe. */
+		problem(&w, BPFFS_HIDDEN, NULL, errno);
+	} else {
+		m->mode = st.st_mode & 07777;
+		m->uid = st.st_uid;
+		m->gid = st.st_gid;
+		w.dev = st.st_dev;
+		if (writable_by_others(&st)) {
+			problem(&w, BPFFS_WRITABLE, &st, 0);
+		} else if (traversable_by_others(&st)) {
+			dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd < 0)
+				problem(&w, BPFFS_UNREADABLE, &st, errno);
+			else
+				walk_dir(&w, dfd, strlen(w.path));
+		}
+	}
+	m->writable_by_others = m->problem != BPFFS_OK;
+}
+
+void bpffs_check_tree(const char *path, struct bpffs_budget *budget, struct bpffs_mount *m)
+{
+	check(path, false, budget, m);
+}
+
+void bpffs_describe(const struct bpffs_mount *m, char *what, size_t what_size, char *fix,
+		    size_t fix_size)
+{
+	bool at_root = strcmp(m->at, m->path) == 0;
+
+	what[0] = fix[0] = '\0';
+	switch (m->problem) {
+	case BPFFS_OK:
+		return;
+	case BPFFS_WRITABLE:
+		if (at_root)
+			snprintf(what, what_size,
+				 "the bpffs at %s is writable by users other than root (mode %04o, "
+				 "owner %u)",
+				 m->path, (unsigned)m->mode, (unsigned)m->uid);
+		else
+			snprintf(what, what_size,
+				 "the directory %s on the bpffs at %s is writable by users other "
+				 "than root (mode %04o, owner %u, group %u)",
+				 m->at, m->path, (unsigned)m->at_mode, (unsigned)m->at_uid,
+				 (unsigned)m->at_gid);
+		break;
+	case BPFFS_UNREADABLE:
+		snprintf(what, what_size,
+			 "the directory %s on the bpffs at %s, which users other than root can "
+			 "enter, cannot be read (%s), so nobody can tell whether they could pin "
+			 "there",
+			 m->at, m->path, strerror(m->at_errno));
+		break;
+	case BPFFS_TOO_LARGE:
+		snprintf(what, what_size,
+			 "the bpffs at %s has more than %d entries, or directories more than %d "
+			 "deep, that users other than root can reach: more than the broker checks",
+			 m->path, BPFFS_WALK_MAX_ENTRIES, BPFFS_WALK_MAX_DEPTH);
+		break;
+	case BPFFS_HIDDEN:
+		snprintf(what, what_size,
+			 "the bpffs mounted at %s cannot be checked (its mount point is hidden "
+			 "under another mount, or gone)",
+			 m->path);
+		snprintf(fix, fix_size, "it is unmounted (umount %s)", m->path);
+		return;
+	}
+	if (m->problem == BPFFS_WRITABLE && at_root)
+		snprintf(fix, fix_size,
+			 "it is remounted with mode=0700 (mount -o remount,mode=0700 %s)", m->path);
+	else
+		snprintf(fix, fix_size,
+			 "every directory on it that users other than root can enter is root's, "
+			 "readable by root and writable by nobody else (chown root, chmod "
+			 "u+r,go-w), "
+			 "or it is remounted with mode=0700 (mount -o remount,mode=0700 %s)",
+			 m->path);
 }
 
 int bpffs_mounts(struct bpffs_mount *mounts, size_t max)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct bpffs_budget budget = {BPFFS_WALK_MAX_ENTRIES, BPFFS_WALK_MAX_DEPTH};
 	char line[4096];
 	size_t n = 0;
 
@@ -88,7 +261,6 @@ int bpffs_mounts(struct bpffs_mount *mounts, size_t max)
 		char *save = NULL, *mountpoint = NULL, *fstype = NULL, *t;
 		int field = 0;
 		bool after_sep = false;
-		struct stat st;
 
 		for (t = strtok_r(line, " \n", &save); t;
 		     t = strtok_r(NULL, " \n", &save), field++) {
@@ -104,28 +276,11 @@ int bpffs_mounts(struct bpffs_mount *mounts, size_t max)
 		if (!mountpoint || !fstype || strcmp(fstype, "bpf") != 0)
 			continue;
 		if (n < max) {
-			struct bpffs_mount *m = &mounts[n];
+			char path[sizeof(mounts[n].path)];
 
-			snprintf(m->path, sizeof(m->path), "%s", mountpoint);
-			unescape(m->path);
-			if (stat(m->path, &st) < 0) {
-				/* Hidden under another mount, or gone: judge it unsafe. */
-				*m = (struct bpffs_mount){.writable_by_others = true};
-				snprintf(m->path, sizeof(m->path), "%s", mountpoint);
-			} else {
-				m->mode = st.st_mode & 07777;
-				m->uid = st.st_uid;
-				m->gid = st.st_gid;
-				m->writable_by_others = writable_by_others(&st);
-				if (!m->writable_by_others && (st.st_mode & S_IXOTH)) {
-					unsigned budget = 1024;
-					int dfd = open(m->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-					if (dfd >= 0)
-						m->writable_by_others =
-							subtree_writable_by_others(dfd, 4, &budget);
-				}
-			}
+			snprintf(path, sizeof(path), "%s", mountpoint);
+			unescape(path);
+			check(path, true, &budget, &mounts[n]);
 		}
 		n++;
 	}

@@ -9,6 +9,8 @@
 #include <systemd/sd-journal.h>
 #include <unistd.h>
 
+#include "common/escape.h"
+
 static bool force_stderr;
 
 void audit_force_stderr(bool on)
@@ -22,33 +24,24 @@ static bool journal_available(void)
 	return !force_stderr && access("/run/systemd/journal/socket", W_OK) == 0;
 }
 
-/* key=value, quoting the value when it needs it; a NULL value is left out. */
+/*
+ * One value of a record, as much of it as a record keeps. Every value goes
+ * through common/escape.h, whichever way the record goes out: a client's
+ * string (an object or program name, a request parameter, libbpf's message
+ * in a reason) can start no line, record or field of its own.
+ */
+#define AUDIT_VALUE_MAX 1024
+
+/* key=value, quoting and escaping the value when it needs it. */
 static void put_field(FILE *f, const char *key, const char *value)
 {
-	bool plain = value[0] != '\0';
+	char buf[AUDIT_VALUE_MAX];
 
-	for (const char *c = value; *c && plain; c++)
-		plain = *c > ' ' && *c != '"' && *c != '\\' && *c != 0x7f;
-	fprintf(f, " %s=", key);
-	if (plain) {
-		fputs(value, f);
+	if (escape_is_bare(value)) {
+		fprintf(f, " %s=%s", key, escape_text(buf, sizeof(buf), value, 0));
 		return;
 	}
-	fputc('"', f);
-	for (const char *c = value; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(f, "\\%c", *c);
-		else if ((unsigned char)*c < ' ' || *c == 0x7f)
-			fprintf(f, "\\x%02x", (unsigned char)*c);
-		else
-			fputc(*c, f);
-	}
-	fputc('"', f);
-}
-
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
+	fprintf(f, " %s=\"%s\"", key, escape_text(buf, sizeof(buf), value, ESCAPE_QUOTES));
 }
 
 void audit_log(const struct audit_record *r)
@@ -57,19 +50,41 @@ void audit_log(const struct audit_record *r)
 	int prio = strcmp(r->decision, "allow") == 0 ? LOG_INFO : LOG_NOTICE;
 
 	if (journal_available()) {
-		sd_journal_send("MESSAGE=audit: %s %s uid=%u%s%s%s%s", r->event, r->decision,
-				(unsigned)r->uid, r->object ? " object=" : "", or_empty(r->object),
-				r->reason ? ": " : "", or_empty(r->reason), "PRIORITY=%i", prio,
-				"SYSLOG_IDENTIFIER=bpfbrokerd", "BPFBROKER_EVENT=%s", r->event,
-				"BPFBROKER_DECISION=%s", r->decision, "BPFBROKER_UID=%u",
+		/*
+		 * Structured fields. sd_journal_send() would send a value with a
+		 * newline safely (as a binary field), but MESSAGE is what syslog
+		 * forwarding and "journalctl -o cat" print as lines, and every
+		 * value is escaped alike, so each reads the same everywhere.
+		 */
+		struct {
+			char event[64], decision[64], object[AUDIT_VALUE_MAX],
+				reason[AUDIT_VALUE_MAX], sha[AUDIT_VALUE_MAX],
+				programs[AUDIT_VALUE_MAX], helpers[AUDIT_VALUE_MAX],
+				target[AUDIT_VALUE_MAX], unit[AUDIT_VALUE_MAX],
+				user_unit[AUDIT_VALUE_MAX];
+		} e;
+
+		escape_text(e.event, sizeof(e.event), r->event, 0);
+		escape_text(e.decision, sizeof(e.decision), r->decision, 0);
+		escape_text(e.object, sizeof(e.object), r->object, 0);
+		escape_text(e.reason, sizeof(e.reason), r->reason, 0);
+		escape_text(e.sha, sizeof(e.sha), r->object_sha256, 0);
+		escape_text(e.programs, sizeof(e.programs), r->programs, 0);
+		escape_text(e.helpers, sizeof(e.helpers), r->helper_classes, 0);
+		escape_text(e.target, sizeof(e.target), r->target, 0);
+		escape_text(e.unit, sizeof(e.unit), r->unit, 0);
+		escape_text(e.user_unit, sizeof(e.user_unit), r->user_unit, 0);
+		sd_journal_send("MESSAGE=audit: %s %s uid=%u%s%s%s%s", e.event, e.decision,
+				(unsigned)r->uid, r->object ? " object=" : "", e.object,
+				r->reason ? ": " : "", e.reason, "PRIORITY=%i", prio,
+				"SYSLOG_IDENTIFIER=bpfbrokerd", "BPFBROKER_EVENT=%s", e.event,
+				"BPFBROKER_DECISION=%s", e.decision, "BPFBROKER_UID=%u",
 				(unsigned)r->uid, "BPFBROKER_PID=%d", (int)r->pid,
-				"BPFBROKER_OBJECT_SHA256=%s", or_empty(r->object_sha256),
-				"BPFBROKER_OBJECT=%s", or_empty(r->object), "BPFBROKER_PROGRAMS=%s",
-				or_empty(r->programs), "BPFBROKER_HELPER_CLASSES=%s",
-				or_empty(r->helper_classes), "BPFBROKER_TARGET=%s",
-				or_empty(r->target), "BPFBROKER_REASON=%s", or_empty(r->reason),
-				"BPFBROKER_UNIT=%s", or_empty(r->unit), "BPFBROKER_USER_UNIT=%s",
-				or_empty(r->user_unit), NULL);
+				"BPFBROKER_OBJECT_SHA256=%s", e.sha, "BPFBROKER_OBJECT=%s",
+				e.object, "BPFBROKER_PROGRAMS=%s", e.programs,
+				"BPFBROKER_HELPER_CLASSES=%s", e.helpers, "BPFBROKER_TARGET=%s",
+				e.target, "BPFBROKER_REASON=%s", e.reason, "BPFBROKER_UNIT=%s",
+				e.unit, "BPFBROKER_USER_UNIT=%s", e.user_unit, NULL);
 		errno = saved;
 		return;
 	}

@@ -5,7 +5,9 @@
  * denied, as one structured record. To the journal with sd_journal_send()
  * (fields BPFBROKER_*) when journald is there, else one line on stderr:
  *   <5>audit: event=load decision=allow uid=65534 pid=12 object_sha256=... reason="..."
- * Values with spaces, quotes or backslashes are quoted and escaped.
+ * Values with spaces, quotes or backslashes are quoted. On both paths every
+ * value is escaped (common/escape.h: bytes outside printable ASCII as \xNN,
+ * backslashes doubled), so no client's text starts a line, record or field.
  */
 #pragma once
 

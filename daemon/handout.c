@@ -16,7 +16,7 @@
 static bool allow_writable;
 static int guard_result = 1; /* 1: not checked yet */
 static pid_t guard_pid; /* who checked: workers are forked from the daemon, which checks too */
-static char guard_msg[2048];
+static char guard_msg[4096];
 
 void handout_allow_writable_bpffs(bool allow)
 {
@@ -73,15 +73,16 @@ int handout_check_bpffs(char *msg, size_t size)
 		if (k == 0) {
 			guard_result = 0;
 		} else if (k > 0) {
+			char what[1200], fix[700];
+
 			guard_result = -EACCES;
+			bpffs_describe(&m, what, sizeof(what), fix, sizeof(fix));
 			snprintf(guard_msg, sizeof(guard_msg),
-				 "the bpffs at %s is writable by users other than root (mode %04o, "
-				 "owner %u): whoever holds a read-only map fd could pin it there "
-				 "and reopen it read-write, so the broker hands out no read-only, "
-				 "write-only or consume map fds until it is remounted with "
-				 "mode=0700 (mount -o remount,mode=0700 %s) or the administrator "
-				 "starts bpfbrokerd with --allow-writable-bpffs",
-				 m.path, (unsigned)m.mode, (unsigned)m.uid, m.path);
+				 "%s; a read-only map fd pinned where users other than root can "
+				 "write comes back read-write, so the broker hands out no "
+				 "read-only, write-only or consume map fds until %s, or the "
+				 "administrator starts bpfbrokerd with --allow-writable-bpffs",
+				 what, fix);
 		} else {
 			guard_result = -EACCES;
 			snprintf(guard_msg, sizeof(guard_msg),

@@ -246,13 +246,14 @@ static void policy_warn(void *userdata, const char *message)
 	log_warning("policy: %s", message);
 }
 
-static int policy_load(const char *dir, struct policy **ret)
+/* The policy in dir, or a negative errno and what is wrong (which file, why) in why. */
+static int policy_load(const char *dir, struct policy **ret, char *why, size_t why_size)
 {
 	_cleanup_free_ char *error = NULL;
 	int k = policy_load_dir(dir, policy_warn, NULL, ret, &error);
 
 	if (k < 0)
-		log_error("policy: %s", error ? error : strerror(-k));
+		snprintf(why, why_size, "%s", error ? error : strerror(-k));
 	return k;
 }
 
@@ -270,14 +271,15 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	struct daemon *d = userdata;
 	struct policy *p = NULL;
 
+	char why[1024], reason[1200];
+
 	sd_notify(0, "RELOADING=1");
-	if (policy_load(d->opt.policy_dir, &p) < 0) {
-		log_error("policy reload failed; the previous policy stays in force");
+	if (policy_load(d->opt.policy_dir, &p, why, sizeof(why)) < 0) {
+		log_error("policy reload failed; the previous policy stays in force: %s", why);
+		snprintf(reason, sizeof(reason),
+			 "the new policy is invalid (%s); the previous one stays in force", why);
 		audit_log(&(struct audit_record){
-			.event = "policy-reload",
-			.decision = "error",
-			.reason = "the new policy is invalid; the previous one "
-				  "stays in force"});
+			.event = "policy-reload", .decision = "error", .reason = reason});
 	} else {
 		policy_free(d->policy);
 		d->policy = p;
@@ -461,8 +463,14 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &d.opt) < 0)
 		return EXIT_FAILURE;
-	if (policy_load(d.opt.policy_dir, &d.policy) < 0)
-		return EXIT_FAILURE;
+	{
+		char why[1024];
+
+		if (policy_load(d.opt.policy_dir, &d.policy, why, sizeof(why)) < 0) {
+			log_error("policy: %s", why);
+			return EXIT_FAILURE;
+		}
+	}
 	if (d.opt.check_config) {
 		printf("%s: %zu rules, OK\n", d.opt.policy_dir, policy_n_rules(d.policy));
 		policy_free(d.policy);

@@ -27,6 +27,7 @@
 
 #include "common/macro.h"
 #include "policy.h"
+#include "trust.h"
 
 /* Deepest legitimate nesting is 6 (top, rules, rule, allow, maps, pattern). */
 #define POLICY_JSON_MAX_DEPTH 8
@@ -1711,23 +1712,20 @@ fail:
 	return r;
 }
 
-static int read_policy_file(int dfd, const char *name, char **ret, char **error)
+static int read_policy_file(const char *dir, const char *name, char **ret, char **error)
 {
 	_cleanup_close_ int fd = -1;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
 	struct stat st;
 
-	/* O_NONBLOCK: a FIFO must not hang the daemon; it is rejected below. */
-	fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	/* Only root's file, through root's directories and links (trust.h). */
+	fd = trust_open_file(dir, name, error);
 	if (fd < 0)
-		return set_error(error, negative_errno(), "%s: cannot open: %s", name,
-				 strerror(errno));
+		return fd;
 	if (fstat(fd, &st) < 0)
 		return set_error(error, negative_errno(), "%s: cannot stat: %s", name,
 				 strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return set_error(error, -EINVAL, "%s: not a regular file", name);
 	if (st.st_size > POLICY_MAX_FILE_BYTES)
 		return set_error(error, -EFBIG, "%s: file is larger than %d bytes", name,
 				 POLICY_MAX_FILE_BYTES);
@@ -1846,9 +1844,14 @@ int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct
 	if (!p)
 		return -ENOMEM;
 
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Root's directory, as every directory above it (trust.h). */
+	dfd = trust_open_dir(dir, error);
 	if (dfd < 0) {
-		if (errno == ENOENT) {
+		if (dfd == -ENOENT) {
+			if (error) {
+				free(*error);
+				*error = NULL;
+			}
 			if (warn) {
 				_cleanup_free_ char *m = NULL;
 
@@ -1862,8 +1865,7 @@ int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct
 			*ret = TAKE_PTR(p);
 			return 0;
 		}
-		return set_error(error, negative_errno(), "%s: cannot open policy directory: %s",
-				 dir, strerror(errno));
+		return dfd;
 	}
 
 	r = list_json_files(dfd, dir, &names, &n_names, error);
@@ -1872,7 +1874,7 @@ int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct
 	for (size_t i = 0; i < n_names; i++) {
 		_cleanup_free_ char *text = NULL;
 
-		r = read_policy_file(dfd, names[i], &text, error);
+		r = read_policy_file(dir, names[i], &text, error);
 		if (r < 0)
 			break;
 		r = policy_load_string(p, names[i], text, warn, userdata, error);

@@ -54,6 +54,8 @@ int harness_write_policy(const char *name, const char *json)
 	f = fopen(path, "we");
 	if (!f)
 		return -errno;
+	/* The daemon reads only policy files nobody but root can write, whatever our umask. */
+	fchmod(fileno(f), 0644);
 	fputs(json, f);
 	return fclose(f) == 0 ? 0 : -errno;
 }

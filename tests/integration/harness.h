@@ -29,7 +29,7 @@ extern struct harness H;
 
 /* Create the temp dir and policy dir; check we are root and know where the build is. */
 int harness_init(void);
-/* Write policy.d/NAME with the given JSON text. */
+/* Write policy.d/NAME with the given JSON text, mode 0644 (the daemon reads only root's files). */
 int harness_write_policy(const char *name, const char *json);
 /* Start the daemon on H.socket, with extra options (space-separated, or NULL); waits until it
  * accepts connections. */
