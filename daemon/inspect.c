@@ -1316,6 +1316,9 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		m->value_size = bpf_map__value_size(map);
 		m->max_entries = bpf_map__max_entries(map);
 		m->map_flags = bpf_map__map_flags(map);
+		/* libbpf creates a map of maps' inner template too, of the type declared. */
+		if (bpf_map__inner_map(map))
+			m->inner_map_type = bpf_map__type(bpf_map__inner_map(map));
 		/* libbpf sets the pin path at open time exactly for LIBBPF_PIN_BY_NAME maps
 		 * (under opts.pin_root_path, default /sys/fs/bpf); nothing else sets it
 		 * before load unless the caller did. */

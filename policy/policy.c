@@ -2685,20 +2685,34 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 			"(it would let your programs write any map you hold a read-only fd "
 			"of)",
 			name);
+	/*
+	 * Flags the broker knows to change only how the map holds its data;
+	 * the rest (a token or BTF object passed by fd, which the kernel would
+	 * look up in the worker's table, and anything newer) is refused.
+	 */
+	if (map->map_flags & ~POLICY_MAP_FLAGS_KNOWN)
+		return item_deny(it,
+				 "map \"%s\" has flags 0x%" PRIx32 " the broker does not allow "
+				 "(it allows 0x%x)",
+				 name, map->map_flags & ~POLICY_MAP_FLAGS_KNOWN, POLICY_MAP_FLAGS_KNOWN);
 	/* Default deny: what a type carries beyond data must have been granted by name. */
-	if (!policy_grant_map_type(g, map->map_type)) {
-		const char *type = policy_map_type_to_string(map->map_type);
+	if (!policy_grant_map_type(g, map->map_type) ||
+	    (map->inner_map_type && !policy_grant_map_type(g, map->inner_map_type))) {
+		int t = policy_grant_map_type(g, map->map_type) ? map->inner_map_type
+								 : map->map_type;
+		const char *type = policy_map_type_to_string(t);
+		const char *inner = t == map->map_type ? "" : "'s inner map";
 
 		if (type)
 			return item_deny(it,
-					 "map \"%s\" has type %s, which your policy does not "
+					 "map \"%s\"%s has type %s, which your policy does not "
 					 "allow (types beyond plain data are granted by name, in "
 					 "map_types)",
-					 name, type);
+					 name, inner, type);
 		return item_deny(it,
-				 "map \"%s\" has unknown type %d, which your policy does not "
+				 "map \"%s\"%s has unknown type %d, which your policy does not "
 				 "allow",
-				 name, map->map_type);
+				 name, inner, t);
 	}
 	return 0;
 }

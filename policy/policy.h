@@ -317,9 +317,18 @@ struct object_program {
 	size_t n_ksyms;
 };
 
+/*
+ * Map flags an object may use (they change how a map holds its data):
+ * BPF_F_NO_PREALLOC, _NO_COMMON_LRU, _NUMA_NODE, _RDONLY, _WRONLY,
+ * _STACK_BUILD_ID, _ZERO_SEED, _RDONLY_PROG, _WRONLY_PROG, _CLONE, _MMAPABLE,
+ * _PRESERVE_ELEMS, _INNER_MAP (bits 0 to 12).
+ */
+#define POLICY_MAP_FLAGS_KNOWN 0x1fffu
+
 struct object_map {
 	char *name;
 	int map_type;
+	int inner_map_type; /* a map of maps' inner map template: its type, or 0 */
 	uint32_t key_size, value_size, max_entries;
 	uint32_t map_flags; /* BPF_F_MMAPABLE and friends, as the object declares them */
 	bool pinned; /* LIBBPF_PIN_BY_NAME */
