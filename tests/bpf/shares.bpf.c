@@ -47,7 +47,8 @@ int victim_filter(struct __sk_buff *skb)
 {
 	__u32 key = 0, *rec;
 	struct victim_point *p = bpf_map_lookup_elem(&victim_data, &key);
-	struct victim_secret_value *s = bpf_map_lookup_elem(&victim_secret_map, &key); /* victim_source_line_marker */
+	struct victim_secret_value *s =
+		bpf_map_lookup_elem(&victim_secret_map, &key); /* victim_source_line_marker */
 
 	if (p)
 		__sync_fetch_and_add(&p->victim_x, 1);

@@ -289,7 +289,7 @@ static int attacker_freezes(void *arg)
 			      m->name, bpfbroker_access_to_string(m->access),
 			      (fcntl(m->fd, F_GETFL) & O_ACCMODE) == O_WRONLY ? "O_WRONLY"
 			      : (fcntl(m->fd, F_GETFL) & O_ACCMODE) == O_RDWR ? "O_RDWR"
-									: "O_RDONLY");
+									      : "O_RDONLY");
 		}
 		/* No writable fd for anyone but the owner: wo comes as none, rw as ro. */
 		for (size_t n = 0; n < res->n_maps; n++) {
@@ -448,14 +448,14 @@ static void test_share_writes_through_broker(void **state)
 /* ---- 3. the BTF a non-owner gets ---- */
 
 static const char *const secrets[] = {
-	"victim_secret_map",	     /* an unshared map's name */
-	"victim_secret_value",	     /* its value type */
-	"victim_secret_field",	     /* and its member */
-	"victim_events",	     /* the unshared ring buffer */
-	"victim_filter",	     /* the program */
+	"victim_secret_map", /* an unshared map's name */
+	"victim_secret_value", /* its value type */
+	"victim_secret_field", /* and its member */
+	"victim_events", /* the unshared ring buffer */
+	"victim_filter", /* the program */
 	"victim_source_line_marker", /* a source line */
-	"shares.bpf.c",		     /* the file name */
-	"victim_jump",		     /* a map shared with someone else, not this caller */
+	"shares.bpf.c", /* the file name */
+	"victim_jump", /* a map shared with someone else, not this caller */
 };
 
 /* Does the BTF say anything it should not, and does it describe victim_data's value? */
@@ -482,7 +482,8 @@ static int btf_check(const void *data, size_t size, uint32_t value_type_id, bool
 	CHECK(name && strcmp(name, "victim_y") == 0, "its second member is %s",
 	      name ? name : "nameless");
 	if (full)
-		CHECK(btf__find_by_name(btf, "victim_filter") > 0, "the owner's BTF lacks its program");
+		CHECK(btf__find_by_name(btf, "victim_filter") > 0,
+		      "the owner's BTF lacks its program");
 	btf__free(btf);
 	return 0;
 }
@@ -572,8 +573,7 @@ static int victim_shares_consume(void *arg)
 	bpfbroker_result_free(res);
 	CHECK(k < 0 && err && strcmp(err->code, "invalid-request") == 0 &&
 		      strstr(err->message, "ring buffer"),
-	      "a consume share was accepted: %d %s %s", k, code_of(err),
-	      err ? err->message : "");
+	      "a consume share was accepted: %d %s %s", k, code_of(err), err ? err->message : "");
 	bpfbroker_error_free(err);
 	return 0;
 }
@@ -782,12 +782,12 @@ static void test_host_interfaces(void **state)
 	assert_true(veth_made);
 	/* Added by a reload: a policy key that older daemons refuse. */
 	assert_int_equal(
-		harness_write_policy(
-			"60-hostif.json",
-			"{\"rules\": [{\"match\": {\"uids\": [\"4504\"]}, \"allow\": "
-			"{\"program_types\": [\"xdp\", \"sched_cls\"], \"helper_classes\": [\"base\"], "
-			"\"maps\": [{\"name\": \"*\", \"access\": \"ro\"}], "
-			"\"attach\": {\"host_interfaces\": [\"vethsh*\"]}}}]}"),
+		harness_write_policy("60-hostif.json",
+				     "{\"rules\": [{\"match\": {\"uids\": [\"4504\"]}, \"allow\": "
+				     "{\"program_types\": [\"xdp\", \"sched_cls\"], "
+				     "\"helper_classes\": [\"base\"], "
+				     "\"maps\": [{\"name\": \"*\", \"access\": \"ro\"}], "
+				     "\"attach\": {\"host_interfaces\": [\"vethsh*\"]}}}]}"),
 		0);
 	assert_int_equal(kill(H.daemon, SIGHUP), 0);
 	usleep(300000);
