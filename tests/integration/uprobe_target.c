@@ -15,44 +15,18 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "tests/usdt.h"
+
 /* A USDT semaphore, as <sys/sdt.h> declares them: the kernel counts it up per probe. */
 volatile unsigned short uprobe_target_semaphore __attribute__((section(".probes"), used));
 
 /*
- * A USDT probe site, as <sys/sdt.h> makes one (which this machine need not
- * have): a nop at the start of uprobe_target_usdt(), described by a
- * .note.stapsdt note naming the semaphore above. Whoever probes that place
- * with another semaphore, or none, makes the kernel refuse the real USDT
- * users' probes there.
+ * A USDT probe site with that semaphore: uprobe_target_usdt() starts with
+ * it. Whoever probes that place with another semaphore, or none, makes the
+ * kernel refuse the real USDT users' probes there.
  */
 void uprobe_target_usdt(void);
-__asm__(".pushsection .text\n"
-	".globl uprobe_target_usdt\n"
-	".type uprobe_target_usdt, @function\n"
-	"uprobe_target_usdt:\n"
-	"990: nop\n"
-	"ret\n"
-	".size uprobe_target_usdt, . - uprobe_target_usdt\n"
-	".popsection\n"
-	".pushsection .note.stapsdt, \"\", \"note\"\n"
-	".balign 4\n"
-	".4byte 992f - 991f, 994f - 993f, 3\n"
-	"991: .asciz \"stapsdt\"\n"
-	"992: .balign 4\n"
-	"993: .8byte 990b\n"
-	".8byte _.stapsdt.base\n"
-	".8byte uprobe_target_semaphore\n"
-	".asciz \"bpfbroker_test\"\n"
-	".asciz \"site\"\n"
-	".asciz \"\"\n"
-	"994: .balign 4\n"
-	".popsection\n"
-	".pushsection .stapsdt.base, \"aG\", @progbits, .stapsdt.base, comdat\n"
-	".weak _.stapsdt.base\n"
-	".hidden _.stapsdt.base\n"
-	"_.stapsdt.base: .space 1\n"
-	".size _.stapsdt.base, 1\n"
-	".popsection\n");
+USDT_SITE_FUNCTION(uprobe_target_usdt, uprobe_target_semaphore)
 
 /* The probed function: not inlined, not folded away. */
 int uprobe_target_work(int x);
