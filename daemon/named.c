@@ -1150,7 +1150,11 @@ static int named_fds(struct call *c, struct reply *r)
 		json_object_object_add(e, "frozen", json_object_new_boolean(h.frozen));
 		json_object_object_add(e, "fd", json_object_new_int(k));
 	}
+	/* Type information is a convenience: without it the maps are still there. */
 	fd = btf_view_fd(&o, &btf);
+	if (fd < 0 && fd != -ENOENT)
+		log_warning("no BTF fd for uid %u of %u/%s: %s", (unsigned)c->ident.id.uid,
+			    (unsigned)o.owner, o.name, strerror(-fd));
 	if (fd >= 0) {
 		k = reply_add_fd(r, fd);
 		if (k >= 0)
