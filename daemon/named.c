@@ -234,8 +234,9 @@ static bool meta_map_is_map_of_maps(json_object *meta, const char *map)
  * only through the broker's map method, which writes plain data and nothing
  * else: a map whose values are programs, sockets, devices, CPUs or maps (or
  * that holds no plain data at all) is at most readable for them, and then
- * only through the broker too (see share_fd_access()). A ring buffer is not
- * shared at all: consuming takes its records from every other consumer.
+ * only through the broker too (see object_map_fd_access()). A ring buffer
+ * is not shared at all: consuming takes its records from every other
+ * consumer.
  */
 static enum map_access share_access_for_type(unsigned granted, int type)
 {

@@ -26,9 +26,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>

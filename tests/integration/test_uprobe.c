@@ -9,8 +9,6 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
