@@ -119,7 +119,7 @@ static void usage(FILE *f)
 		"[--share MAP:group:GROUP:MODE]...\n"
 		"                            load OBJ and keep it as NAME, granting maps to "
 		"others\n"
-		"                            (MODE ro, wo, rw or consume)\n"
+		"                            (MODE ro, wo or rw; ring buffers are not shared)\n"
 		"  load-insns FILE --type TYPE --name NAME [--attach-type TYPE] [--license L]\n"
 		"      [--prog-name P]       load one program of raw struct bpf_insn (as "
 		"container\n"
@@ -139,11 +139,13 @@ static void usage(FILE *f)
 		"  attach REF/PROG tracepoint CATEGORY:NAME --pin\n"
 		"  attach REF/PROG xdp IFNAME [--pin] [-- CMD [ARG...]]\n"
 		"  attach REF/PROG tc IFNAME ingress|egress [--pin] [-- CMD [ARG...]]\n"
-		"      (interfaces of your own network namespace)\n"
+		"      (interfaces of your network namespace: attach.interfaces where it is\n"
+		"      your own, attach.host_interfaces elsewhere)\n"
 		"  attach REF/PROG uprobe BINARY:SYMBOL[+OFF] --pid PID [--retprobe] "
 		"[--semaphore SYM] --pin\n"
 		"      (BINARY:OFFSET: a file offset; PID: a process of yours, with "
-		"no_new_privs)\n"
+		"no_new_privs;\n"
+		"      --semaphore only in a binary you own)\n"
 		"                            attach a program; with --pin the link stays until\n"
 		"                            detach/unload, else CMD runs holding it as fd 3\n"
 		"                            (LISTEN_FDNAMES=link/PROG) and it ends with CMD\n"
@@ -310,6 +312,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 			sh->group = who;
 		else
 			goto bad_share;
+		/* consume too, for the broker to say why a ring buffer is not shared */
 		sh->access = strcmp(mode, "ro") == 0	    ? BPFBROKER_ACCESS_RO
 			     : strcmp(mode, "wo") == 0	    ? BPFBROKER_ACCESS_WO
 			     : strcmp(mode, "rw") == 0	    ? BPFBROKER_ACCESS_RW
@@ -325,7 +328,7 @@ static int parse_option(struct cli *c, int opt, const char *arg)
 		else
 			fprintf(stderr,
 				"bpfctl: --share takes MAP:user:USER:MODE or MAP:group:GROUP:MODE "
-				"with MODE ro, wo, rw or consume\n");
+				"with MODE ro, wo or rw\n");
 		return -EINVAL;
 	}
 	case OPT_REPEAT: {
@@ -1690,7 +1693,7 @@ static int cmd_ringbuf(struct cli *c, struct bpfbroker *b, int argc, char **argv
 	m = bpfbroker_result_map(r, name);
 	if (!m || m->access != BPFBROKER_ACCESS_CONSUME || m->fd < 0) {
 		fprintf(stderr, "bpfctl: map %s: %s\n", name,
-			!m ? "not in this object, or not shared with you"
+			!m ? "not in this object, or not yours (ring buffers are not shared)"
 			: strcmp(m->type, "ringbuf") != 0 ? "not a ring buffer"
 							  : "your policy does not grant consume");
 		bpfbroker_result_free(r);

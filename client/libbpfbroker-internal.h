@@ -26,3 +26,6 @@ struct bpfbroker {
 BPFBROKER_HIDDEN int bpfbroker_request(struct bpfbroker *b, const char *method, json_object *params,
 				       struct proto_msg *ret, json_object **ret_result,
 				       struct bpfbroker_error **err);
+
+/* "rw", "ro", "wo", "consume"; anything else (NULL too) is NONE. */
+BPFBROKER_HIDDEN enum bpfbroker_access bpfbroker_access_from_string(const char *s);

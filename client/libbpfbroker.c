@@ -246,6 +246,16 @@ static void *remember(struct result_priv *r, void *p)
 	return p;
 }
 
+enum bpfbroker_access bpfbroker_access_from_string(const char *s)
+{
+	return !s			   ? BPFBROKER_ACCESS_NONE
+	       : strcmp(s, "rw") == 0	   ? BPFBROKER_ACCESS_RW
+	       : strcmp(s, "ro") == 0	   ? BPFBROKER_ACCESS_RO
+	       : strcmp(s, "wo") == 0	   ? BPFBROKER_ACCESS_WO
+	       : strcmp(s, "consume") == 0 ? BPFBROKER_ACCESS_CONSUME
+					   : BPFBROKER_ACCESS_NONE;
+}
+
 static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 {
 	struct result_priv *r = calloc(1, sizeof(*r));
@@ -298,7 +308,7 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 	for (size_t i = 0; i < nm; i++) {
 		json_object *o = json_object_array_get_idx(maps, i);
 		struct bpfbroker_map *p = &r->pub.maps[i];
-		const char *access = get_str(o, "access") ?: "none";
+		const char *access = get_str(o, "access");
 
 		p->name = get_str(o, "name") ?: "";
 		p->type = get_str(o, "type") ?: "";
@@ -307,14 +317,15 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		p->value_size = (uint32_t)get_int(o, "value_size", 0);
 		p->max_entries = (uint32_t)get_int(o, "max_entries", 0);
 		p->pinned = get_bool(o, "pinned");
-		p->access = strcmp(access, "rw") == 0	     ? BPFBROKER_ACCESS_RW
-			    : strcmp(access, "ro") == 0	     ? BPFBROKER_ACCESS_RO
-			    : strcmp(access, "wo") == 0	     ? BPFBROKER_ACCESS_WO
-			    : strcmp(access, "consume") == 0 ? BPFBROKER_ACCESS_CONSUME
-							     : BPFBROKER_ACCESS_NONE;
+		p->access = bpfbroker_access_from_string(access);
 		p->map_flags = (uint32_t)get_int(o, "map_flags", 0);
 		p->frozen = get_bool(o, "frozen");
 		p->fd = fd_at(r, o);
+		/* Loads and older brokers: the fd carries the access. */
+		p->fd_access = p->fd < 0 ? BPFBROKER_ACCESS_NONE
+			       : !get_str(o, "fd_access")
+				       ? p->access
+				       : bpfbroker_access_from_string(get_str(o, "fd_access"));
 		p->verdict = get_str(o, "verdict") ?: "";
 		p->btf_key_type_id = (uint32_t)get_int(o, "btf_key_type_id", 0);
 		p->btf_value_type_id = (uint32_t)get_int(o, "btf_value_type_id", 0);

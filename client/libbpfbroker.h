@@ -70,13 +70,20 @@ struct bpfbroker_map {
 	uint32_t id;
 	uint32_t key_size, value_size, max_entries;
 	bool pinned;
-	enum bpfbroker_access access; /* what fd carries; NONE: fd is -1 */
-	int fd;
+	/*
+	 * What the broker grants you. For your own maps fd carries it. For
+	 * other users' maps (bpfbroker_fds of OWNER/NAME) fd is read-only or
+	 * absent: fd_access says which. What access allows beyond it goes
+	 * through the broker (bpfbroker_map_open() handles do that for you).
+	 */
+	enum bpfbroker_access access;
+	int fd; /* -1: none */
 	const char *verdict;
 	/* Type ids in bpfbroker_result.btf_fd's BTF (bpfbroker_fds only); 0: none. */
 	uint32_t btf_key_type_id, btf_value_type_id;
 	uint32_t map_flags; /* BPF_F_MMAPABLE (1 << 10) and friends */
 	bool frozen; /* mmapable arrays: no fd writes it from user space (load_opts.freeze) */
+	enum bpfbroker_access fd_access; /* what fd carries; NONE: fd is -1 */
 };
 
 struct bpfbroker_result {
@@ -367,6 +374,12 @@ struct bpfbroker_map_info {
 	size_t value_bytes; /* a value as lookups and updates take it */
 	bool proxied; /* operations go through the broker */
 	int fd; /* direct: the map fd (the handle owns it); proxied: -1 */
+	/*
+	 * Direct, but updates and deletes go through the broker: another user's
+	 * map shared with you rw or wo, whose fd the broker hands out read-only
+	 * or not at all (a writable fd could freeze the owner's map).
+	 */
+	bool writes_proxied;
 	uint32_t btf_key_type_id, btf_value_type_id; /* 0: none */
 };
 

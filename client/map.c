@@ -62,15 +62,6 @@ static enum bpfbroker_map_path map_path_of(struct bpfbroker *b)
 	return b->map_path_found;
 }
 
-static enum bpfbroker_access access_from_string(const char *s)
-{
-	return !s		      ? BPFBROKER_ACCESS_NONE
-	       : strcmp(s, "rw") == 0 ? BPFBROKER_ACCESS_RW
-	       : strcmp(s, "ro") == 0 ? BPFBROKER_ACCESS_RO
-	       : strcmp(s, "wo") == 0 ? BPFBROKER_ACCESS_WO
-				      : BPFBROKER_ACCESS_NONE;
-}
-
 void bpfbroker_map_close(struct bpfbroker_map_handle *h)
 {
 	if (!h)
@@ -178,7 +169,7 @@ static int open_proxied(struct bpfbroker *b, const char *object, const char *map
 	h->info.max_entries = (uint32_t)max_entries;
 	h->info.value_bytes = (size_t)value_bytes;
 	h->info.n_cpus = (uint32_t)n_cpus;
-	h->info.access = access_from_string(access);
+	h->info.access = bpfbroker_access_from_string(access);
 	h->info.btf_key_type_id = (uint32_t)kid;
 	h->info.btf_value_type_id = (uint32_t)vid;
 	h->info.proxied = true;
@@ -189,7 +180,10 @@ static int open_proxied(struct bpfbroker *b, const char *object, const char *map
 
 /*
  * The fds of the object; -EAGAIN where the broker withheld ro and wo map fds
- * (its bpffs guard: policy-denied, EACCES), which the proxy needs not.
+ * (its bpffs guard: policy-denied, EACCES), which the proxy needs not, or
+ * the fd of this map (another user's, shared with us wo, or not plain data).
+ * Another user's map shared rw comes with a read-only fd: reads use it,
+ * writes the broker, where the path is AUTO.
  */
 static int open_direct(struct bpfbroker *b, const char *object, const char *map,
 		       struct bpfbroker_map_handle **ret, struct bpfbroker_error **err)
@@ -214,7 +208,7 @@ static int open_direct(struct bpfbroker *b, const char *object, const char *map,
 	}
 	m = bpfbroker_result_map(res, map);
 	if (!m || m->fd < 0) {
-		k = m ? -EACCES : -ENOENT;
+		k = !m ? -ENOENT : m->access == BPFBROKER_ACCESS_NONE ? -EACCES : -EAGAIN;
 		bpfbroker_result_free(res);
 		return k;
 	}
@@ -240,6 +234,10 @@ static int open_direct(struct bpfbroker *b, const char *object, const char *map,
 							: m->value_size;
 	h->info.btf_key_type_id = m->btf_key_type_id;
 	h->info.btf_value_type_id = m->btf_value_type_id;
+	/* The broker writes what the fd does not, for us (an AUTO path only: DIRECT is the fd). */
+	h->info.writes_proxied = b->map_path == BPFBROKER_MAP_PATH_AUTO &&
+				 (m->access & BPFBROKER_ACCESS_WO) &&
+				 !(m->fd_access & BPFBROKER_ACCESS_WO);
 	h->info.fd = bpfbroker_result_take_map_fd(res, map);
 	if (res->btf_fd >= 0)
 		h->btf_fd = fcntl(res->btf_fd, F_DUPFD_CLOEXEC, 3);
@@ -327,7 +325,7 @@ int bpfbroker_map_update_elem(struct bpfbroker_map_handle *h, const void *key, c
 
 	if (!h || !key || !value)
 		return -EINVAL;
-	if (!h->info.proxied)
+	if (!h->info.proxied && !h->info.writes_proxied)
 		return bpf_map_update_elem(h->info.fd, key, value, flags) < 0 ? negative_errno()
 									      : 0;
 	if (flags > PROTO_MAP_MAX_FLAGS)
@@ -353,7 +351,7 @@ int bpfbroker_map_delete_elem(struct bpfbroker_map_handle *h, const void *key,
 
 	if (!h || !key)
 		return -EINVAL;
-	if (!h->info.proxied)
+	if (!h->info.proxied && !h->info.writes_proxied)
 		return bpf_map_delete_elem(h->info.fd, key) < 0 ? negative_errno() : 0;
 	k = proxy(h, key_params(h, PROTO_MAP_DELETE, "key", key), &m, &result, err);
 	if (k < 0)

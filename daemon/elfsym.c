@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "common/macro.h"
@@ -156,13 +157,11 @@ static int segment_offset(Elf *elf, uint64_t addr, bool is_addr, enum elfsym_kin
 	return -ERANGE;
 }
 
-int elfsym_resolve(int fd, const char *symbol, uint64_t add, enum elfsym_kind kind,
-		   uint64_t *ret_offset)
+/* An ELF executable or shared object read from fd, or -ENOEXEC. */
+static int elf_open(int fd, Elf **ret)
 {
-	_cleanup_elf_ Elf *elf = NULL;
+	Elf *elf;
 	GElf_Ehdr eh;
-	GElf_Sym s;
-	int k;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EIO;
@@ -170,8 +169,25 @@ int elfsym_resolve(int fd, const char *symbol, uint64_t add, enum elfsym_kind ki
 	 * shrank. */
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {
+		if (elf)
+			elf_end(elf);
 		return -ENOEXEC;
+	}
+	*ret = elf;
+	return 0;
+}
+
+int elfsym_resolve(int fd, const char *symbol, uint64_t add, enum elfsym_kind kind,
+		   uint64_t *ret_offset)
+{
+	_cleanup_elf_ Elf *elf = NULL;
+	GElf_Sym s;
+	int k;
+
+	k = elf_open(fd, &elf);
+	if (k < 0)
+		return k;
 	if (!symbol)
 		return segment_offset(elf, add, false, kind, ret_offset);
 	k = symbol_find(elf, symbol, kind, &s);
@@ -182,4 +198,103 @@ int elfsym_resolve(int fd, const char *symbol, uint64_t add, enum elfsym_kind ki
 	if (s.st_value > UINT64_MAX - add)
 		return -ERANGE;
 	return segment_offset(elf, s.st_value + add, true, kind, ret_offset);
+}
+
+/* ---- USDT probe sites ---- */
+
+#define NT_STAPSDT 3
+
+/* A section by name, or NULL. */
+static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *ret)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, ret))
+			return NULL;
+		n = elf_strptr(elf, shstrndx, ret->sh_name);
+		if (n && strcmp(n, name) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* An address of the note's description, in the file's class and byte order. */
+static uint64_t note_addr(const uint8_t *p, bool is64, bool swap)
+{
+	uint64_t v = 0;
+
+	if (is64) {
+		uint64_t x;
+
+		memcpy(&x, p, sizeof(x));
+		v = swap ? __builtin_bswap64(x) : x;
+	} else {
+		uint32_t x;
+
+		memcpy(&x, p, sizeof(x));
+		v = swap ? __builtin_bswap32(x) : x;
+	}
+	return v;
+}
+
+int elfsym_usdt_semaphore_at(int fd, uint64_t offset)
+{
+	_cleanup_elf_ Elf *elf = NULL;
+	GElf_Shdr sh, base_sh;
+	Elf_Scn *scn;
+	Elf_Data *data;
+	GElf_Ehdr eh;
+	GElf_Nhdr nh;
+	size_t pos = 0, name_off, desc_off, asize;
+	uint64_t base_addr = 0;
+	bool is64, swap;
+	int k;
+
+	k = elf_open(fd, &elf);
+	if (k < 0)
+		return k;
+	if (!gelf_getehdr(elf, &eh))
+		return -ENOEXEC;
+	is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
+	swap = eh.e_ident[EI_DATA] !=
+	       (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+	asize = is64 ? 8 : 4;
+	scn = section_by_name(elf, ".note.stapsdt", &sh);
+	if (!scn || sh.sh_type != SHT_NOTE)
+		return 0;
+	if (sh.sh_size > ELFSYM_MAX_SYMTAB_BYTES)
+		return -EFBIG;
+	/* Prelinking moves the code but not the notes: .stapsdt.base says by how much. */
+	if (section_by_name(elf, ".stapsdt.base", &base_sh))
+		base_addr = base_sh.sh_addr;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return -EIO;
+	while ((pos = gelf_getnote(data, pos, &nh, &name_off, &desc_off)) > 0) {
+		const uint8_t *desc = (const uint8_t *)data->d_buf + desc_off;
+		uint64_t pc, note_base, semaphore, at;
+
+		if (nh.n_type != NT_STAPSDT || nh.n_namesz != sizeof("stapsdt") ||
+		    memcmp((const char *)data->d_buf + name_off, "stapsdt", sizeof("stapsdt")) !=
+			    0 ||
+		    nh.n_descsz < 3 * asize)
+			continue;
+		/* The probe's address, .stapsdt.base's address when linked, the semaphore's. */
+		pc = note_addr(desc, is64, swap);
+		note_base = note_addr(desc + asize, is64, swap);
+		semaphore = note_addr(desc + 2 * asize, is64, swap);
+		if (semaphore == 0)
+			continue;
+		if (base_addr && note_base)
+			pc += base_addr - note_base;
+		if (segment_offset(elf, pc, true, ELFSYM_CODE, &at) == 0 && at == offset)
+			return 1;
+	}
+	return 0;
 }

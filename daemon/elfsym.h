@@ -35,3 +35,15 @@ enum elfsym_kind {
  */
 int elfsym_resolve(int fd, const char *symbol, uint64_t add, enum elfsym_kind kind,
 		   uint64_t *ret_offset);
+
+/*
+ * Is file offset the place of a USDT probe (a "stapsdt" note in a
+ * .note.stapsdt section, as <sys/sdt.h> writes them) that has a semaphore,
+ * in the ELF file fd? The kernel keeps one semaphore per file and place and
+ * refuses probes there with another one, or none: a probe without the
+ * semaphore would make every USDT user's probe there fail. 1 yes, 0 no, or
+ * the errors of elfsym_resolve(); -EFBIG also for a note section over
+ * ELFSYM_MAX_SYMTAB_BYTES. A file without section headers has no such notes
+ * as far as this can tell.
+ */
+int elfsym_usdt_semaphore_at(int fd, uint64_t offset);

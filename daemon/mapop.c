@@ -158,7 +158,8 @@ static int kernel_refused(struct reply *r, const struct map_shape *m, const char
 			   op, m->name, strerror(err), hint);
 }
 
-static int op_info(const struct map_shape *m, enum map_access access, struct reply *r)
+static int op_info(const struct map_shape *m, const struct mapop_btf *btf, enum map_access access,
+		   struct reply *r)
 {
 	static const enum proto_map_op ops[] = {PROTO_MAP_LOOKUP, PROTO_MAP_UPDATE,
 						PROTO_MAP_DELETE, PROTO_MAP_NEXT_KEY,
@@ -180,10 +181,8 @@ static int op_info(const struct map_shape *m, enum map_access access, struct rep
 	json_object_object_add(o, "value_bytes", json_object_new_int64((int64_t)m->value_bytes));
 	json_object_object_add(o, "n_cpus", json_object_new_int64(m->n_cpus));
 	json_object_object_add(o, "access", json_object_new_string(map_access_to_string(access)));
-	json_object_object_add(o, "btf_key_type_id",
-			       json_object_new_int64(m->info.btf_key_type_id));
-	json_object_object_add(o, "btf_value_type_id",
-			       json_object_new_int64(m->info.btf_value_type_id));
+	json_object_object_add(o, "btf_key_type_id", json_object_new_int64(btf->key_type_id));
+	json_object_object_add(o, "btf_value_type_id", json_object_new_int64(btf->value_type_id));
 	/* What this caller may do through the broker now; the op's own limits still apply. */
 	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
 		if (m->info.key_size > 0 &&
@@ -359,37 +358,22 @@ static int op_dump(int fd, const struct map_shape *m, const struct proto_map_req
 	return reply_result(r, o);
 }
 
-/* The object's BTF as bytes, for pretty-printing where the client cannot read its btf fd. */
-static int op_btf(int btf_fd, const struct map_shape *m, struct reply *r)
+/* The BTF as bytes, for pretty-printing where the client cannot read a btf fd. */
+static int op_btf(const struct mapop_btf *btf, const struct map_shape *m, struct reply *r)
 {
-	struct bpf_btf_info info = {};
-	uint32_t len = sizeof(info), size;
-	_cleanup_free_ uint8_t *data = NULL;
 	json_object *o;
 
-	if (btf_fd < 0)
+	if (!btf->data)
 		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
-				   "the object of map \"%s\" has no BTF", m->name);
-	if (bpf_obj_get_info_by_fd(btf_fd, &info, &len) < 0)
-		return negative_errno();
-	size = info.btf_size;
-	if (size == 0 || size > PROTO_MAP_MAX_BTF)
+				   "the object of map \"%s\" has no BTF (for you)", m->name);
+	if (btf->size > PROTO_MAP_MAX_BTF)
 		return reply_error(r, PROTO_E_TOO_LARGE, EMSGSIZE,
-				   "the object's BTF is %u bytes; the broker sends at most %u",
-				   size, PROTO_MAP_MAX_BTF);
-	data = malloc(size);
-	if (!data)
-		return -ENOMEM;
-	info = (struct bpf_btf_info){.btf = (uint64_t)(uintptr_t)data, .btf_size = size};
-	len = sizeof(info);
-	if (bpf_obj_get_info_by_fd(btf_fd, &info, &len) < 0)
-		return negative_errno();
-	if (info.btf_size != size)
-		return -ESTALE;
+				   "the object's BTF is %zu bytes; the broker sends at most %u",
+				   btf->size, PROTO_MAP_MAX_BTF);
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
-	if (proto_json_add_hex(o, "btf", data, size) < 0) {
+	if (proto_json_add_hex(o, "btf", btf->data, btf->size) < 0) {
 		json_object_put(o);
 		return -ENOMEM;
 	}
@@ -441,7 +425,7 @@ static int check_sizes(const struct map_shape *m, const struct proto_map_request
 	return 1;
 }
 
-static int run(int fd, int btf_fd, const char *name, enum map_access access,
+static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_access access,
 	       const struct proto_map_request *req, struct reply *r)
 {
 	struct map_shape m = {.name = name, .n_cpus = 1};
@@ -473,7 +457,7 @@ static int run(int fd, int btf_fd, const char *name, enum map_access access,
 		return k;
 	switch (req->op) {
 	case PROTO_MAP_INFO:
-		return op_info(&m, access, r);
+		return op_info(&m, btf, access, r);
 	case PROTO_MAP_LOOKUP:
 		return op_lookup(fd, &m, req, r);
 	case PROTO_MAP_UPDATE:
@@ -485,12 +469,12 @@ static int run(int fd, int btf_fd, const char *name, enum map_access access,
 	case PROTO_MAP_DUMP:
 		return op_dump(fd, &m, req, r);
 	case PROTO_MAP_BTF:
-		return op_btf(btf_fd, &m, r);
+		return op_btf(btf, &m, r);
 	}
 	return -EINVAL;
 }
 
-int mapop_run(int map_fd, int btf_fd, const char *name, enum map_access access,
+int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum map_access access,
 	      const struct proto_map_request *req, struct reply *r)
 {
 	static const cap_value_t bpf_cap[] = {CAP_BPF};
@@ -505,7 +489,7 @@ int mapop_run(int map_fd, int btf_fd, const char *name, enum map_access access,
 	k = caps_set_effective(bpf_cap, 1);
 	if (k < 0)
 		return k;
-	k = run(map_fd, btf_fd, name, access, req, r);
+	k = run(map_fd, btf, name, access, req, r);
 	caps_clear_effective();
 	return k;
 }

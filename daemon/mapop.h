@@ -9,6 +9,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "policy/policy.h"
 #include "proto/proto.h"
@@ -35,11 +37,22 @@ int mapop_check(enum proto_map_op op, unsigned map_type, bool map_of_maps, enum 
 		const char *name, char *msg, size_t size);
 
 /*
- * Do req on map_fd (the broker's own fd of the map, named name) for a caller
- * whose effective access is access (not NONE); btf_fd is the object's BTF for
- * op btf, else -1. Raises CAP_BPF around its bpf() calls only (needed before
- * Linux 6.5 with unprivileged BPF disabled). 0 when r holds the answer, or a
- * negative errno (then r gets an "internal" error).
+ * The BTF the caller may know for the map (named.c decides: the object's for
+ * the owner, only the shared maps' types for others) and the map's key and
+ * value type ids in it, which op info reports instead of the kernel's.
  */
-int mapop_run(int map_fd, int btf_fd, const char *name, enum map_access access,
+struct mapop_btf {
+	const void *data; /* for op btf; NULL: none */
+	size_t size;
+	uint32_t key_type_id, value_type_id; /* 0: none */
+};
+
+/*
+ * Do req on map_fd (the broker's own fd of the map, named name) for a caller
+ * whose effective access is access (not NONE). Raises CAP_BPF around its
+ * bpf() calls only (needed before Linux 6.5 with unprivileged BPF disabled).
+ * 0 when r holds the answer, or a negative errno (then r gets an "internal"
+ * error).
+ */
+int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum map_access access,
 	      const struct proto_map_request *req, struct reply *r);

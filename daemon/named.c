@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "btffilter.h"
 #include "caps.h"
 #include "common/fdinfo.h"
 #include "common/macro.h"
@@ -29,6 +30,7 @@
 #include "ledger.h"
 #include "log.h"
 #include "mapop.h"
+#include "netns.h"
 #include "proto/proto.h"
 #include "reply.h"
 #include "store.h"
@@ -230,6 +232,27 @@ static bool meta_map_is_map_of_maps(json_object *meta, const char *map)
 }
 
 /*
+ * A share grants access to data, nothing more. Anyone but the owner writes
+ * only through the broker's map method, which writes plain data and nothing
+ * else: a map whose values are programs, sockets, devices, CPUs or maps (or
+ * that holds no plain data at all) is at most readable for them, and then
+ * only through the broker too (see object_map_fd_access()). A ring buffer
+ * is not shared at all: consuming takes its records from every other
+ * consumer.
+ */
+static enum map_access share_access_for_type(unsigned granted, int type)
+{
+	enum map_access a;
+
+	if (type < 0 || type == BPF_MAP_TYPE_RINGBUF)
+		return MAP_ACCESS_NONE;
+	a = policy_map_access_for_type((enum map_access)granted, type);
+	if (mapop_class_of((unsigned)type) != MAPOP_DATA)
+		a &= MAP_ACCESS_RO;
+	return a;
+}
+
+/*
  * The access the caller gets to one map of the object, decided now: the
  * owner gets what the policy grants them; anyone else what the policy shares
  * with them, plus what the owner shared, which can never exceed what the
@@ -238,20 +261,41 @@ static bool meta_map_is_map_of_maps(json_object *meta, const char *map)
 static enum map_access object_map_access(const struct call *c, const struct object *o,
 					 const char *map)
 {
+	int type = meta_map_type(o->meta, map);
 	unsigned a;
 
-	if (o->is_owner) {
-		a = policy_grant_map_access(c->grant, map);
-	} else {
-		a = policy_grant_shared_access(c->grant, o->owner, o->name, map);
-		a |= owner_share_access(o->meta, &c->ident.id, map) &
-		     policy_grant_map_access(o->owner_grant, map);
-	}
 	/*
 	 * As for a load: a map of maps is never writable (an fd of any mode put
 	 * in it would be, see map_insert), a ring buffer comes only for consume.
 	 */
-	return policy_map_access_for_type((enum map_access)a, meta_map_type(o->meta, map));
+	if (o->is_owner)
+		return policy_map_access_for_type(policy_grant_map_access(c->grant, map), type);
+	a = policy_grant_shared_access(c->grant, o->owner, o->name, map);
+	a |= owner_share_access(o->meta, &c->ident.id, map) &
+	     policy_grant_map_access(o->owner_grant, map);
+	return share_access_for_type(a, type);
+}
+
+/*
+ * The mode of the fd the caller gets for a map it has access a to. The
+ * owner's fd carries its access. Anyone else never gets a writable fd: a
+ * write fd can freeze the map (BPF_MAP_FREEZE needs no more), after which
+ * the owner's own writes fail, and a map whose values are fds takes the
+ * holder's programs, sockets and maps. So they get a read-only fd of a map
+ * of plain data they may read, and no fd otherwise: their writes (and reads
+ * of other maps) go through the broker's map method, which offers no freeze
+ * and writes no fds.
+ */
+static enum map_access object_map_fd_access(const struct object *o, const char *map,
+					    enum map_access a)
+{
+	int type = meta_map_type(o->meta, map);
+
+	if (o->is_owner)
+		return a;
+	if (type < 0 || mapop_class_of((unsigned)type) != MAPOP_DATA)
+		return MAP_ACCESS_NONE;
+	return a & MAP_ACCESS_RO;
 }
 
 static bool object_visible_as_shared(const struct call *c, const struct object *o)
@@ -850,7 +894,9 @@ static int pin_open(const struct object *o, json_object *entry)
 	return fd;
 }
 
-/* The BTF of the object's maps: read-only type information for pretty-printing. */
+/* ---- BTF: the owner's whole, anyone else's only what is shared with them ---- */
+
+/* The object's BTF, as the owner gets it: read-only type information for pretty-printing. */
 static int object_btf_fd(const struct object *o)
 {
 	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
@@ -869,9 +915,137 @@ static int object_btf_fd(const struct object *o)
 	return k;
 }
 
+/* The object's BTF as the kernel holds it, read back by id. */
+static int object_btf_read(const struct object *o, void **ret, size_t *ret_size)
+{
+	static const cap_value_t bpf_cap[] = {CAP_BPF};
+	_cleanup_close_ int fd = object_btf_fd(o);
+	_cleanup_free_ void *data = NULL;
+	struct bpf_btf_info info = {};
+	uint32_t len = sizeof(info), size;
+	int k;
+
+	if (fd < 0)
+		return fd;
+	/* Before Linux 6.5 with unprivileged BPF disabled, every bpf() command wants CAP_BPF. */
+	k = caps_set_effective(bpf_cap, 1);
+	if (k < 0)
+		return k;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0) {
+		k = negative_errno();
+	} else if (info.btf_size == 0 || info.btf_size > BTFFILTER_MAX_BYTES) {
+		k = -E2BIG;
+	} else if (!(data = malloc(info.btf_size))) {
+		k = -ENOMEM;
+	} else {
+		size = info.btf_size;
+		info = (struct bpf_btf_info){.btf = (uint64_t)(uintptr_t)data, .btf_size = size};
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+			k = negative_errno();
+		else if (info.btf_size != size)
+			k = -ESTALE;
+	}
+	caps_clear_effective();
+	if (k < 0)
+		return k;
+	*ret = TAKE_PTR(data);
+	*ret_size = size;
+	return 0;
+}
+
+/*
+ * What the caller may know of the object's types, and its maps' type ids
+ * in that: for the owner the object's BTF as loaded (the bytes only if
+ * want_bytes), for anyone else a BTF of only the key and value types of the
+ * maps they have access to (btffilter.h): nothing of the other maps, the
+ * programs, globals, source lines or file names the object's BTF holds.
+ */
+struct btf_view {
+	void *data; /* NULL: none (or, for the owner, not asked for) */
+	size_t size;
+	uint32_t *ids; /* per map of the metadata: key and value type id; 0: none */
+	size_t n_maps;
+};
+
+static void btf_view_done(struct btf_view *v)
+{
+	free(v->data);
+	free(v->ids);
+}
+
+static int object_btf_view(const struct call *c, const struct object *o, bool want_bytes,
+			   struct btf_view *ret)
+{
+	json_object *mm = meta_array(o->meta, "maps");
+	struct btf_view v = {.n_maps = mm ? json_object_array_length(mm) : 0};
+	_cleanup_free_ void *whole = NULL;
+	size_t size = 0;
+	int k;
+
+	v.ids = calloc(2 * v.n_maps + 1, sizeof(*v.ids));
+	if (!v.ids)
+		return -ENOMEM;
+	if (meta_int(o->meta, "btf_id") <= 0) {
+		*ret = v; /* no BTF, no type ids */
+		return 0;
+	}
+	for (size_t i = 0; i < v.n_maps; i++) {
+		json_object *m = json_object_array_get_idx(mm, i);
+		const char *name = meta_string(m, "name");
+
+		if (!o->is_owner && (!name || object_map_access(c, o, name) == MAP_ACCESS_NONE))
+			continue;
+		v.ids[2 * i] = (uint32_t)meta_int(m, "btf_key_type_id");
+		v.ids[2 * i + 1] = (uint32_t)meta_int(m, "btf_value_type_id");
+	}
+	if (o->is_owner) {
+		k = want_bytes ? object_btf_read(o, &v.data, &v.size) : 0;
+		if (k < 0) {
+			btf_view_done(&v);
+			return k;
+		}
+		*ret = v;
+		return 0;
+	}
+	k = object_btf_read(o, &whole, &size);
+	/* A root it cannot keep (a global-data map's section) becomes 0. */
+	if (k >= 0)
+		k = btffilter_build(whole, size, v.ids, 2 * v.n_maps, &v.data, &v.size);
+	if (k < 0) {
+		/* Never the whole BTF instead: none at all. */
+		log_warning("no BTF for uid %u of %u/%s: %s", (unsigned)c->ident.id.uid,
+			    (unsigned)o->owner, o->name, strerror(-k));
+		memset(v.ids, 0, (2 * v.n_maps + 1) * sizeof(*v.ids));
+	}
+	*ret = v;
+	return 0;
+}
+
+/* A BTF fd of the caller's view: the object's own for the owner, a new one for others. */
+static int btf_view_fd(const struct object *o, const struct btf_view *v)
+{
+	static const cap_value_t bpf_cap[] = {CAP_BPF};
+	int fd, k;
+
+	if (o->is_owner)
+		return object_btf_fd(o);
+	if (!v->data)
+		return -ENOENT;
+	/* BPF_BTF_LOAD: CAP_BPF. The kernel keeps the new BTF while the client holds the fd. */
+	k = caps_set_effective(bpf_cap, 1);
+	if (k < 0)
+		return k;
+	fd = bpf_btf_load(v->data, v->size, NULL);
+	k = fd < 0 ? negative_errno() : fd;
+	caps_clear_effective();
+	return k;
+}
+
 static int named_fds(struct call *c, struct reply *r)
 {
 	_cleanup_(object_done) struct object o = {};
+	_cleanup_(btf_view_done) struct btf_view btf = {};
 	json_object *mp, *mm, *result = NULL, *progs = NULL, *maps = NULL;
 	const char *ref;
 	int k, fd;
@@ -879,6 +1053,10 @@ static int named_fds(struct call *c, struct reply *r)
 	k = object_from_params(c, r, "fds", VISIBLE_SHARED, &ref, &o);
 	if (k <= 0)
 		return k;
+	k = object_btf_view(c, &o, false, &btf);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read the object's BTF: %s",
+				   strerror(-k));
 	mp = meta_array(o.meta, "programs");
 	mm = meta_array(o.meta, "maps");
 	result = json_object_new_object();
@@ -929,16 +1107,9 @@ static int named_fds(struct call *c, struct reply *r)
 	for (size_t i = 0; mm && i < json_object_array_length(mm); i++) {
 		json_object *m = json_object_array_get_idx(mm, i), *e, *v;
 		const char *name = meta_string(m, "name");
-		enum map_access a = name ? object_map_access(c, &o, name) : MAP_ACCESS_NONE;
-		static const char *const mkeys[] = {"name",
-						    "type",
-						    "id",
-						    "key_size",
-						    "value_size",
-						    "max_entries",
-						    "map_flags",
-						    "btf_key_type_id",
-						    "btf_value_type_id"};
+		enum map_access a = name ? object_map_access(c, &o, name) : MAP_ACCESS_NONE, fa;
+		static const char *const mkeys[] = {
+			"name", "type", "id", "key_size", "value_size", "max_entries", "map_flags"};
 		struct handout_map h = {};
 		int pinfd;
 
@@ -950,30 +1121,43 @@ static int named_fds(struct call *c, struct reply *r)
 		for (size_t n = 0; n < ARRAY_SIZE(mkeys); n++)
 			if (json_object_object_get_ex(m, mkeys[n], &v))
 				json_object_object_add(e, mkeys[n], json_object_get(v));
+		/* Type ids in the BTF this caller gets, which for others is not the object's. */
+		json_object_object_add(e, "btf_key_type_id", json_object_new_int64(btf.ids[2 * i]));
+		json_object_object_add(e, "btf_value_type_id",
+				       json_object_new_int64(btf.ids[2 * i + 1]));
 		json_object_object_add(e, "access",
 				       json_object_new_string(map_access_to_string(a)));
 		json_object_array_add(maps, e);
 		if (a == MAP_ACCESS_NONE)
 			continue;
-		if (a != MAP_ACCESS_RW) {
+		fa = object_map_fd_access(&o, name, a);
+		json_object_object_add(e, "fd_access",
+				       json_object_new_string(map_access_to_string(fa)));
+		if (fa == MAP_ACCESS_NONE)
+			continue; /* the broker's map method does what a is, see NAMED.md */
+		if (fa != MAP_ACCESS_RW) {
 			char msg[2048];
 
 			if (handout_check_bpffs(msg, sizeof(msg)) < 0)
 				return reply_error(r, PROTO_E_DENIED, EACCES, "%s", msg);
 		}
 		pinfd = pin_open(&o, m);
-		fd = pinfd < 0 ? pinfd : handout_map_fd(pinfd, a, &h);
+		fd = pinfd < 0 ? pinfd : handout_map_fd(pinfd, fa, &h);
 		safe_close(pinfd);
 		k = fd < 0 ? fd : reply_add_fd(r, fd);
 		if (k < 0)
 			return reply_error(r, PROTO_E_INTERNAL, -k,
 					   "cannot open map \"%s\" with %s access: %s", name,
-					   map_access_to_string(a), strerror(-k));
+					   map_access_to_string(fa), strerror(-k));
 		json_object_object_add(e, "map_flags", json_object_new_int64(h.map_flags));
 		json_object_object_add(e, "frozen", json_object_new_boolean(h.frozen));
 		json_object_object_add(e, "fd", json_object_new_int(k));
 	}
-	fd = object_btf_fd(&o);
+	/* Type information is a convenience: without it the maps are still there. */
+	fd = btf_view_fd(&o, &btf);
+	if (fd < 0 && fd != -ENOENT)
+		log_warning("no BTF fd for uid %u of %u/%s: %s", (unsigned)c->ident.id.uid,
+			    (unsigned)o.owner, o.name, strerror(-fd));
 	if (fd >= 0) {
 		k = reply_add_fd(r, fd);
 		if (k >= 0)
@@ -1312,6 +1496,44 @@ static void netns_leave(int saved)
 	safe_close(saved);
 }
 
+/*
+ * An interface grant applies only in a network namespace of the caller's
+ * own (netns.h): "veth*" for a container's uids means the container's
+ * veths, not the host's, wherever those uids run. Elsewhere (the host's, one
+ * root made, anyone else's) only host_interfaces grants interfaces.
+ */
+static int check_interface_grant(struct call *c, struct reply *r, const char *ifname)
+{
+	int own;
+
+	if (c->netns < 0)
+		return reply_error(r, PROTO_E_INTERNAL, ENOSYS,
+				   "the broker cannot tell your network namespace (it needs "
+				   "SO_PEERPIDFD, Linux 6.5, and your process alive)");
+	own = netns_owned_by(c->netns, c->ident.id.uid);
+	if (own < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -own,
+				   "cannot tell whose your network namespace is: %s",
+				   strerror(-own));
+	if (own ? policy_grant_attach_interface(c->grant, ifname)
+		: policy_grant_attach_host_interface(c->grant, ifname))
+		return 1;
+	if (!own && policy_grant_attach_interface(c->grant, ifname))
+		return reply_error(
+			r, PROTO_E_DENIED, EPERM,
+			"the network namespace you are in is not yours (no user namespace you own "
+			"owns it: it is the host's, or one root or another user made): your policy "
+			"grants interface \"%.16s\" only in network namespaces you own "
+			"(\"interfaces\"); in others only \"host_interfaces\" grants interfaces, "
+			"and "
+			"it does not name this one",
+			ifname);
+	return reply_error(r, PROTO_E_DENIED, EPERM,
+			   "your policy does not allow attaching to interface \"%.16s\" in %s "
+			   "network namespace",
+			   ifname, own ? "your own" : "a (host's or another's)");
+}
+
 static int attach_interface(struct call *c, struct reply *r, const struct attach_req *a,
 			    json_object *prog, int prog_fd, bool tc)
 {
@@ -1325,10 +1547,9 @@ static int attach_interface(struct call *c, struct reply *r, const struct attach
 	if (!a->name)
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "an interface target needs \"name\": the interface");
-	if (!policy_grant_attach_interface(c->grant, a->name))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "your policy does not allow attaching to interface \"%.16s\"",
-				   a->name);
+	k = check_interface_grant(c, r, a->name);
+	if (k <= 0)
+		return k;
 	if (tc) {
 		if (!a->attach_type || strcmp(a->attach_type, "ingress") == 0)
 			at = ATTACH_TCX_INGRESS;
@@ -1874,8 +2095,10 @@ static int named_map(struct call *c, struct reply *r)
 	_cleanup_(object_done) struct object o = {};
 	_cleanup_(proto_map_request_done) struct proto_map_request req = {};
 	_cleanup_free_ char *error = NULL;
-	_cleanup_close_ int fd = -EBADF, btf_fd = -EBADF;
+	_cleanup_(btf_view_done) struct btf_view btf = {};
+	_cleanup_close_ int fd = -EBADF;
 	enum map_access a = MAP_ACCESS_NONE;
+	struct mapop_btf mb = {};
 	json_object *m;
 	int k;
 
@@ -1903,9 +2126,21 @@ static int named_map(struct call *c, struct reply *r)
 	if (fd < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -fd, "cannot open map \"%s\": %s", req.map,
 				   strerror(-fd));
-	if (req.op == PROTO_MAP_BTF)
-		btf_fd = object_btf_fd(&o);
-	return mapop_run(fd, btf_fd, req.map, a, &req, r);
+	if (req.op == PROTO_MAP_BTF || req.op == PROTO_MAP_INFO) {
+		json_object *mm = meta_array(o.meta, "maps");
+
+		k = object_btf_view(c, &o, req.op == PROTO_MAP_BTF, &btf);
+		if (k < 0)
+			return reply_error(r, PROTO_E_INTERNAL, -k,
+					   "cannot read the object's BTF: %s", strerror(-k));
+		mb = (struct mapop_btf){.data = btf.data, .size = btf.size};
+		for (size_t i = 0; i < btf.n_maps; i++)
+			if (json_object_array_get_idx(mm, i) == m) {
+				mb.key_type_id = btf.ids[2 * i];
+				mb.value_type_id = btf.ids[2 * i + 1];
+			}
+	}
+	return mapop_run(fd, &mb, req.map, a, &req, r);
 }
 
 /* ---- policy: the caller's effective policy and what counts against it ---- */

@@ -509,9 +509,48 @@ static int location_error(struct reply *r, int k, const char *what, const char *
 	}
 }
 
+/*
+ * The kernel keeps one uprobe per file (inode) and place, for every process
+ * and user, with one USDT semaphore (or none), and refuses a probe there
+ * with another semaphore (EINVAL) while one is registered: a made-up
+ * semaphore in a shared library, or a probe without the semaphore at a real
+ * USDT site, would make every other user's (and root's) probe there fail.
+ * So where the binary is not the caller's (the file's owner, whatever name
+ * or link it is reached by), no semaphore, and no probe at a USDT site that
+ * has one.
+ */
+static int check_semaphore_place(const struct uprobe_request *req, const struct stat *st,
+				 const struct policy_identity *caller, uint64_t offset,
+				 uint64_t ref_ctr, struct reply *r)
+{
+	int k;
+
+	if (st->st_uid == caller->uid)
+		return 1;
+	if (ref_ctr)
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "a USDT semaphore only in a binary you own: this one belongs "
+				   "to uid %u, and the kernel keeps one semaphore per file and "
+				   "place, so yours would make every other user's probe there fail",
+				   (unsigned)st->st_uid);
+	k = elfsym_usdt_semaphore_at(req->binary_fd, offset);
+	if (k < 0)
+		return reply_error(r, k == -EFBIG ? PROTO_E_TOO_LARGE : PROTO_E_INVALID, -k,
+				   "cannot read the binary's USDT notes (.note.stapsdt): %s",
+				   strerror(-k));
+	if (k > 0)
+		return reply_error(r, PROTO_E_DENIED, EPERM,
+				   "file offset 0x%" PRIx64 " is a USDT probe site with a "
+				   "semaphore, in a binary you do not own (it belongs to uid %u): "
+				   "a probe there without its semaphore would make the kernel "
+				   "refuse the USDT users' probes",
+				   offset, (unsigned)st->st_uid);
+	return 1;
+}
+
 /* Where the probe and its semaphore go, as file offsets of the binary. */
-static int probe_locate(const struct uprobe_request *req, uint64_t *ret_offset,
-			uint64_t *ret_ref_ctr, struct reply *r)
+static int probe_locate(const struct uprobe_request *req, const struct policy_identity *caller,
+			uint64_t *ret_offset, uint64_t *ret_ref_ctr, struct reply *r)
 {
 	uint64_t ref_ctr = req->semaphore_offset;
 	struct stat st;
@@ -534,6 +573,9 @@ static int probe_locate(const struct uprobe_request *req, uint64_t *ret_offset,
 					   " is not a 2-byte aligned 32-bit offset",
 					   ref_ctr);
 	}
+	k = check_semaphore_place(req, &st, caller, *ret_offset, ref_ctr, r);
+	if (k <= 0)
+		return k;
 	*ret_ref_ctr = ref_ctr;
 	return 1;
 }
@@ -601,7 +643,7 @@ int uprobe_attach(const struct uprobe_request *req, const struct policy_identity
 	struct stat st = {};
 	int k;
 
-	k = probe_locate(req, &offset, &ref_ctr, r);
+	k = probe_locate(req, caller, &offset, &ref_ctr, r);
 	if (k <= 0)
 		return k;
 	if (!proc_is_ours())

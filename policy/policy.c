@@ -646,6 +646,7 @@ static void attach_done(struct policy_attach *a)
 	strv_free(a->tracepoints, a->n_tracepoints);
 	strv_free(a->raw_tracepoints, a->n_raw_tracepoints);
 	strv_free(a->interfaces, a->n_interfaces);
+	strv_free(a->host_interfaces, a->n_host_interfaces);
 	*a = (struct policy_attach){};
 }
 
@@ -1273,8 +1274,8 @@ static int parse_cgroup_attach(struct parse_ctx *c, const char *parent, json_obj
 static int parse_attach(struct parse_ctx *c, const char *parent, json_object *allow,
 			struct policy_attach *out)
 {
-	static const char *const keys[] = {"cgroups", "tracepoints", "raw_tracepoints",
-					   "interfaces", "uprobes"};
+	static const char *const keys[] = {"cgroups",	 "tracepoints",	    "raw_tracepoints",
+					   "interfaces", "host_interfaces", "uprobes"};
 	char path[JPATH_MAX], kpath[JPATH_MAX];
 	json_object *a, *v;
 	int r;
@@ -1311,6 +1312,16 @@ static int parse_attach(struct parse_ctx *c, const char *parent, json_object *al
 	if (v) {
 		r = parse_name_patterns(c, kpath, v, policy_interface_name_is_valid,
 					"network interface", &out->interfaces, &out->n_interfaces);
+		if (r < 0)
+			return r;
+	}
+	r = get_array(c, path, a, "host_interfaces", &v, kpath);
+	if (r < 0)
+		return r;
+	if (v) {
+		r = parse_name_patterns(c, kpath, v, policy_interface_name_is_valid,
+					"network interface", &out->host_interfaces,
+					&out->n_host_interfaces);
 		if (r < 0)
 			return r;
 	}
@@ -1387,10 +1398,15 @@ static int parse_shared(struct parse_ctx *c, const char *path, json_object *arr,
 		if (r < 0)
 			return r;
 		if (map_access_from_string(json_object_get_string(v), &sr->access) < 0)
-			return parse_fail(
-				c, kpath,
-				"unknown access \"%s\" (expected rw, ro, wo, consume or none)",
-				printable(pbuf, json_object_get_string(v)));
+			return parse_fail(c, kpath,
+					  "unknown access \"%s\" (expected rw, ro, wo or none)",
+					  printable(pbuf, json_object_get_string(v)));
+		/* Consuming takes the records from every other consumer, the owner's too. */
+		if (sr->access & MAP_ACCESS_CONSUME)
+			return parse_fail(c, kpath,
+					  "\"consume\" cannot be shared: consuming a ring buffer "
+					  "takes its records from every other consumer, so ring "
+					  "buffers go to their owner only");
 		sr->owner = uid;
 		r = get_pattern(c, epath, e, "object", &sr->object);
 		if (r >= 0)
@@ -2060,6 +2076,10 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 			r->attach.n_interfaces);
 	if (k < 0)
 		return k;
+	k = strv_append(&g->attach.host_interfaces, &g->attach.n_host_interfaces,
+			r->attach.host_interfaces, r->attach.n_host_interfaces);
+	if (k < 0)
+		return k;
 	k = shared_append(g, r);
 	if (k < 0)
 		return k;
@@ -2238,6 +2258,13 @@ bool policy_grant_attach_interface(const struct policy_grant *g, const char *ifn
 	return any_fnmatch(g->attach.interfaces, g->attach.n_interfaces, ifname);
 }
 
+bool policy_grant_attach_host_interface(const struct policy_grant *g, const char *ifname)
+{
+	if (!g || !g->matched || !policy_interface_name_is_valid(ifname, false))
+		return false;
+	return any_fnmatch(g->attach.host_interfaces, g->attach.n_host_interfaces, ifname);
+}
+
 bool policy_grant_attach_uprobes(const struct policy_grant *g)
 {
 	return g && g->matched && g->attach.uprobes;
@@ -2401,6 +2428,8 @@ static json_object *attach_to_json(const struct policy_attach *a)
 	    json_add(o, "raw_tracepoints", strv_to_json(a->raw_tracepoints, a->n_raw_tracepoints)) <
 		    0 ||
 	    json_add(o, "interfaces", strv_to_json(a->interfaces, a->n_interfaces)) < 0 ||
+	    json_add(o, "host_interfaces", strv_to_json(a->host_interfaces, a->n_host_interfaces)) <
+		    0 ||
 	    json_add(o, "uprobes", json_object_new_boolean(a->uprobes)) < 0)
 		return NULL;
 	return TAKE_PTR(o);

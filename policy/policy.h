@@ -134,8 +134,16 @@ struct policy_attach {
 	size_t n_tracepoints;
 	char **raw_tracepoints; /* NAME patterns */
 	size_t n_raw_tracepoints;
-	char **interfaces; /* interface name patterns, for xdp and tc, in the caller's netns */
+	/*
+	 * Interface name patterns for xdp and tc, in the caller's network
+	 * namespace when the caller owns it (a user namespace the caller owns
+	 * owns it); host_interfaces: in one the caller does not own (the
+	 * host's, or anyone else's).
+	 */
+	char **interfaces;
 	size_t n_interfaces;
+	char **host_interfaces;
+	size_t n_host_interfaces;
 	/*
 	 * kprobe-type programs as uprobes on the caller's own processes (those
 	 * running as the caller, dumpable, without capabilities, no_new_privs).
@@ -271,7 +279,9 @@ bool policy_grant_test_run(const struct policy_grant *g, int prog_type);
 bool policy_grant_attach_cgroup(const struct policy_grant *g, int attach_type);
 bool policy_grant_attach_tracepoint(const struct policy_grant *g, const char *category_name);
 bool policy_grant_attach_raw_tracepoint(const struct policy_grant *g, const char *name);
+/* xdp and tc on ifname: in a network namespace the caller owns; in any other. */
 bool policy_grant_attach_interface(const struct policy_grant *g, const char *ifname);
+bool policy_grant_attach_host_interface(const struct policy_grant *g, const char *ifname);
 bool policy_grant_attach_uprobes(const struct policy_grant *g);
 /* Access the policy grants g's principal to map of owner's named object (union of rules). */
 enum map_access policy_grant_shared_access(const struct policy_grant *g, uid_t owner,

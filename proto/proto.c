@@ -751,10 +751,18 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 				     has_user ? &out->user : &out->group, error);
 		if (r >= 0)
 			r = get_name(o, "access", &out->access, error);
-		if (r >= 0 && strcmp(out->access, "ro") != 0 && strcmp(out->access, "wo") != 0 &&
-		    strcmp(out->access, "rw") != 0 && strcmp(out->access, "consume") != 0) {
+		/*
+		 * A ring buffer is not shared: consuming takes its records from
+		 * every other consumer, the owner's included.
+		 */
+		if (r >= 0 && strcmp(out->access, "consume") == 0) {
 			set_error(error,
-				  "\"access\" must be \"ro\", \"wo\", \"rw\" or \"consume\"");
+				  "\"access\" \"consume\" cannot be shared: consuming a ring "
+				  "buffer takes its records from every other consumer");
+			r = -EINVAL;
+		} else if (r >= 0 && strcmp(out->access, "ro") != 0 &&
+			   strcmp(out->access, "wo") != 0 && strcmp(out->access, "rw") != 0) {
+			set_error(error, "\"access\" must be \"ro\", \"wo\" or \"rw\"");
 			r = -EINVAL;
 		}
 		if (r < 0)

@@ -3,7 +3,7 @@
  * libFuzzer target: ELF executables and shared objects as a client passes
  * them for a uprobe (daemon/elfsym.c), through an fd as the worker reads
  * them: a function by symbol, with and without an offset into it, a file
- * offset, and a semaphore by symbol and by offset.
+ * offset, a semaphore by symbol and by offset, and USDT sites (.note.stapsdt).
  *
  * Seeds (corpus/fuzz_elfsym/): small PIE, shared and stripped shared builds
  * of
@@ -37,6 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)elfsym_resolve(fd, NULL, size / 2, ELFSYM_CODE, &off);
 	(void)elfsym_resolve(fd, "semaphore", 0, ELFSYM_DATA, &off);
 	(void)elfsym_resolve(fd, NULL, off, ELFSYM_DATA, &off);
+	(void)elfsym_usdt_semaphore_at(fd, off);
+	(void)elfsym_usdt_semaphore_at(fd, size / 2);
 	close(fd);
 	return 0;
 }

@@ -85,8 +85,10 @@ static void query(const struct policy_grant *g)
 	}
 	for (size_t i = 0; i < sizeof(tps) / sizeof(tps[0]); i++)
 		(void)policy_grant_attach_tracepoint(g, tps[i]);
-	for (size_t i = 0; i < sizeof(ifnames) / sizeof(ifnames[0]); i++)
+	for (size_t i = 0; i < sizeof(ifnames) / sizeof(ifnames[0]); i++) {
 		(void)policy_grant_attach_interface(g, ifnames[i]);
+		(void)policy_grant_attach_host_interface(g, ifnames[i]);
+	}
 	for (int t = -1; t < 70; t++) {
 		(void)policy_grant_prog_type(g, t);
 		(void)policy_grant_prog_fd(g, t);

@@ -384,7 +384,13 @@ static void test_container_device(void **state)
 	assert_int_equal(harness_in_cgroup(cg_owned, open_devices, NULL), 0);
 }
 
-/* ---- xdp and tc, on interfaces of the caller's own network namespace ---- */
+/*
+ * ---- xdp and tc, on interfaces of the caller's network namespace ----
+ *
+ * Root makes it (harness_in_new_netns_as), so it is not the caller's own:
+ * the policy's host_interfaces grants lo there. (test_shares.c has a
+ * namespace of the caller's own, and the host's.)
+ */
 
 static int attach_netdev(const char *type, const char *ifname, const char *direction,
 			 const char *program, struct bpfbroker_error **err)
@@ -1566,7 +1572,8 @@ static int setup(void **state)
 		 "   \"helper_classes\": [\"base\"],"
 		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"},"
 		 "            {\"name\": \"*\", \"access\": \"rw\"}],"
-		 "   \"attach\": {\"cgroups\": true, \"interfaces\": [\"lo\"]}},"
+		 "   \"attach\": {\"cgroups\": true, \"interfaces\": [\"lo\"], "
+		 "\"host_interfaces\": [\"lo\"]}},"
 		 "  \"limits\": {\"max_named_objects\": 3, \"max_attachments\": 2}},"
 		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "

@@ -780,8 +780,10 @@ static int client_owner_loads(void *arg)
 	static const struct bpfbroker_share too_much[] = {
 		{.map = "events", .user = "4405", .access = BPFBROKER_ACCESS_RW},
 	};
-	static const struct bpfbroker_share shares[] = {
+	static const struct bpfbroker_share consume[] = {
 		{.map = "events", .user = "4405", .access = BPFBROKER_ACCESS_CONSUME},
+	};
+	static const struct bpfbroker_share shares[] = {
 		{.map = "counts", .user = "4405", .access = BPFBROKER_ACCESS_RO},
 	};
 	struct bpfbroker_result *res = NULL;
@@ -793,7 +795,12 @@ static int client_owner_loads(void *arg)
 	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "shared rw: %d %s", k,
 	      message_of(err, k));
 	bpfbroker_error_free(err);
-	k = load_ringbuf("ringbuf", "rbshare", NULL, shares, 2, &res, &err);
+	/* And consume is not shared: it would take the records from every other consumer. */
+	k = load_ringbuf("ringbuf", "rbshare", NULL, consume, 1, &res, &err);
+	CHECK(k < 0 && err && strcmp(err->code, "invalid-request") == 0, "shared consume: %d %s", k,
+	      message_of(err, k));
+	bpfbroker_error_free(err);
+	k = load_ringbuf("ringbuf", "rbshare", NULL, shares, 1, &res, &err);
 	CHECK(k == 0, "load: %s", message_of(err, k));
 	bpfbroker_result_free(res);
 	return 0;
@@ -802,6 +809,7 @@ static int client_owner_loads(void *arg)
 /* Who gets what of nobody's rbshare: expected access of events and counts, by uid. */
 struct expect_fds {
 	enum bpfbroker_access events, counts;
+	bool owner;
 };
 
 static int client_fds(void *arg)
@@ -825,22 +833,26 @@ static int client_fds(void *arg)
 	CHECK(counts && counts->access == x->counts, "counts came as %s, not %s",
 	      counts ? bpfbroker_access_to_string(counts->access) : "nothing",
 	      bpfbroker_access_to_string(x->counts));
+	/* Others' fds never write: a frozen mmapable array's is O_RDWR, and writes nothing. */
+	CHECK(counts->fd < 0 || x->owner || counts->fd_access == BPFBROKER_ACCESS_RO,
+	      "counts came with a %s fd", bpfbroker_access_to_string(counts->fd_access));
 	bpfbroker_result_free(res);
 	return 0;
 }
 
 static void test_ringbuf_named(void **state)
 {
-	static const struct expect_fds for_sharee = {BPFBROKER_ACCESS_CONSUME, BPFBROKER_ACCESS_RO};
+	static const struct expect_fds for_sharee = {BPFBROKER_ACCESS_NONE, BPFBROKER_ACCESS_RO};
 	static const struct expect_fds for_policy_sharee = {BPFBROKER_ACCESS_NONE,
 							    BPFBROKER_ACCESS_RW};
-	static const struct expect_fds for_owner = {BPFBROKER_ACCESS_CONSUME, BPFBROKER_ACCESS_RO};
+	static const struct expect_fds for_owner = {BPFBROKER_ACCESS_CONSUME, BPFBROKER_ACCESS_RO,
+						    true};
 	int packets = 5;
 	char line[64];
 
 	assert_int_equal(harness_as_user(&consumer, client_owner_loads, NULL), 0);
 	assert_int_equal(harness_as_user(&consumer, client_fds, (void *)&for_owner), 0);
-	/* The owner's share: consume, capped by the owner's own. */
+	/* The owner's share: counts ro; a ring buffer goes to nobody but its owner. */
 	assert_int_equal(harness_as_user(&sharee, client_fds, (void *)&for_sharee), 0);
 	/* The policy's rw share of every map: a ring buffer is not among them. */
 	assert_int_equal(harness_as_user(&policy_sharee, client_fds, (void *)&for_policy_sharee),
@@ -850,7 +862,8 @@ static void test_ringbuf_named(void **state)
 
 	/* bpfctl ringbuf prints what the owner's filter recorded, for whom it may consume. */
 	assert_int_equal(harness_as_user(&consumer, client_owner_emits, &packets), 0);
-	assert_int_equal(ctl(&sharee, "ringbuf", "nobody/rbshare/events", "--count", "3", NULL), 0);
+	assert_int_equal(ctl(&sharee, "ringbuf", "nobody/rbshare/events", "--count", "1", NULL), 1);
+	assert_int_equal(ctl(&consumer, "ringbuf", "rbshare/events", "--count", "3", NULL), 0);
 	/* seq 0: 12 bytes, seq 1: 16 bytes, seq 2: 20 bytes; hex, one record a line. */
 	assert_non_null(strstr(out, "00 00 00 00 00 00 00 00 10 00 00 00\n"));
 	snprintf(line, sizeof(line), "01 00 00 00 00 00 00 00 10 00 00 00 01 02 03 04\n");

@@ -9,8 +9,6 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,6 +25,7 @@
 
 #include "client/libbpfbroker.h"
 #include "harness.h"
+#include "uprobe_target_proc.h"
 
 #define UID_PROBER 65534 /* nobody: kprobe type, attach.uprobes */
 #define UID_NOGRANT 4341 /* kprobe type, but not attach.uprobes */
@@ -43,6 +42,7 @@ static const struct user stranger = {UID_STRANGER, UID_STRANGER};
 
 static char target_exe[512]; /* the test binary to probe */
 static char setuid_exe[512]; /* a copy, setuid to UID_STRANGER */
+static char own_exe[512]; /* a copy the prober owns: USDT semaphores only in one's own binaries */
 
 /* bpfctl as u; stdout in out. */
 #define ctl harness_ctl
@@ -67,111 +67,6 @@ static int ctl_attach_retrying(const struct user *u, const char *prog, const cha
 			    : ctl(u, "attach", prog, "uprobe", where, "--pid", pid, "--pin", NULL);
 	}
 	return k;
-}
-
-/* ---- processes to probe ---- */
-
-struct target {
-	pid_t pid;
-	int in, out; /* its stdin (commands) and stdout (answers) */
-};
-
-/*
- * Start exe as u (if we are not u already: from root), with no_new_privs
- * or not, and wait for its "ready".
- */
-static int target_start(const struct user *u, bool nnp, const char *exe, struct target *t)
-{
-	int in[2], outp[2];
-	char line[64];
-	ssize_t n;
-
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(outp, O_CLOEXEC) < 0)
-		return -errno;
-	t->pid = fork();
-	if (t->pid < 0)
-		return -errno;
-	if (t->pid == 0) {
-		dup2(in[0], STDIN_FILENO);
-		dup2(outp[1], STDOUT_FILENO);
-		if (getuid() != u->uid &&
-		    (setgroups(0, NULL) < 0 || setresgid(u->gid, u->gid, u->gid) < 0 ||
-		     setresuid(u->uid, u->uid, u->uid) < 0))
-			_exit(126);
-		if (nnp && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-			_exit(125);
-		execl(exe, exe, (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(outp[1]);
-	t->in = in[1];
-	t->out = outp[0];
-	n = read(t->out, line, sizeof(line) - 1);
-	if (n <= 0 || strncmp(line, "ready ", 6) != 0)
-		return -EIO;
-	return 0;
-}
-
-/* One command, one line back. */
-static int target_cmd(struct target *t, const char *cmd, char *reply, size_t size)
-{
-	struct pollfd p = {.fd = t->out, .events = POLLIN};
-	size_t len = 0;
-
-	if (write(t->in, cmd, strlen(cmd)) != (ssize_t)strlen(cmd) || write(t->in, "\n", 1) != 1)
-		return -EIO;
-	while (len + 1 < size) {
-		if (poll(&p, 1, 10000) <= 0 || read(t->out, reply + len, 1) != 1)
-			return -EIO;
-		if (reply[len] == '\n')
-			break;
-		len++;
-	}
-	reply[len] = '\0';
-	return 0;
-}
-
-static int target_call(struct target *t, int n)
-{
-	char cmd[32], want[32], reply[64];
-
-	snprintf(cmd, sizeof(cmd), "call %d", n);
-	snprintf(want, sizeof(want), "called %d", n);
-	if (target_cmd(t, cmd, reply, sizeof(reply)) < 0 || strcmp(reply, want) != 0)
-		return -EIO;
-	return 0;
-}
-
-static int target_semaphore(struct target *t)
-{
-	char reply[64];
-
-	if (target_cmd(t, "sema", reply, sizeof(reply)) < 0 || strncmp(reply, "sema ", 5) != 0)
-		return -1;
-	return atoi(reply + 5);
-}
-
-/* The kernel drops a detached probe (and its count) in the background: wait for it. */
-static int target_semaphore_becomes(struct target *t, int want)
-{
-	int v = -1;
-
-	for (int i = 0; i < 100 && (v = target_semaphore(t)) != want && v >= 0; i++)
-		usleep(50000);
-	return v;
-}
-
-/* End it (end of input) and reap it. */
-static void target_stop(struct target *t)
-{
-	if (t->pid <= 0)
-		return;
-	close(t->in);
-	close(t->out);
-	if (waitpid(t->pid, NULL, 0) < 0)
-		perror("waitpid");
-	t->pid = 0;
 }
 
 /* ---- the library, as a client uses it ---- */
@@ -375,9 +270,9 @@ static void test_bpfctl_attach(void **state)
 	char where[600], pid[16], off[32];
 	const char *p;
 
-	assert_int_equal(target_start(&prober, true, target_exe, &t), 0);
+	assert_int_equal(target_start(&prober, true, own_exe, &t), 0);
 	snprintf(pid, sizeof(pid), "%d", (int)t.pid);
-	snprintf(where, sizeof(where), "%s:%s", target_exe, SYMBOL);
+	snprintf(where, sizeof(where), "%s:%s", own_exe, SYMBOL);
 	assert_int_equal(ctl(&prober, "load", harness_object("uprobe"), "--name", "cli", NULL), 0);
 	/* Always pinned: the kernel cannot detach a uprobe link from a held fd. */
 	assert_int_not_equal(ctl(&prober, "attach", "cli/count_calls", "uprobe", where, "--pid",
@@ -398,16 +293,16 @@ static void test_bpfctl_attach(void **state)
 	assert_int_equal(ctl(&prober, "detach", "cli/count_calls", NULL), 0);
 	assert_int_equal(target_semaphore_becomes(&t, 0), 0);
 	/* The same place by file offset, as USDT notes and uprobe_events give it. */
-	snprintf(where, sizeof(where), "%s:%s", target_exe, off);
+	snprintf(where, sizeof(where), "%s:%s", own_exe, off);
 	assert_int_equal(ctl_attach_retrying(&prober, "cli/count_calls", where, pid, NULL), 0);
 	assert_int_equal(target_call(&t, 42), 0);
 	assert_int_equal(map_value(&prober, "cli/uprobe_calls"), 42);
 	/* Probes go on functions only: a data symbol is none, nor is a name the binary lacks. */
-	snprintf(where, sizeof(where), "%s:%s", target_exe, SEMAPHORE);
+	snprintf(where, sizeof(where), "%s:%s", own_exe, SEMAPHORE);
 	assert_int_equal(ctl(&prober, "attach", "cli/count_returns", "uprobe", where, "--pid", pid,
 			     "--retprobe", "--pin", NULL),
 			 2);
-	snprintf(where, sizeof(where), "%s:no_such_function", target_exe);
+	snprintf(where, sizeof(where), "%s:no_such_function", own_exe);
 	assert_int_equal(ctl(&prober, "-j", "attach", "cli/count_returns", "uprobe", where, "--pid",
 			     pid, "--pin", NULL),
 			 2);
@@ -469,7 +364,7 @@ static int client_refusals(void *arg)
 	CHECK(target_start(&prober, true, target_exe, &t) == 0, "start");
 	pidfd = (int)syscall(SYS_pidfd_open, t.pid, 0);
 	CHECK(pidfd >= 0, "pidfd_open: %m");
-	close(t.in);
+	close(t.cmds);
 	{
 		siginfo_t si = {};
 
@@ -478,7 +373,7 @@ static int client_refusals(void *arg)
 	}
 	k = ATTACH_TO(t.pid, pidfd);
 	CHECK(refused(k, err, "not-found", "exited") == 0, "zombie");
-	close(t.out);
+	close(t.replies);
 	CHECK(waitpid(t.pid, NULL, 0) == t.pid, "reap");
 	t.pid = 0;
 	k = ATTACH_TO(0, pidfd);
@@ -561,7 +456,8 @@ static void test_refusals(void **state)
 
 /* ---- setup ---- */
 
-static int copy_setuid(const char *from, const char *to, uid_t owner)
+/* A copy of from at to, owned by owner, with mode (setuid bits too). */
+static int copy_owned(const char *from, const char *to, uid_t owner, mode_t mode)
 {
 	char buf[65536];
 	int in = open(from, O_RDONLY | O_CLOEXEC), o;
@@ -579,7 +475,7 @@ static int copy_setuid(const char *from, const char *to, uid_t owner)
 			n = -1;
 	close(in);
 	/* Owner first: chown clears the setuid bit. */
-	if (n < 0 || fchown(o, owner, owner) < 0 || fchmod(o, 04755) < 0) {
+	if (n < 0 || fchown(o, owner, owner) < 0 || fchmod(o, mode) < 0) {
 		close(o);
 		return -EIO;
 	}
@@ -594,8 +490,10 @@ static int setup(void **state)
 		return -1;
 	snprintf(target_exe, sizeof(target_exe), "%s/tests/integration/uprobe_target", H.build_dir);
 	snprintf(setuid_exe, sizeof(setuid_exe), "%s/uprobe_target_setuid", H.dir);
-	if (copy_setuid(target_exe, setuid_exe, UID_STRANGER) < 0) {
-		fprintf(stderr, "cannot make %s: %m\n", setuid_exe);
+	snprintf(own_exe, sizeof(own_exe), "%s/uprobe_target_own", H.dir);
+	if (copy_owned(target_exe, setuid_exe, UID_STRANGER, 04755) < 0 ||
+	    copy_owned(target_exe, own_exe, UID_PROBER, 0755) < 0) {
+		fprintf(stderr, "cannot copy %s: %m\n", target_exe);
 		return -1;
 	}
 	snprintf(policy, sizeof(policy),

@@ -91,7 +91,7 @@ cat >"$work/policy.d/50-test.json" <<'EOF'
   "allow": { "program_types": ["socket_filter", "xdp", "sched_cls", "tracepoint", "raw_tracepoint", "cgroup_skb", "kprobe"],
              "helper_classes": ["base", "net_read", "current_task"], "pinning": true,
              "maps": [ { "name": "config*", "access": "ro" }, { "name": "*", "access": "rw" } ],
-             "attach": { "cgroups": true, "interfaces": ["lo"], "tracepoints": ["sched:sched_process_fork"],
+             "attach": { "cgroups": true, "host_interfaces": ["lo"], "tracepoints": ["sched:sched_process_fork"],
                          "raw_tracepoints": ["sys_enter"], "uprobes": true } } } ] }
 EOF
 cat >"$work/boot.sh" <<EOF

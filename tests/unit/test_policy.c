@@ -1147,7 +1147,8 @@ static const char lifecycle_json[] =
 	" \"allow\":{\"program_types\":[\"cgroup_skb\"],\"test_run_types\":[\"raw_tracepoint\"],"
 	"  \"helper_classes\":[\"base\"],"
 	"  \"attach\":{\"cgroups\":true,\"tracepoints\":[\"sched:sched_*\"],"
-	"   \"raw_tracepoints\":[\"sys_enter\"],\"interfaces\":[\"veth*\"]},"
+	"   \"raw_tracepoints\":[\"sys_enter\"],\"interfaces\":[\"veth*\"],"
+	"   \"host_interfaces\":[\"eth1\"]},"
 	"  "
 	"\"shared\":[{\"owner\":\"0\",\"object\":\"count*\",\"map\":\"counts\",\"access\":\"ro\"}]}"
 	","
@@ -1207,6 +1208,11 @@ static void test_lifecycle_grants(void **state)
 	assert_false(policy_grant_attach_interface(g, "veth/../x"));
 	assert_false(policy_grant_attach_interface(g, "veth0123456789abc"));
 	assert_false(policy_grant_attach_interface(other, "veth0"));
+	/* Interfaces in network namespaces the caller does not own are a grant of their own. */
+	assert_true(policy_grant_attach_host_interface(g, "eth1"));
+	assert_false(policy_grant_attach_host_interface(g, "veth0"));
+	assert_false(policy_grant_attach_interface(g, "eth1"));
+	assert_false(policy_grant_attach_host_interface(other, "eth1"));
 	/* Uprobes only where a rule says so. */
 	assert_false(policy_grant_attach_uprobes(g));
 
@@ -1298,12 +1304,13 @@ static void test_lifecycle_parse_errors(void **state)
 	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
 			   "{\"cgroup\":true}}}]}",
 			   "e.json: rules[0].allow.attach: unknown key \"cgroup\" (expected "
-			   "cgroups, tracepoints, raw_tracepoints, interfaces or uprobes)");
+			   "cgroups, tracepoints, raw_tracepoints, interfaces, host_interfaces or "
+			   "uprobes)");
 	assert_parse_error(
 		"{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
 		"[{\"owner\":\"0\",\"object\":\"x\",\"map\":\"y\",\"access\":\"rx\"}]}}]}",
 		"e.json: rules[0].allow.shared[0].access: unknown access \"rx\" "
-		"(expected rw, ro, wo, consume or none)");
+		"(expected rw, ro, wo or none)");
 	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"shared\":"
 			   "[{\"owner\":\"0\",\"map\":\"y\",\"access\":\"ro\"}]}}]}",
 			   "e.json: rules[0].allow.shared[0]: missing key \"object\"");
@@ -1562,18 +1569,16 @@ static void test_consume(void **state)
 	assert_int_equal(v.map_access[2], MAP_ACCESS_RO);
 	policy_verdict_done(&v);
 
-	/* Policy shares take it too. */
+	/* Policy shares never say consume: a ring buffer goes to its owner only. */
 	policy_grant_free(g1);
 	policy_grant_free(g2);
 	policy_free(p);
-	p = load(
+	assert_parse_error(
 		"{\"rules\":[{\"match\":{\"uids\":[\"3\"]},\"allow\":{\"shared\":["
 		"{\"owner\":\"0\",\"object\":\"o\",\"map\":\"events\",\"access\":\"consume\"}]}}]}",
-		NULL);
-	g1 = resolve(p, 3, 3, NULL, 0);
-	assert_int_equal(policy_grant_shared_access(g1, 0, "o", "events"), MAP_ACCESS_CONSUME);
-	policy_grant_free(g1);
-	policy_free(p);
+		"e.json: rules[0].allow.shared[0].access: \"consume\" cannot be shared: consuming "
+		"a ring buffer takes its records from every other consumer, so ring buffers go "
+		"to their owner only");
 }
 
 static void test_map_memory_estimate(void **state)

@@ -1121,18 +1121,22 @@ static void test_load_decode_freeze(void **state)
 	check_too_many("freeze", "{\"name\":\"m\"}");
 }
 
-/* Shares name ro, wo, rw or consume (for ring buffers); nothing else. */
+/* Shares name ro, wo or rw; nothing else, and a ring buffer's consume least of all. */
 static void test_load_decode_share_access(void **state)
 {
 	reject_field("\"name\":\"n\",\"shares\":[{\"map\":\"m\",\"user\":\"u\",\"access\":"
 		     "\"none\"}]",
-		     -EINVAL,
-		     "shares[0]: \"access\" must be \"ro\", \"wo\", \"rw\" or \"consume\"");
+		     -EINVAL, "shares[0]: \"access\" must be \"ro\", \"wo\" or \"rw\"");
 	reject_field("\"name\":\"n\",\"shares\":[{\"map\":\"m\",\"user\":\"u\",\"access\":"
 		     "\"ro+consume\"}]",
 		     -EINVAL, "must be");
+	reject_field("\"name\":\"n\",\"shares\":[{\"map\":\"m\",\"group\":\"g\",\"access\":"
+		     "\"consume\"}]",
+		     -EINVAL,
+		     "shares[0]: \"access\" \"consume\" cannot be shared: consuming a ring buffer "
+		     "takes its records from every other consumer");
 	accept_field("\"name\":\"n\",\"shares\":[{\"map\":\"m\",\"group\":\"g\",\"access\":"
-		     "\"consume\"}]");
+		     "\"wo\"}]");
 }
 
 static void test_load_decode_programs(void **state)

@@ -24,6 +24,7 @@
 #include "common/macro.h"
 #include "daemon/elfsym.h"
 #include "daemon/uprobe.h"
+#include "tests/usdt.h"
 
 /* A function and a USDT-style semaphore of our own, to find in our own file. */
 int unit_probe_me(int x);
@@ -34,6 +35,10 @@ __attribute__((noinline, used)) int unit_probe_me(int x)
 }
 
 volatile unsigned short unit_semaphore __attribute__((section(".probes"), used)) = 0x5a5a;
+
+/* A USDT probe site with that semaphore. */
+void unit_usdt_site(void);
+USDT_SITE_FUNCTION(unit_usdt_site, unit_semaphore)
 
 /* The bytes at file offset off equal those the kernel mapped at addr. */
 static void assert_file_bytes_are(const char *path, uint64_t off, const void *addr, size_t n)
@@ -73,6 +78,28 @@ static void test_own_executable(void **state)
 	assert_file_bytes_are("/proc/self/exe", sem, (const void *)&unit_semaphore, 2);
 	assert_int_equal(elfsym_resolve(fd, NULL, sem, ELFSYM_DATA, &again), 0);
 	close(fd);
+}
+
+/* USDT sites with a semaphore, from .note.stapsdt: only exactly there. */
+static void test_usdt_sites(void **state)
+{
+	int fd = open_ro("/proc/self/exe"), tfd;
+	uint64_t site = 0, work = 0;
+	char text[] = "/tmp/bpfbroker-usdt-XXXXXX";
+
+	assert_int_equal(elfsym_resolve(fd, "unit_usdt_site", 0, ELFSYM_CODE, &site), 0);
+	assert_int_equal(elfsym_resolve(fd, "unit_probe_me", 0, ELFSYM_CODE, &work), 0);
+	assert_int_equal(elfsym_usdt_semaphore_at(fd, site), 1);
+	assert_int_equal(elfsym_usdt_semaphore_at(fd, site + 1), 0);
+	assert_int_equal(elfsym_usdt_semaphore_at(fd, work), 0);
+	close(fd);
+	/* Not ELF. */
+	tfd = mkstemp(text);
+	assert_true(tfd >= 0);
+	unlink(text);
+	assert_int_equal(write(tfd, "#!/bin/sh\n", 10), 10);
+	assert_int_equal(elfsym_usdt_semaphore_at(tfd, 0), -ENOEXEC);
+	close(tfd);
 }
 
 static void test_shared_library(void **state)
@@ -266,9 +293,13 @@ static void test_pidfd_pid(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_own_executable), cmocka_unit_test(test_shared_library),
-		cmocka_unit_test(test_wrong_places),   cmocka_unit_test(test_relocatable_refused),
-		cmocka_unit_test(test_status_parse),   cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_own_executable),
+		cmocka_unit_test(test_usdt_sites),
+		cmocka_unit_test(test_shared_library),
+		cmocka_unit_test(test_wrong_places),
+		cmocka_unit_test(test_relocatable_refused),
+		cmocka_unit_test(test_status_parse),
+		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_pidfd_pid),
 	};
 
