@@ -75,22 +75,35 @@ static uint64_t map_charge(int fd, const struct bpf_map_info *info)
 	return memlock > shape ? memlock : shape;
 }
 
+/*
+ * BTF the kernel keeps for the user's objects: its raw size, twice over for
+ * the kernel's parsed copy of the types, and a page.
+ */
+static uint64_t btf_charge(const struct bpf_btf_info *info)
+{
+	return 2 * (uint64_t)info->btf_size + 4096;
+}
+
 /* Does the entry's object still live, and is it the one recorded (not a reused id)? */
 static bool entry_alive(const struct ledger_entry *e)
 {
 	union {
 		struct bpf_map_info map;
 		struct bpf_prog_info prog;
+		struct bpf_btf_info btf;
 	} info = {};
 	uint32_t len = sizeof(info);
-	int fd = e->kind == 'm' ? bpf_map_get_fd_by_id(e->id) : bpf_prog_get_fd_by_id(e->id);
+	int fd = e->kind == 'm'	  ? bpf_map_get_fd_by_id(e->id)
+		 : e->kind == 'p' ? bpf_prog_get_fd_by_id(e->id)
+				  : bpf_btf_get_fd_by_id(e->id);
 	bool alive;
 
 	if (fd < 0)
 		return errno != ENOENT; /* anything but "gone" keeps counting: fail closed */
 	alive = bpf_obj_get_info_by_fd(fd, &info, &len) < 0 ||
-		(e->kind == 'm' ? map_stamp(&info.map) == e->stamp
-				: info.prog.load_time == e->stamp);
+		(e->kind == 'm'	  ? map_stamp(&info.map) == e->stamp
+		 : e->kind == 'p' ? info.prog.load_time == e->stamp
+				  : info.btf.btf_size == e->stamp);
 	safe_close(fd);
 	return alive;
 }
@@ -119,7 +132,7 @@ static void ledger_read(struct ledger *l, int fd)
 	l->live_at_prune = h.live_at_prune;
 	/* Records, as many as there are whole ones (a torn append ends the list). */
 	while (read(fd, &e, sizeof(e)) == sizeof(e)) {
-		if ((e.kind != 'm' && e.kind != 'p') || ledger_append(l, &e) < 0) {
+		if ((e.kind != 'm' && e.kind != 'p' && e.kind != 'b') || ledger_append(l, &e) < 0) {
 			l->rewrite = true;
 			break;
 		}
@@ -243,7 +256,10 @@ void ledger_usage(const struct ledger *l, struct ledger_usage *ret)
 			u.programs++;
 			continue;
 		}
-		u.maps++;
+		if (e->kind == 'm')
+			u.maps++;
+		else
+			u.btf_bytes += e->charge;
 		u.map_bytes =
 			e->charge > UINT64_MAX - u.map_bytes ? UINT64_MAX : u.map_bytes + e->charge;
 		u.kernel_threads += e->threads;
@@ -303,6 +319,21 @@ static int write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int ledger_add_btf(struct ledger *l, int fd)
+{
+	struct bpf_btf_info info = {};
+	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return negative_errno();
+	if (ledger_has(l, 'b', info.id))
+		return 0;
+	return ledger_append(l, &(struct ledger_entry){.kind = 'b',
+						       .id = info.id,
+						       .stamp = info.btf_size,
+						       .charge = btf_charge(&info)});
 }
 
 int ledger_commit(struct ledger *l)

@@ -19,7 +19,8 @@
  * A map is charged what the kernel reports for it (fdinfo "memlock") or,
  * where that is less, what it can grow to (policy_map_memory_estimate():
  * per-CPU copies, hash maps filled up); a cpumap, one kernel thread per
- * entry.
+ * entry; the BTF an object brings (or a non-owner's filtered view of one),
+ * twice its size.
  *
  * Run only in workers, under the user's store lock (store_lock_user()) when
  * it changes, so that checking the quota, creating the objects and
@@ -35,11 +36,11 @@
 #include "store.h"
 
 struct ledger_entry {
-	char kind; /* 'm' map, 'p' program */
+	char kind; /* 'm' map, 'p' program, 'b' BTF */
 	uint8_t reserved[3];
 	uint32_t id;
-	uint64_t stamp; /* program: load_time; map: type << 32 | max_entries */
-	uint64_t charge; /* bytes (maps) */
+	uint64_t stamp; /* program: load_time; map: type << 32 | max_entries; BTF: its size */
+	uint64_t charge; /* bytes (maps and BTF) */
 	uint64_t threads; /* kernel threads the map can start (cpumap entries) */
 };
 
@@ -53,7 +54,9 @@ struct ledger {
 };
 
 struct ledger_usage {
-	uint64_t maps, map_bytes, programs, kernel_threads;
+	uint64_t maps, programs, kernel_threads;
+	uint64_t map_bytes; /* maps and BTF: what max_map_memory_bytes bounds */
+	uint64_t btf_bytes; /* the part that is BTF */
 };
 
 /*
@@ -69,6 +72,8 @@ void ledger_usage(const struct ledger *l, struct ledger_usage *ret);
 /* Record the map (fd) at the most of the kernel's memlock and what it can grow to. */
 int ledger_add_map(struct ledger *l, int fd);
 int ledger_add_prog(struct ledger *l, int fd);
+/* Record BTF (fd) the kernel keeps for the user's objects: its size, and its parsed copy. */
+int ledger_add_btf(struct ledger *l, int fd);
 /* Write what changed: the new records appended, or the whole file (temporary file, rename). */
 int ledger_commit(struct ledger *l);
 void ledger_done(struct ledger *l);

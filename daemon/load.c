@@ -1239,6 +1239,9 @@ static int job_record(struct job *j, struct reply *r)
 		if (fd >= 0)
 			k = ledger_add_map(&j->ledger, fd);
 	}
+	/* The object's BTF stays in the kernel as long as a program or map refers to it. */
+	if (k >= 0 && !j->raw && bpf_object__btf_fd(j->obj) >= 0)
+		k = ledger_add_btf(&j->ledger, bpf_object__btf_fd(j->obj));
 	if (k < 0) {
 		job_unpin_new(j);
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your kernel objects: %s",

@@ -1022,8 +1022,41 @@ static int object_btf_view(const struct call *c, const struct object *o, bool wa
 	return 0;
 }
 
+/*
+ * A BTF the broker made for the caller stays in the kernel while the caller
+ * holds its fd: it counts against the caller's max_map_memory_bytes like
+ * any object the broker makes for them (ledger.h). -EDQUOT over the quota.
+ */
+static int call_charge_btf(struct call *c, int fd)
+{
+	_cleanup_close_ int lock = store_lock_user(&c->cfg->store, c->ident.id.uid);
+	struct ledger l = {};
+	struct ledger_usage u = {};
+	int k;
+
+	if (lock < 0)
+		return lock;
+	/* As for loads: the recorded figures first, every object looked up only if over. */
+	for (int prune = 0; prune < 2; prune++) {
+		k = ledger_open(&c->cfg->store, c->ident.id.uid, prune, &l);
+		if (k >= 0)
+			k = ledger_add_btf(&l, fd);
+		if (k < 0) {
+			ledger_done(&l);
+			return k;
+		}
+		ledger_usage(&l, &u);
+		if (u.map_bytes <= c->grant->limits.max_map_memory_bytes)
+			break;
+		ledger_done(&l);
+	}
+	k = u.map_bytes <= c->grant->limits.max_map_memory_bytes ? ledger_commit(&l) : -EDQUOT;
+	ledger_done(&l);
+	return k;
+}
+
 /* A BTF fd of the caller's view: the object's own for the owner, a new one for others. */
-static int btf_view_fd(const struct object *o, const struct btf_view *v)
+static int btf_view_fd(struct call *c, const struct object *o, const struct btf_view *v)
 {
 	static const cap_value_t bpf_cap[] = {CAP_BPF};
 	int fd, k;
@@ -1039,6 +1072,13 @@ static int btf_view_fd(const struct object *o, const struct btf_view *v)
 	fd = bpf_btf_load(v->data, v->size, NULL);
 	k = fd < 0 ? negative_errno() : fd;
 	caps_clear_effective();
+	if (fd >= 0) {
+		k = call_charge_btf(c, fd);
+		if (k < 0)
+			safe_close(fd);
+		else
+			k = fd;
+	}
 	return k;
 }
 
@@ -1154,7 +1194,7 @@ static int named_fds(struct call *c, struct reply *r)
 		json_object_object_add(e, "fd", json_object_new_int(k));
 	}
 	/* Type information is a convenience: without it the maps are still there. */
-	fd = btf_view_fd(&o, &btf);
+	fd = btf_view_fd(c, &o, &btf);
 	if (fd < 0 && fd != -ENOENT)
 		log_warning("no BTF fd for uid %u of %u/%s: %s", (unsigned)c->ident.id.uid,
 			    (unsigned)o.owner, o.name, strerror(-fd));
@@ -2177,6 +2217,8 @@ static int named_policy(struct call *c, struct reply *r)
 		json_object_object_add(usage, "maps", json_object_new_int64((int64_t)lu.maps));
 		json_object_object_add(usage, "map_memory_bytes",
 				       json_object_new_int64((int64_t)lu.map_bytes));
+		json_object_object_add(usage, "btf_bytes",
+				       json_object_new_int64((int64_t)lu.btf_bytes));
 		json_object_object_add(usage, "kernel_threads",
 				       json_object_new_int64((int64_t)lu.kernel_threads));
 		json_object_object_add(result, "usage", usage);

@@ -2723,12 +2723,13 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 		return item_deny(it,
 				 "map \"%s\" has flags 0x%" PRIx32 " the broker does not allow "
 				 "(it allows 0x%x)",
-				 name, map->map_flags & ~POLICY_MAP_FLAGS_KNOWN, POLICY_MAP_FLAGS_KNOWN);
+				 name, map->map_flags & ~POLICY_MAP_FLAGS_KNOWN,
+				 POLICY_MAP_FLAGS_KNOWN);
 	/* Default deny: what a type carries beyond data must have been granted by name. */
 	if (!policy_grant_map_type(g, map->map_type) ||
 	    (map->inner_map_type && !policy_grant_map_type(g, map->inner_map_type))) {
 		int t = policy_grant_map_type(g, map->map_type) ? map->inner_map_type
-								 : map->map_type;
+								: map->map_type;
 		const char *type = policy_map_type_to_string(t);
 		const char *inner = t == map->map_type ? "" : "'s inner map";
 

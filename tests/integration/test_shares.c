@@ -1039,7 +1039,7 @@ static int setup(void **state)
 		 "{\"rules\": ["
 		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
-		 "[\"base\"],"
+		 "[\"base\"], \"map_types\": [\"prog_array\"],"
 		 "   \"maps\": [{\"name\": \"victim_events\", \"access\": \"consume\"},"
 		 "            {\"name\": \"*\", \"access\": \"rw\"}]}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
