@@ -384,6 +384,42 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 	return fork_wait(drop_and_call, &c);
 }
 
+pid_t harness_spawn_as(const struct user *u, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+
+	if (pid == 0)
+		_exit(harness_as_user(u, fn, arg));
+	return pid;
+}
+
+int harness_reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int harness_connect(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A new network namespace with lo up. */
 static int netns_enter_new(void)
 {

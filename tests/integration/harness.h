@@ -78,6 +78,13 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg);
 /* The same in a new network namespace (lo up), made as root before dropping to u. */
 int harness_in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg);
 
+/* fn(arg) as u in a child that runs on; its pid, for harness_reap() (-1: fork failed). */
+pid_t harness_spawn_as(const struct user *u, int (*fn)(void *), void *arg);
+/* Wait for a child of harness_spawn_as(): its status as harness_as_user() gives it. */
+int harness_reap(pid_t pid);
+/* A SOCK_SEQPACKET connection to H.socket, for requests written by hand; -1 on failure. */
+int harness_connect(void);
+
 /* Run argv[0] with argv as u; returns its exit status, as harness_as_user(). */
 int harness_exec_as(const struct user *u, char *const *argv);
 /* Run bpfctl --socket H.socket ARGS as u; stdout into out; returns its exit status. */

@@ -1050,20 +1050,6 @@ static void test_worker_killed(void **state)
 	munmap(sh, sizeof(*sh));
 }
 
-static int raw_connect(void)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static int raw_send_load(int sock, int obj)
 {
 	static const char req[] =
@@ -1103,7 +1089,7 @@ static int client_hang_up(void *arg)
 	CHECK(obj >= 0, "open: %m");
 	/* Hang up after 0 to ~4 ms: while queued, in the worker, or with the reply on its way. */
 	for (unsigned i = 0; i < 200; i++) {
-		int s = raw_connect();
+		int s = harness_connect();
 
 		CHECK(s >= 0, "connect: %m");
 		CHECK(raw_send_load(s, obj) == 0, "send: %m");
@@ -1112,7 +1098,7 @@ static int client_hang_up(void *arg)
 	}
 	/* Half-close: the daemon must still answer or close, not wait forever. */
 	for (unsigned i = 0; i < 20; i++) {
-		int s = raw_connect();
+		int s = harness_connect();
 		struct pollfd p = {.fd = s, .events = POLLIN};
 		char buf[4096];
 
