@@ -61,8 +61,11 @@ static char daemon_log[400];
 static void restart(const char *args)
 {
 	/* A test that failed half-way may have left it stopped. */
-	if (H.daemon > 0)
-		assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	if (H.daemon > 0) {
+		int status = harness_kill(SIGTERM);
+
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
 	assert_int_equal(harness_start(args), 0);
 }
 
@@ -1177,7 +1180,17 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	return harness_finish();
+	/* The daemon's stderr went to its log: what a sanitizer found there, too. */
+	unsigned bad = log_count("Sanitizer", NULL) + log_count("runtime error", NULL);
+
+	if (bad) {
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "grep -A30 -E 'Sanitizer|runtime error' %s >&2",
+			 daemon_log);
+		(void)!system(cmd);
+	}
+	return harness_finish() < 0 || bad ? -1 : 0;
 }
 
 int main(void)
