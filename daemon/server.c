@@ -525,9 +525,9 @@ static int load_params_decode(const struct conn *c, const char *method, json_obj
 			      size_t n_fds, json_object **ret, bool *ret_check_only,
 			      char *ret_object, size_t object_size, char **error)
 {
-	const char *name;
 	int k;
 
+	ret_object[0] = '\0';
 	if (strcmp(method, "load_insns") == 0) {
 		struct proto_insns_request req = {};
 
@@ -537,6 +537,9 @@ static int load_params_decode(const struct conn *c, const char *method, json_obj
 		req.insns_fd = 0;
 		*ret_check_only = req.check_only;
 		*ret = proto_insns_request_encode(&req);
+		/* For the audit trail, should its worker give no answer. */
+		if (req.name)
+			snprintf(ret_object, object_size, "%u/%s", (unsigned)c->cred.uid, req.name);
 		proto_insns_request_done(&req);
 	} else {
 		struct proto_load_request req = {};
@@ -547,14 +550,10 @@ static int load_params_decode(const struct conn *c, const char *method, json_obj
 		req.object_fd = 0;
 		*ret_check_only = req.check_only;
 		*ret = proto_load_request_encode(&req);
+		if (req.name)
+			snprintf(ret_object, object_size, "%u/%s", (unsigned)c->cred.uid, req.name);
 		proto_load_request_done(&req);
 	}
-	/* For the audit trail, should its worker give no answer. */
-	name = NULL;
-	if (*ret && proto_get_string(*ret, "name", false, &name, NULL) >= 0 && name)
-		snprintf(ret_object, object_size, "%u/%.64s", (unsigned)c->cred.uid, name);
-	else
-		ret_object[0] = '\0';
 	return *ret ? 0 : -ENOMEM;
 }
 
@@ -625,8 +624,9 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 				       k == -EPROTONOSUPPORT ? PROTO_E_VERSION : PROTO_E_INVALID,
 				       -k, error);
 	/*
-	 * Refused request by request, not at accept: a client that sends at once
-	 * would lose an error sent and followed by a close to the reset.
+	 * Refused request by request, not at accept: a client that sends its
+	 * request at once would see only ECONNRESET (closing a connection with
+	 * unread data resets it), never an error sent before the close.
 	 */
 	if (c->n_groups_over) {
 		char buf[256];
