@@ -118,6 +118,8 @@ int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size);
 int harness_cgroups_remove(void);
 /* harness_stop(), harness_cgroups_remove(), then the kernel object leak check. */
 int harness_finish(void);
+/* tracefs, for tracepoint attach: mounted at /sys/kernel/tracing if it is nowhere. */
+int harness_tracefs_ready(void);
 /* An existing group to test group rules with (its name; its gid in *gid). */
 const char *harness_find_group(gid_t *gid);
 

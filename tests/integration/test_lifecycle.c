@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -171,16 +170,6 @@ static __u32 object_prog_id(const struct user *u, const char *name)
 		ret = (__u32)json_object_get_int64(id);
 	json_object_put(o);
 	return ret;
-}
-
-static int tracefs_ready(void)
-{
-	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-		return 0;
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-		return -errno;
-	return 0;
 }
 
 /* ---- raw clients ---- */
@@ -339,7 +328,7 @@ static void test_unload_hangup(void **state)
 	unsigned gone = 0, n = 60;
 
 	restart("--max-jobs-per-uid=1");
-	assert_int_equal(tracefs_ready(), 0);
+	assert_int_equal(harness_tracefs_ready(), 0);
 	for (unsigned i = 0; i < n; i++) {
 		char name[32], req[256];
 		struct hangup h = {.request = req, .delay_us = (i % 30) * 60};

@@ -484,16 +484,6 @@ static int client_tracer(void *arg)
 	return 0;
 }
 
-static int tracefs_ready(void)
-{
-	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-		return 0;
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
 static void test_tracing_attach(void **state)
 {
 	char *p;
@@ -519,7 +509,7 @@ static void test_tracing_attach(void **state)
 	assert_int_equal(ctl(&tracer, "unload", "rt", NULL), 0);
 
 	/* A tracepoint, listed by CATEGORY:NAME. */
-	assert_int_equal(tracefs_ready(), 0);
+	assert_int_equal(harness_tracefs_ready(), 0);
 	assert_int_equal(ctl(&tracer, "load", harness_object("tracepoint"), "--name", "tp", NULL),
 			 0);
 	assert_int_not_equal(ctl(&tracer, "attach", "tp/count_forks", "tracepoint",
