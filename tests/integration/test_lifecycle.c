@@ -360,6 +360,7 @@ static void test_unload_hangup(void **state)
  */
 struct hangup_sync {
 	int to_parent, from_parent;
+	int parent_ends[2]; /* closed in the child: a parent gone is then an end of file */
 	const char *request;
 };
 
@@ -369,6 +370,9 @@ static int client_hang_up_when_told(void *arg)
 	char c = 0;
 	int s = harness_connect();
 
+	watchdog(WATCHDOG);
+	close(h->parent_ends[0]);
+	close(h->parent_ends[1]);
 	CHECK(s >= 0, "connect: %m");
 	CHECK(raw_send(s, h->request, -1) == 0, "send: %m");
 	CHECK(write(h->to_parent, &c, 1) == 1, "write: %m");
@@ -396,6 +400,8 @@ static void test_unload_hangup_mid_change(void **state)
 	assert_int_equal(pipe2(down, O_CLOEXEC), 0);
 	h.to_parent = up[1];
 	h.from_parent = down[0];
+	h.parent_ends[0] = up[0];
+	h.parent_ends[1] = down[1];
 	pid = harness_spawn_as(&tracer, client_hang_up_when_told, &h);
 	assert_true(pid > 0);
 	assert_int_equal(read(up[0], &c, 1), 1);
