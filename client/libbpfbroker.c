@@ -95,7 +95,12 @@ static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fd
 			return k;
 		break;
 	}
-	if (proto_get_int(m.json, "id", true, 0, INT64_MAX, &got, NULL) < 0 || got != id) {
+	/*
+	 * An error with id 0 is the broker's answer to the connection rather than
+	 * the request (busy, too many groups, an unreadable packet): it is ours.
+	 */
+	if (proto_get_int(m.json, "id", true, 0, INT64_MAX, &got, NULL) < 0 ||
+	    (got != id && !(got == 0 && json_object_object_get_ex(m.json, "error", NULL)))) {
 		proto_msg_done(&m);
 		return -EPROTO;
 	}
@@ -804,11 +809,39 @@ static json_object *object_params(const char *object)
 	return p;
 }
 
+/* The params of one list page: opts, and where it starts (NULL: the first page). */
+static json_object *list_params(const struct bpfbroker_list_opts *opts, const char *cursor)
+{
+	json_object *p = json_object_new_object();
+	int k = p ? 0 : -ENOMEM;
+
+	if (k >= 0 && opts->all)
+		k = add(p, "all", json_object_new_boolean(true));
+	if (k >= 0 && opts->user)
+		k = add_str(p, "user", opts->user);
+	if (k >= 0 && opts->shared)
+		k = add(p, "shared", json_object_new_boolean(true));
+	if (k >= 0 && cursor)
+		k = add_str(p, "cursor", cursor);
+	if (k < 0) {
+		json_object_put(p);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * Every page: the broker answers a list in pages of at most about 1 MiB,
+ * each saying with "next" where the following one starts; the caller gets
+ * them as one result.
+ */
 int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs, char **ret_json,
 		   struct bpfbroker_error **err)
 {
 	struct bpfbroker_list_opts opts = {};
-	json_object *p;
+	_cleanup_free_ char *cursor = NULL;
+	json_object *all = NULL, *all_objects = NULL;
+	char *text;
 	int k = 0;
 
 	if (theirs) {
@@ -816,20 +849,67 @@ int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs
 		if (k < 0)
 			return k;
 	}
-	p = json_object_new_object();
-	if (!p)
-		return -ENOMEM;
-	if (opts.all)
-		k = add(p, "all", json_object_new_boolean(true));
-	if (k >= 0 && opts.user)
-		k = add_str(p, "user", opts.user);
-	if (k >= 0 && opts.shared)
-		k = add(p, "shared", json_object_new_boolean(true));
+	for (;;) {
+		json_object *p = list_params(&opts, cursor), *result, *objects, *next;
+		struct proto_msg m = {};
+		const char *n;
+
+		if (!p) {
+			k = -ENOMEM;
+			break;
+		}
+		k = request(b, "list", p, NULL, 0, &m, &result, err);
+		if (k < 0)
+			break;
+		if (!json_object_object_get_ex(result, "objects", &objects) ||
+		    !json_object_is_type(objects, json_type_array)) {
+			proto_msg_done(&m);
+			k = -EPROTO;
+			break;
+		}
+		if (!all) {
+			all = json_object_get(result);
+			all_objects = objects;
+		} else {
+			for (size_t i = 0; i < json_object_array_length(objects) && k >= 0; i++) {
+				json_object *o =
+					json_object_get(json_object_array_get_idx(objects, i));
+
+				if (json_object_array_add(all_objects, o) < 0) {
+					json_object_put(o);
+					k = -ENOMEM;
+				}
+			}
+		}
+		n = json_object_object_get_ex(result, "next", &next) &&
+				    json_object_is_type(next, json_type_string)
+			    ? json_object_get_string(next)
+			    : NULL;
+		/* A next page must start further on, or this would never end. */
+		if (n && cursor && strcmp(n, cursor) == 0)
+			k = -EPROTO;
+		free(cursor);
+		cursor = n ? strdup(n) : NULL;
+		proto_msg_done(&m);
+		if (k < 0 || !n)
+			break;
+		if (!cursor) {
+			k = -ENOMEM;
+			break;
+		}
+	}
 	if (k < 0) {
-		json_object_put(p);
+		json_object_put(all);
 		return k;
 	}
-	return request_json(b, "list", p, ret_json, err);
+	json_object_object_del(all, "next");
+	text = strdup(json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_SPACED));
+	json_object_put(all);
+	if (!text)
+		return -ENOMEM;
+	*ret_json = text;
+	return 0;
 }
 
 int bpfbroker_show(struct bpfbroker *b, const char *object, char **ret_json,

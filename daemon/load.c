@@ -250,23 +250,91 @@ static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply
 	return 1;
 }
 
+/* The size of the object as taken, against the request's kind and the caller's limit. */
+static int job_check_object_size(struct job *j, uint64_t size, uint64_t limit, struct reply *r)
+{
+	if (j->raw) {
+		_cleanup_free_ char *error = NULL;
+		int k = insns_check_size(size, j->grant->limits.max_insns_per_program,
+					 j->insns.prog_name, &error);
+
+		if (k < 0)
+			return reply_error(r, k == -E2BIG ? PROTO_E_DENIED : PROTO_E_OBJECT, -k,
+					   "%s", error ? error : strerror(-k));
+	}
+	if (size == 0)
+		return reply_error(r, PROTO_E_OBJECT, EINVAL, "the object is empty");
+	if (size > limit)
+		return reply_error(r, PROTO_E_DENIED, EFBIG,
+				   "object is %llu bytes, over your limit of %llu bytes",
+				   (unsigned long long)size, (unsigned long long)limit);
+	return 1;
+}
+
+/*
+ * Copy what the fd holds, with pread() until its end, whatever size it said
+ * it has (it may change while we read), and at most one byte over limit:
+ * enough to know it is too large.
+ */
+static int job_copy_object(struct job *j, int fd, size_t hint, uint64_t limit, struct reply *r)
+{
+	size_t cap = (hint < limit ? hint : (size_t)limit) + 1, off = 0;
+	uint8_t *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (off == cap) {
+			uint8_t *grown;
+
+			if (cap > limit)
+				break;
+			cap = cap * 2 > limit + 1 ? (size_t)limit + 1 : cap * 2;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+		}
+		n = pread(fd, buf + off, cap - off, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return reply_error(r, PROTO_E_OBJECT, errno,
+					   "cannot read the object fd: %m");
+		}
+		if (n == 0)
+			break;
+		off += (size_t)n;
+	}
+	j->object = buf;
+	j->object_size = off;
+	return 1;
+}
+
 /*
  * Take the object from the client's fd so that the client can no longer
- * change what we inspect and load. A memfd sealed against writing, growing
- * and shrinking (libbpfbroker sends one) can't change anyway: it is mapped,
- * privately, so nothing is copied (a 1.8 MB object would otherwise cost a
- * copy and a page fault per page), and pages libbpf might write stay ours.
- * Anything else is copied once into private memory. Only regular files
- * (memfds are regular) are accepted, so a pipe or socket can't make us wait;
- * the size is checked before reading.
+ * change what we inspect and load. Only regular files (memfds are regular)
+ * are accepted, so a pipe or socket can't make us wait.
+ *
+ * A memfd already sealed against writing, growing and shrinking
+ * (libbpfbroker sends one) can't change: it is mapped, privately, so nothing
+ * is copied (a 1.8 MB object would otherwise cost a copy and a page fault per
+ * page), and pages libbpf might write stay ours. Its size is read only once
+ * the seals are seen: read before, it may be a size the client shrank the
+ * memfd below before sealing it, and the mapping would then fault (SIGBUS)
+ * past the end. Anything else is copied, never mapped, up to its end.
  */
 static int job_read_object(struct job *j, int fd, struct reply *r)
 {
 	const int sealed = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW;
 	uint64_t limit = j->grant->limits.max_object_bytes;
 	struct stat st;
-	size_t off = 0;
-	int seals;
+	int seals, k;
 
 	if (limit > POLICY_HARD_MAX_OBJECT_BYTES)
 		limit = POLICY_HARD_MAX_OBJECT_BYTES;
@@ -279,27 +347,18 @@ static int job_read_object(struct job *j, int fd, struct reply *r)
 				   : S_ISSOCK(st.st_mode) ? "a socket"
 				   : S_ISDIR(st.st_mode)  ? "a directory"
 							  : "a special file");
-	if (j->raw) {
-		_cleanup_free_ char *error = NULL;
-		int k = insns_check_size((uint64_t)st.st_size,
-					 j->grant->limits.max_insns_per_program, j->insns.prog_name,
-					 &error);
-
-		if (k < 0)
-			return reply_error(r, k == -E2BIG ? PROTO_E_DENIED : PROTO_E_OBJECT, -k,
-					   "%s", error ? error : strerror(-k));
-	}
-	if (st.st_size <= 0)
-		return reply_error(r, PROTO_E_OBJECT, EINVAL, "the object is empty");
-	if ((uint64_t)st.st_size > limit)
-		return reply_error(r, PROTO_E_DENIED, EFBIG,
-				   "object is %lld bytes, over your limit of %llu bytes",
-				   (long long)st.st_size, (unsigned long long)limit);
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals >= 0 && (seals & sealed) == sealed) {
-		void *p =
-			mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+		void *p;
 
+		/* Sealed: this size is final. */
+		if (fstat(fd, &st) < 0)
+			return reply_error(r, PROTO_E_OBJECT, errno,
+					   "cannot stat the object fd: %m");
+		k = job_check_object_size(j, (uint64_t)st.st_size, limit, r);
+		if (k <= 0)
+			return k;
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 		if (p != MAP_FAILED) {
 			j->object = p;
 			j->object_size = (size_t)st.st_size;
@@ -307,23 +366,13 @@ static int job_read_object(struct job *j, int fd, struct reply *r)
 			return 1;
 		}
 	}
-	j->object = malloc((size_t)st.st_size);
-	if (!j->object)
-		return -ENOMEM;
-	while (off < (size_t)st.st_size) {
-		ssize_t n = pread(fd, j->object + off, (size_t)st.st_size - off, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return reply_error(r, PROTO_E_OBJECT, errno,
-					   "cannot read the object fd: %m");
-		if (n == 0)
-			break; /* shrank under us: use what is there */
-		off += (size_t)n;
-	}
-	j->object_size = off;
-	return 1;
+	/* What it claims now is only a hint; over the limit already, it is refused unread. */
+	if (st.st_size > 0 && (uint64_t)st.st_size > limit)
+		return job_check_object_size(j, (uint64_t)st.st_size, limit, r);
+	k = job_copy_object(j, fd, st.st_size > 0 ? (size_t)st.st_size : 0, limit, r);
+	if (k <= 0)
+		return k;
+	return job_check_object_size(j, j->object_size, limit, r);
 }
 
 static int job_open(struct job *j, struct reply *r)
@@ -1650,6 +1699,15 @@ static void job_audit(struct job *j, struct reply *r)
 		a->reason = pending_audit.reason;
 	}
 	pending_audit.set = true;
+	/*
+	 * A load that took the user's store lock may have kept something (a
+	 * named object, a map pinned by name): its record goes out before the
+	 * reply, so that nothing after the commit (a kill at the time limit)
+	 * leaves the change unrecorded. Others keep the hashing off the reply's
+	 * path.
+	 */
+	if (j->lock >= 0)
+		load_audit_flush();
 }
 
 void load_audit_flush(void)

@@ -264,6 +264,9 @@ struct daemon {
 	struct policy *policy;
 	struct worker_pool *pool;
 	struct server *server;
+	sd_event *event;
+	bool stopping;
+	sd_event_source *stop_deadline;
 };
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -294,10 +297,47 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	return 0;
 }
 
+static void on_drained(void *userdata)
+{
+	struct daemon *d = userdata;
+
+	log_info("every running request has finished; exiting");
+	sd_event_exit(d->event, 0);
+}
+
+/* Only if a worker outlives its own time limit, which the pool enforces: exit anyway. */
+static int on_stop_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct daemon *d = userdata;
+
+	log_warning("requests still running past the time limit; exiting anyway");
+	return sd_event_exit(d->event, 0);
+}
+
+/*
+ * Stop by draining: accept and read nothing more, let every request that
+ * runs finish (a change half made is what nobody could see or undo), answer
+ * it, then exit. Each worker is bounded by --timeout, so is this; the service
+ * manager is told how long it may take. A second signal exits at once.
+ */
 static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	sd_notify(0, "STOPPING=1");
-	return sd_event_exit(sd_event_source_get_event(s), 0);
+	struct daemon *d = userdata;
+	uint64_t limit = (uint64_t)d->opt.timeout_sec * 1000000 + 5000000;
+
+	if (d->stopping) {
+		log_warning("signal %u while stopping: exiting now", si->ssi_signo);
+		return sd_event_exit(d->event, 0);
+	}
+	d->stopping = true;
+	sd_notifyf(0, "STOPPING=1\nEXTEND_TIMEOUT_USEC=%llu", (unsigned long long)limit);
+	log_info("stopping: no new requests; waiting for %u running to finish",
+		 worker_pool_n_busy(d->pool));
+	(void)sd_event_add_time_relative(d->event, &d->stop_deadline, CLOCK_MONOTONIC, limit, 0,
+					 on_stop_deadline, d);
+	server_drain(d->server);
+	worker_pool_drain(d->pool, on_drained, d);
+	return 0;
 }
 
 static int dir_secure(const char *path);
@@ -528,6 +568,7 @@ int main(int argc, char **argv)
 	k = sd_event_default(&event);
 	if (k < 0)
 		goto out;
+	d.event = event;
 	sd_event_add_signal(event, NULL, SIGHUP, on_sighup, &d);
 	sd_event_add_signal(event, NULL, SIGTERM, on_sigterm, &d);
 	sd_event_add_signal(event, NULL, SIGINT, on_sigterm, &d);
@@ -569,6 +610,7 @@ int main(int argc, char **argv)
 out:
 	if (k < 0)
 		log_error("bpfbrokerd: %s", strerror(-k));
+	sd_event_source_disable_unref(d.stop_deadline);
 	server_free(d.server);
 	worker_pool_free(d.pool);
 	sd_event_unref(event);

@@ -699,7 +699,69 @@ static json_object *object_json(struct call *c, const struct object *o)
 	return j;
 }
 
-static int list_user(struct call *c, uid_t uid, bool shared_only, json_object *out)
+/*
+ * One page of a list: objects in order of owner uid, then name, starting
+ * after a cursor (the last object of the page before), bounded in count and
+ * in bytes, so that a reply stays below PROTO_MAX_REPLY_BYTES however many
+ * objects there are and however large each is.
+ */
+struct list_page {
+	bool have_cursor;
+	uid_t after_uid;
+	char after_name[PROTO_MAX_OBJECT_NAME + 1];
+	uint64_t limit; /* objects in the page */
+	size_t n, bytes;
+	bool full; /* another object follows: its page starts after the last one here */
+	uid_t last_uid;
+	char last_name[PROTO_MAX_OBJECT_NAME + 1];
+	json_object *objects;
+};
+
+static bool list_page_skips(const struct list_page *pg, uid_t uid, const char *name)
+{
+	if (!pg->have_cursor || uid != pg->after_uid)
+		return pg->have_cursor && uid < pg->after_uid;
+	return strcmp(name, pg->after_name) <= 0;
+}
+
+/*
+ * Add one object, if it fits. It is measured as the reply will encode it
+ * (valid UTF-8, PROTO_JSON_FLAGS), and that text is kept as the object's
+ * serialization: the reply then copies it instead of encoding it again.
+ */
+static int list_page_add(struct list_page *pg, json_object *j, uid_t uid, const char *name)
+{
+	const char *text;
+	char *copy;
+	size_t len = 0;
+
+	if (!j || proto_json_sanitize_utf8(j) < 0 ||
+	    !(text = json_object_to_json_string_length(j, PROTO_JSON_FLAGS, &len)) ||
+	    !(copy = strndup(text, len))) {
+		json_object_put(j);
+		return -ENOMEM;
+	}
+	/* A first object larger than a page goes alone: nothing smaller could make progress. */
+	if (pg->n > 0 && pg->bytes + len + 1 > PROTO_LIST_PAGE_BYTES) {
+		free(copy);
+		json_object_put(j);
+		pg->full = true;
+		return 0;
+	}
+	json_object_set_serializer(j, json_object_userdata_to_json_string, copy,
+				   json_object_free_userdata);
+	if (json_object_array_add(pg->objects, j) < 0) {
+		json_object_put(j);
+		return -ENOMEM;
+	}
+	pg->n++;
+	pg->bytes += len + 1;
+	pg->last_uid = uid;
+	snprintf(pg->last_name, sizeof(pg->last_name), "%s", name);
+	return 0;
+}
+
+static int list_user(struct call *c, uid_t uid, bool shared_only, struct list_page *pg)
 {
 	char **names = NULL;
 	size_t n = 0;
@@ -709,39 +771,102 @@ static int list_user(struct call *c, uid_t uid, bool shared_only, json_object *o
 		return 0;
 	if (k < 0)
 		return k;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && k >= 0 && !pg->full; i++) {
 		struct object o = {};
 
-		if (object_load(c, uid, names[i], &o) < 0)
-			continue; /* gone meanwhile */
-		if (!shared_only || object_visible_as_shared(c, &o))
-			json_object_array_add(out, object_json(c, &o));
+		if (list_page_skips(pg, uid, names[i]) || object_load(c, uid, names[i], &o) < 0)
+			continue; /* before the cursor, or gone meanwhile */
+		if (!shared_only || object_visible_as_shared(c, &o)) {
+			if (pg->n >= pg->limit)
+				pg->full = true;
+			else
+				k = list_page_add(pg, object_json(c, &o), uid, names[i]);
+		}
 		object_done(&o);
 	}
 	store_names_free(names, n);
-	return 0;
+	return k;
+}
+
+static int cmp_uid(const void *a, const void *b)
+{
+	uid_t x = *(const uid_t *)a, y = *(const uid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every owner's objects (all: to admins; or only what others share with the caller). */
+static int list_owners(struct call *c, bool shared_only, struct list_page *pg)
+{
+	_cleanup_free_ uid_t *owners = NULL;
+	size_t n = 0;
+	int k = store_list_owners(&c->cfg->store, &owners, &n);
+
+	/* By uid, as the cursor orders them (the store lists directory names). */
+	if (k >= 0 && n > 1)
+		qsort(owners, n, sizeof(*owners), cmp_uid);
+	for (size_t i = 0; k >= 0 && i < n && !pg->full; i++) {
+		if ((i > 0 && owners[i] == owners[i - 1]) ||
+		    (shared_only && owners[i] == c->ident.id.uid) ||
+		    (pg->have_cursor && owners[i] < pg->after_uid))
+			continue;
+		k = list_user(c, owners[i], shared_only, pg);
+	}
+	return k;
+}
+
+/* "cursor": "UID/NAME", as a reply's "next" gave it. */
+static int list_parse_cursor(struct call *c, struct reply *r, struct list_page *pg)
+{
+	const char *cursor = NULL, *slash;
+	_cleanup_free_ char *error = NULL;
+	unsigned long uid;
+	char *end;
+
+	if (proto_get_string(c->params, "cursor", false, &cursor, &error) < 0)
+		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	if (!cursor)
+		return 1;
+	slash = strchr(cursor, '/');
+	errno = 0;
+	uid = strtoul(cursor, &end, 10);
+	if (!slash || end != slash || cursor[0] < '0' || cursor[0] > '9' || errno ||
+	    uid >= (uid_t)-1 || !proto_object_name_is_valid(slash + 1))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "\"cursor\": expected UID/NAME, as \"next\" of the page "
+				   "before gave it");
+	pg->have_cursor = true;
+	pg->after_uid = (uid_t)uid;
+	snprintf(pg->after_name, sizeof(pg->after_name), "%s", slash + 1);
+	return 1;
 }
 
 static int named_list(struct call *c, struct reply *r)
 {
-	static const char *const keys[] = {"all", "user", "shared", NULL};
+	static const char *const keys[] = {"all", "user", "shared", "cursor", "limit", NULL};
 	_cleanup_free_ char *error = NULL;
 	_cleanup_json_ json_object *objects = json_object_new_array();
+	struct list_page pg = {.objects = objects, .limit = PROTO_MAX_LIST_LIMIT};
 	json_object *result;
 	const char *user = NULL;
 	bool all = false, shared = false;
 	uid_t uid = c->ident.id.uid;
+	int64_t limit = PROTO_MAX_LIST_LIMIT;
 	int k;
 
 	if (!objects)
 		return -ENOMEM;
 	k = param_check_keys(c, r, "list", keys);
+	if (k > 0)
+		k = list_parse_cursor(c, r, &pg);
 	if (k <= 0)
 		return k;
 	if (proto_get_bool(c->params, "all", false, &all, &error) < 0 ||
 	    proto_get_bool(c->params, "shared", false, &shared, &error) < 0 ||
-	    proto_get_string(c->params, "user", false, &user, &error) < 0)
+	    proto_get_string(c->params, "user", false, &user, &error) < 0 ||
+	    proto_get_int(c->params, "limit", false, 1, PROTO_MAX_LIST_LIMIT, &limit, &error) < 0)
 		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	pg.limit = (uint64_t)limit;
 	if ((all || user) && !call_is_admin(c))
 		return reply_error(r, PROTO_E_DENIED, EPERM,
 				   "listing other users' objects needs root or the broker's admin "
@@ -753,24 +878,12 @@ static int named_list(struct call *c, struct reply *r)
 	if (user && identity_parse_user(user, &uid) < 0)
 		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "no user \"%.64s\"", user);
 
-	if (all) {
-		_cleanup_free_ uid_t *owners = NULL;
-		size_t n = 0;
-
-		k = store_list_owners(&c->cfg->store, &owners, &n);
-		for (size_t i = 0; k >= 0 && i < n; i++)
-			k = list_user(c, owners[i], false, objects);
-	} else if (shared) {
-		_cleanup_free_ uid_t *owners = NULL;
-		size_t n = 0;
-
-		k = store_list_owners(&c->cfg->store, &owners, &n);
-		for (size_t i = 0; k >= 0 && i < n; i++)
-			if (owners[i] != c->ident.id.uid)
-				k = list_user(c, owners[i], true, objects);
-	} else {
-		k = list_user(c, uid, false, objects);
-	}
+	if (all || shared)
+		k = list_owners(c, !all, &pg);
+	else
+		k = list_user(c, uid, false, &pg);
+	if (k == -ENOMEM)
+		return k;
 	if (k < 0 && k != -ENOENT)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot list objects: %s",
 				   strerror(-k));
@@ -778,6 +891,12 @@ static int named_list(struct call *c, struct reply *r)
 	if (!result)
 		return -ENOMEM;
 	json_object_object_add(result, "objects", TAKE_PTR(objects));
+	if (pg.full) {
+		char next[32 + PROTO_MAX_OBJECT_NAME];
+
+		snprintf(next, sizeof(next), "%u/%s", (unsigned)pg.last_uid, pg.last_name);
+		json_object_object_add(result, "next", json_object_new_string(next));
+	}
 	return reply_result(r, result);
 }
 

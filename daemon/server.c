@@ -25,7 +25,6 @@
 #endif
 
 #define CONN_SNDBUF (4 * 1024 * 1024)
-#define CONN_MAX_GROUPS 65536
 
 struct conn {
 	struct server *server;
@@ -35,7 +34,8 @@ struct conn {
 	/* Identity, captured once at accept and never re-read. */
 	struct ucred cred;
 	gid_t *groups;
-	size_t n_groups;
+	size_t n_groups; /* at most SERVER_MAX_GROUPS */
+	size_t n_groups_over; /* more than that: how many; every request is refused */
 	int pidfd;
 	struct peer_unit unit; /* read only while some rule matches on units */
 	/* At most one request in flight: while busy, we stop reading the socket. */
@@ -59,6 +59,7 @@ struct server {
 	struct conn *conns;
 	unsigned n_conns;
 	struct rate_limiter *rate; /* loads and attaches per user per minute */
+	bool draining; /* shutting down: no new requests, answer the running ones */
 };
 
 static struct conn *conn_free(struct conn *c)
@@ -68,7 +69,8 @@ static struct conn *conn_free(struct conn *c)
 	if (!c)
 		return NULL;
 	s = c->server;
-	worker_job_cancel(c->job);
+	/* A request that started finishes without its client (worker.h). */
+	worker_job_orphan(c->job);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -194,11 +196,17 @@ static void on_job_done(void *userdata, struct proto_raw *reply, int error)
 			 "the request ran over the broker's limit of %llu s and was stopped",
 			 (unsigned long long)(c->server->cfg.job_timeout_usec / 1000000));
 		k = conn_send_error(c, c->job_id, PROTO_E_TIMEOUT, ETIME, buf);
+	} else if (error == -ESHUTDOWN) {
+		k = conn_send_error(c, c->job_id, PROTO_E_BUSY, ESHUTDOWN,
+				    "the broker is shutting down; the request was not started");
+	} else if (error == -EMSGSIZE) {
+		k = conn_send_error(c, c->job_id, PROTO_E_TOO_LARGE, EMSGSIZE,
+				    "the request could not be handed to a worker");
 	} else {
 		k = conn_send_error(c, c->job_id, PROTO_E_INTERNAL, -error,
 				    "the broker's worker failed while handling the request");
 	}
-	if (k < 0) {
+	if (k < 0 || c->server->draining) {
 		conn_free(c);
 		return;
 	}
@@ -218,26 +226,23 @@ static json_object *job_new(const struct conn *c, int64_t id)
 }
 
 /*
- * Methods a worker handles (proto/NAMED.md), with the fds each takes. The
- * event loop only checks the envelope and the fd count; the worker decodes.
+ * Methods a worker handles (proto/NAMED.md), with the fds each takes, and
+ * whether they change a user's store or kernel state (for the sweep after a
+ * worker that dies in one, worker.h). The event loop only checks the envelope
+ * and the fd count; the worker decodes. Only these reach a worker: the
+ * pool's own methods (its sweep) are not among them.
  */
 static const struct worker_method {
 	const char *name;
 	size_t max_fds;
+	bool changes_state; /* "map": only its writes, see request_changes_state() */
 } worker_methods[] = {
-	{"load", 1},
-	{"list", 0},
-	{"show", 0},
-	{"unload", 0},
-	{"fds", 0},
-	{"attach", 2},
-	{"detach", 0},
-	{"test_run", 0},
-	{"map_insert", 1},
-	{"load_insns", 1},
-	{"map", 0},
+	{"load", 1, true},	 {"list", 0, false},	 {"show", 0, false},
+	{"unload", 0, true},	 {"fds", 0, false},	 {"attach", 2, true},
+	{"detach", 0, true},	 {"test_run", 0, false}, {"map_insert", 1, true},
+	{"load_insns", 1, true}, {"map", 0, true},
 	/* The effective policy and usage: counting kernel objects needs a worker's capabilities. */
-	{"policy", 0},
+	{"policy", 0, false},
 };
 
 static const struct worker_method *worker_method_find(const char *name)
@@ -269,13 +274,66 @@ static int handle_hello(struct conn *c, int64_t id)
 	return k;
 }
 
-/* Queue job with the message's fds and, if extra_fd >= 0, that one last (taken). */
-static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto_msg *msg,
-		      int extra_fd)
+/* Queue job for a worker (job and fds taken); an answered refusal if it can't be. */
+static int conn_submit(struct conn *c, int64_t id, const struct worker_request *req,
+		       json_object *job, int *fds, size_t n_fds)
 {
+	char buf[160];
+	int k = worker_pool_submit(c->server->pool, req, job, fds, n_fds, on_job_done, c, &c->job);
+
+	if (k == -EMSGSIZE) {
+		snprintf(buf, sizeof(buf),
+			 "the request with your identity is over the %u bytes a worker takes",
+			 WORKER_MAX_JOB_BYTES);
+		return conn_send_error(c, id, PROTO_E_TOO_LARGE, EMSGSIZE, buf);
+	}
+	if (k < 0)
+		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
+	c->job_id = id;
+	conn_set_busy(c, true);
+	return 0;
+}
+
+/*
+ * The request for the audit trail: "OWNER/NAME" of a named-object method (the
+ * caller's own when the reference names no owner), bounded like the worker's.
+ */
+static void request_object(const struct conn *c, json_object *params, char *buf, size_t size)
+{
+	const char *ref = NULL;
+
+	buf[0] = '\0';
+	if (proto_get_string(params, "object", false, &ref, NULL) < 0 || !ref)
+		return;
+	if (strchr(ref, '/'))
+		snprintf(buf, size, "%.130s", ref);
+	else
+		snprintf(buf, size, "%u/%.64s", (unsigned)c->cred.uid, ref);
+}
+
+/* "map" changes state only with its writes. */
+static bool request_changes_state(const struct worker_method *m, json_object *params)
+{
+	const char *op = NULL;
+
+	if (!m->changes_state || strcmp(m->name, "map") != 0)
+		return m->changes_state;
+	(void)proto_get_string(params, "op", false, &op, NULL);
+	return op && (strcmp(op, "update") == 0 || strcmp(op, "delete") == 0);
+}
+
+/* Queue job with the message's fds and, if extra_fd >= 0, that one last (taken). */
+static int submit_job(struct conn *c, int64_t id, const struct worker_method *m,
+		      json_object *params, json_object *job, struct proto_msg *msg, int extra_fd)
+{
+	char object[160];
+	struct worker_request req = {.uid = c->cred.uid,
+				     .pid = c->cred.pid,
+				     .event = m->name,
+				     .object = object,
+				     .changes_state = request_changes_state(m, params)};
 	int *fds = NULL;
 	size_t n = msg->n_fds + (extra_fd >= 0);
-	int k;
 
 	if (n > 0) {
 		fds = calloc(n, sizeof(int));
@@ -289,12 +347,10 @@ static int submit_job(struct conn *c, int64_t id, json_object *job, struct proto
 		if (extra_fd >= 0)
 			fds[n - 1] = extra_fd;
 	}
-	k = worker_pool_submit(c->server->pool, c->cred.uid, job, fds, n, on_job_done, c, &c->job);
-	if (k < 0)
-		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
-	c->job_id = id;
-	conn_set_busy(c, true);
-	return 0;
+	request_object(c, params, object, sizeof(object));
+	if (!object[0])
+		req.object = NULL;
+	return conn_submit(c, id, &req, job, fds, n);
 }
 
 /*
@@ -408,12 +464,12 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 		if (status >= 0) {
 			json_object_object_add(job, "target_status",
 					       json_object_new_int((int)msg->n_fds));
-			return submit_job(c, id, job, msg, status);
+			return submit_job(c, id, m, params, job, msg, status);
 		}
 		if (status != -ENOTTY) {
 			json_object_object_add(job, "target_status_error",
 					       json_object_new_int(-status));
-			return submit_job(c, id, job, msg, -1);
+			return submit_job(c, id, m, params, job, msg, -1);
 		}
 		netns = conn_open_netns(c);
 		if (netns < 0)
@@ -421,18 +477,20 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 				  (unsigned)c->cred.uid, strerror(-netns));
 		if (netns >= 0) {
 			json_object_object_add(job, "netns", json_object_new_int((int)msg->n_fds));
-			return submit_job(c, id, job, msg, netns);
+			return submit_job(c, id, m, params, job, msg, netns);
 		}
 	}
-	return submit_job(c, id, job, msg, -1);
+	return submit_job(c, id, m, params, job, msg, -1);
 }
 
 /* Validate here too, so bad requests never cost a worker; then re-encode with the fd at 0. */
-static int load_params_decode(const char *method, json_object *params, size_t n_fds,
-			      json_object **ret, bool *ret_check_only, char **error)
+static int load_params_decode(const struct conn *c, const char *method, json_object *params,
+			      size_t n_fds, json_object **ret, bool *ret_check_only,
+			      char *ret_object, size_t object_size, char **error)
 {
 	int k;
 
+	ret_object[0] = '\0';
 	if (strcmp(method, "load_insns") == 0) {
 		struct proto_insns_request req = {};
 
@@ -442,6 +500,9 @@ static int load_params_decode(const char *method, json_object *params, size_t n_
 		req.insns_fd = 0;
 		*ret_check_only = req.check_only;
 		*ret = proto_insns_request_encode(&req);
+		/* For the audit trail, should its worker give no answer. */
+		if (req.name)
+			snprintf(ret_object, object_size, "%u/%s", (unsigned)c->cred.uid, req.name);
 		proto_insns_request_done(&req);
 	} else {
 		struct proto_load_request req = {};
@@ -452,6 +513,8 @@ static int load_params_decode(const char *method, json_object *params, size_t n_
 		req.object_fd = 0;
 		*ret_check_only = req.check_only;
 		*ret = proto_load_request_encode(&req);
+		if (req.name)
+			snprintf(ret_object, object_size, "%u/%s", (unsigned)c->cred.uid, req.name);
 		proto_load_request_done(&req);
 	}
 	return *ret ? 0 : -ENOMEM;
@@ -464,9 +527,12 @@ static int handle_load(struct conn *c, int64_t id, const char *method, json_obje
 	_cleanup_free_ char *error = NULL;
 	json_object *job, *job_params = NULL;
 	bool check_only = false;
+	char object[160];
+	struct worker_request req = {.uid = c->cred.uid, .pid = c->cred.pid, .object = object};
 	int *fds, k;
 
-	k = load_params_decode(method, params, msg->n_fds, &job_params, &check_only, &error);
+	k = load_params_decode(c, method, params, msg->n_fds, &job_params, &check_only, object,
+			       sizeof(object), &error);
 	if (k == -ENOMEM)
 		return k;
 	if (k < 0)
@@ -499,12 +565,12 @@ static int handle_load(struct conn *c, int64_t id, const char *method, json_obje
 	if (strcmp(method, "load") != 0)
 		json_object_object_add(job, "method", json_object_new_string(method));
 	fds[0] = proto_msg_take_fd(msg, 0);
-	k = worker_pool_submit(c->server->pool, c->cred.uid, job, fds, 1, on_job_done, c, &c->job);
-	if (k < 0)
-		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
-	c->job_id = id;
-	conn_set_busy(c, true);
-	return 0;
+	/* A check decides and loads nothing; a load may keep objects and pins. */
+	req.event = check_only ? "check" : "load";
+	req.changes_state = !check_only;
+	if (!object[0])
+		req.object = NULL;
+	return conn_submit(c, id, &req, job, fds, 1);
 }
 
 static int conn_dispatch(struct conn *c, struct proto_msg *msg)
@@ -520,6 +586,22 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 		return conn_send_error(c, id,
 				       k == -EPROTONOSUPPORT ? PROTO_E_VERSION : PROTO_E_INVALID,
 				       -k, error);
+	/*
+	 * Refused request by request, not at accept: a client that sends its
+	 * request at once would see only ECONNRESET (closing a connection with
+	 * unread data resets it), never an error sent before the close.
+	 */
+	if (c->n_groups_over) {
+		char buf[256];
+
+		snprintf(buf, sizeof(buf),
+			 "your process has %zu supplementary groups; the broker takes at most %u "
+			 "(it leaves none out: the policy and owners' shares grant by group)",
+			 c->n_groups_over, SERVER_MAX_GROUPS);
+		log_info("uid %u pid %d: refused, %zu supplementary groups", (unsigned)c->cred.uid,
+			 (int)c->cred.pid, c->n_groups_over);
+		return conn_send_error(c, id, PROTO_E_TOO_LARGE, E2BIG, buf);
+	}
 	if (strcmp(method, "load") == 0 || strcmp(method, "load_insns") == 0)
 		return handle_load(c, id, method, params, msg);
 	if (worker_method_find(method))
@@ -593,14 +675,20 @@ static int conn_read_identity(struct conn *c)
 
 	len = sizeof(small);
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, small, &len) < 0) {
-		if (errno != ERANGE || len > CONN_MAX_GROUPS * sizeof(gid_t))
+		if (errno != ERANGE)
 			return negative_errno();
-		big = malloc(len);
-		if (!big)
-			return -ENOMEM;
-		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, big, &len) < 0)
-			return negative_errno();
-		groups = big;
+		/* ERANGE says how many there are: bounded before anything is made for them. */
+		if (len > SERVER_MAX_GROUPS * sizeof(gid_t)) {
+			c->n_groups_over = len / sizeof(gid_t);
+			len = 0;
+		} else {
+			big = malloc(len);
+			if (!big)
+				return -ENOMEM;
+			if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, big, &len) < 0)
+				return negative_errno();
+			groups = big;
+		}
 	}
 	c->groups = malloc(len + sizeof(gid_t));
 	if (!c->groups)
@@ -763,13 +851,8 @@ int server_new(sd_event *event, struct worker_pool *pool, const struct server_co
 	return 0;
 }
 
-struct server *server_free(struct server *s)
+static void server_close_listeners(struct server *s)
 {
-	if (!s)
-		return NULL;
-	while (s->conns)
-		conn_free(s->conns);
-	s->rate = rate_limiter_free(s->rate);
 	while (s->listeners) {
 		struct listener *l = s->listeners;
 
@@ -778,6 +861,31 @@ struct server *server_free(struct server *s)
 		safe_close(l->fd);
 		free(l);
 	}
+}
+
+void server_drain(struct server *s)
+{
+	struct conn *next;
+
+	s->draining = true;
+	server_close_listeners(s);
+	/* Busy ones only watch for a hang-up already (conn_set_busy()); on_job_done() closes them.
+	 */
+	for (struct conn *c = s->conns; c; c = next) {
+		next = c->next;
+		if (!c->job)
+			conn_free(c);
+	}
+}
+
+struct server *server_free(struct server *s)
+{
+	if (!s)
+		return NULL;
+	while (s->conns)
+		conn_free(s->conns);
+	s->rate = rate_limiter_free(s->rate);
+	server_close_listeners(s);
 	sd_event_unref(s->event);
 	free(s);
 	return NULL;

@@ -12,6 +12,16 @@
 #include "store.h"
 #include "worker.h"
 
+/*
+ * Supplementary groups a client may have: a connection with more is refused
+ * at accept with "too-large". Every group goes to each worker with the
+ * request (the policy and owners' shares match on them), so the bound keeps
+ * each job within WORKER_MAX_JOB_BYTES; dropping groups instead would
+ * silently take away what the policy or an owner grants by group. Linux
+ * allows 65536; directory-backed users rarely have more than a thousand.
+ */
+#define SERVER_MAX_GROUPS 4096
+
 struct server_config {
 	unsigned max_connections; /* in total */
 	unsigned max_connections_per_uid; /* per client uid */
@@ -30,5 +40,10 @@ struct server *server_free(struct server *s);
 int server_listen_path(struct server *s, const char *path);
 /* Listen on an already bound and listening SOCK_SEQPACKET socket (socket activation). */
 int server_listen_fd(struct server *s, int fd);
+/*
+ * Shutting down: stop listening and close idle connections; a connection
+ * whose request runs gets its answer, then is closed. Nothing more is read.
+ */
+void server_drain(struct server *s);
 
 unsigned server_n_connections(const struct server *s);

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "caps.h"
 #include "common/macro.h"
 #include "log.h"
@@ -394,6 +395,24 @@ int store_object_remove_pins(const struct store_config *c, uid_t uid, const char
 	return rmdir(dir) < 0 ? -errno : 0;
 }
 
+/* Debris held programs and links, maybe attached: its removal is on record like an unload. */
+static void store_audit_sweep(uid_t uid, const char *name, int k)
+{
+	char object[128];
+
+	snprintf(object, sizeof(object), "%u/%s", (unsigned)uid, name);
+	audit_log(&(struct audit_record){
+		.event = "sweep",
+		.decision = k < 0 ? "error" : "allow",
+		.uid = uid,
+		.object = object,
+		.reason = k < 0 ? "pins without metadata, left over by an interrupted load or "
+				  "unload: they could not all be removed"
+				: "pins without metadata, left over by an interrupted load or "
+				  "unload: "
+				  "removed, their links detached"});
+}
+
 int store_sweep_user(const struct store_config *c, uid_t uid)
 {
 	char path[PATH_MAX];
@@ -424,6 +443,7 @@ int store_sweep_user(const struct store_config *c, uid_t uid)
 		k = store_object_remove_pins(c, uid, dirs[i]);
 		if (k < 0)
 			log_warning("cannot remove %s/%s: %s", path, dirs[i], strerror(-k));
+		store_audit_sweep(uid, dirs[i], k);
 	}
 	store_names_free(dirs, n);
 	store_names_free(names, n_names);
@@ -519,9 +539,31 @@ int store_recover(const struct store_config *c)
 
 void store_fault(const struct store_config *c, const char *point)
 {
-	if (!c->fault || strcmp(c->fault, point) != 0)
+	const char *how = "crash";
+
+	if (!c->fault)
 		return;
-	log_error("fault injection: crashing at %s", point);
+	if (strncmp(c->fault, "stall:", 6) == 0 || strncmp(c->fault, "delay:", 6) == 0) {
+		if (strcmp(c->fault + 6, point) != 0)
+			return;
+		how = c->fault[0] == 's' ? "stall" : "delay";
+	} else if (strcmp(c->fault, point) != 0) {
+		return;
+	}
+	log_error("fault injection: %s at %s", how, point);
+	if (how[0] == 's') {
+		/* Until the event loop kills this worker at its time limit. */
+		for (;;)
+			pause();
+	}
+	if (how[0] == 'd') {
+		/* Long enough for a test to act (hang up, SIGTERM) in the middle of the change. */
+		struct timespec ts = {.tv_nsec = 500 * 1000 * 1000};
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		return;
+	}
 	kill(c->daemon_pid > 0 ? c->daemon_pid : getppid(), SIGKILL);
 	kill(getpid(), SIGKILL);
 }

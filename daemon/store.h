@@ -18,7 +18,8 @@
  * exactly when its metadata does. An unload removes the metadata first, then
  * detaches and unpins. A pin directory without metadata is therefore always
  * debris of an interrupted load or unload, and store_sweep_user() removes it
- * (at startup for everyone, and before each change for that user).
+ * (at startup for everyone, before each named load of that user, and right
+ * after a worker died in the middle of a change of theirs, worker.h).
  */
 #pragma once
 
@@ -71,14 +72,19 @@ int store_object_prog_ids(const char *dir, uint32_t **ret, size_t *ret_n);
  */
 int store_object_remove_pins(const struct store_config *c, uid_t uid, const char *name);
 
-/* Remove the user's pin directories that have no metadata. Needs the user's lock. */
+/*
+ * Remove the user's pin directories that have no metadata, with an audit
+ * record (event "sweep") for each. Needs the user's lock.
+ */
 int store_sweep_user(const struct store_config *c, uid_t uid);
 /* At startup: sweep every user, drop leftover temporary metadata. */
 int store_recover(const struct store_config *c);
 
 /*
- * Fault injection for the restart-safety tests: when the daemon was started
- * with --fault-inject=POINT and point is POINT, kill the daemon and this
- * worker on the spot, as a crash would.
+ * Fault injection for the tests: when the daemon was started with
+ * --fault-inject=POINT and point is POINT, kill the daemon and this worker on
+ * the spot, as a crash would; with stall:POINT, stop this worker there until
+ * the event loop kills it at its time limit; with delay:POINT, pause there
+ * for half a second.
  */
 void store_fault(const struct store_config *c, const char *point);

@@ -13,10 +13,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "caps.h"
 #include "common/macro.h"
 #include "log.h"
 #include "named.h"
+#include "store.h"
 
 #define WORKER_FD 3
 #define WORKER_SNDBUF (4 * 1024 * 1024)
@@ -37,14 +39,20 @@ struct worker {
 struct worker_job {
 	struct worker_pool *pool;
 	uid_t uid; /* whose: no user may hold more than max_jobs_per_uid workers */
-	json_object *msg;
+	pid_t pid;
+	char *event, *object; /* for the audit record if it ends without an answer */
+	bool changes_state;
+	bool internal; /* the pool's own sweep: no client waits for it */
+	char *text; /* the job, encoded once when submitted */
+	size_t len;
 	int *fds;
 	size_t n_fds;
-	worker_done_fn done;
+	worker_done_fn done; /* NULL once orphaned: the reply is dropped */
 	void *userdata;
 	struct worker *worker;
 	struct worker_job *next; /* in pool->queue while waiting */
 	sd_event_source *queued; /* waiting, too, is bounded by the job timeout */
+	uint64_t deadline; /* CLOCK_MONOTONIC usec: waiting ends here, whatever happens */
 };
 
 struct worker_pool {
@@ -67,6 +75,10 @@ struct worker_pool {
 	unsigned spawner_quick_deaths;
 	sd_event_source *respawn;
 	struct retired_spawner *retired; /* old spawners still waiting for their workers */
+	/* Shutting down: nothing starts; drained() once the last worker is gone. */
+	bool draining;
+	void (*drained)(void *userdata);
+	void *drained_userdata;
 };
 
 struct retired_spawner {
@@ -92,10 +104,64 @@ static void job_free(struct worker_job *j)
 	if (!j)
 		return;
 	sd_event_source_disable_unref(j->queued);
-	json_object_put(j->msg);
+	free(j->text);
+	free(j->event);
+	free(j->object);
 	close_many(j->fds, j->n_fds);
 	free(j->fds);
 	free(j);
+}
+
+/* The job is over: tell whoever waits (nobody, once orphaned), and forget it. */
+static void job_finish(struct worker_job *j, struct proto_raw *reply, int error)
+{
+	if (j->done)
+		j->done(j->userdata, reply, error);
+	job_free(j);
+}
+
+/*
+ * A request that ended without its worker's answer has no audit record of
+ * the worker's: this is its record, so that no request goes unrecorded.
+ */
+static void job_audit_failure(const struct worker_job *j, const char *reason)
+{
+	audit_log(&(struct audit_record){.event = j->event,
+					 .decision = "error",
+					 .uid = j->uid,
+					 .pid = j->pid,
+					 .object = j->object,
+					 .reason = reason});
+}
+
+/*
+ * The pool's own request, after a worker died in the middle of a change:
+ * remove what it left half-made in the user's store (a pin directory without
+ * metadata, store.h), under the user's lock, with an audit record for each
+ * removal (store_sweep_user()). Not a client method: only the event loop
+ * sends it, and the server hands clients' requests only to the methods it
+ * lists.
+ */
+static json_object *worker_sweep(const struct worker_pool *p, json_object *job)
+{
+	json_object *v, *body;
+	int64_t uid = -1;
+	int lock, k;
+
+	if (json_object_object_get_ex(job, "uid", &v))
+		uid = json_object_get_int64(v);
+	if (uid < 0 || uid >= (int64_t)(uid_t)-1)
+		return NULL;
+	lock = store_lock_user(&p->cfg.load.store, (uid_t)uid);
+	k = lock < 0 ? lock : store_sweep_user(&p->cfg.load.store, (uid_t)uid);
+	safe_close(lock);
+	if (k < 0)
+		log_warning("cannot sweep the store of uid %u: %s", (unsigned)uid, strerror(-k));
+	/* Nobody reads it: the event loop only needs the worker to end with an answer. */
+	body = json_object_new_object();
+	if (body)
+		json_object_object_add(body, "result", json_object_new_object());
+	return body;
 }
 
 /* ---- the worker process ---- */
@@ -111,7 +177,12 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 	sigset_t none;
 	int k;
 
-	/* The event loop blocks signals for its signalfds; a worker wants the defaults. */
+	/*
+	 * The event loop blocks signals for its signalfds; a worker wants the
+	 * defaults, except the termination signals a service manager or terminal
+	 * sends the whole group (SIG_IGN from the spawner): a request in the
+	 * middle of a change finishes, and the daemon waits for it (SIGTERM).
+	 */
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
@@ -135,7 +206,7 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 	do
 		k = poll(&pfd, 1, -1);
 	while (k < 0 && errno == EINTR);
-	k = proto_recv(WORKER_FD, PROTO_MAX_REQUEST_BYTES * 2, PROTO_MAX_REQUEST_FDS, &msg, NULL);
+	k = proto_recv(WORKER_FD, WORKER_MAX_JOB_BYTES, PROTO_MAX_REQUEST_FDS, &msg, NULL);
 	if (k <= 0)
 		_exit(k == 0 ? EXIT_SUCCESS : EXIT_FAILURE); /* retired by the pool, or broken */
 
@@ -157,7 +228,9 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 			for (;;)
 				pause();
 
-		if (named_is_method(method))
+		if (strcmp(method, "sweep") == 0)
+			k = (body = worker_sweep(p, msg.json)) ? 0 : -EINVAL;
+		else if (named_is_method(method))
 			k = named_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds,
 					 &body, &fds, &n_fds);
 		else
@@ -232,18 +305,51 @@ static int on_job_queue_timeout(sd_event_source *s, uint64_t usec, void *userdat
 
 	log_warning("a job of uid %u waited over its time limit for a worker", (unsigned)j->uid);
 	queue_unlink(j->pool, j);
-	j->done(j->userdata, NULL, -ETIME);
-	job_free(j);
+	job_audit_failure(j, "not started: it waited over its time limit for a worker");
+	job_finish(j, NULL, -ETIME);
+	return 0;
+}
+
+/* Wait (again) for a worker, until the job's deadline: never a fresh timer. */
+static int job_queue(struct worker_pool *p, struct worker_job *j, bool front)
+{
+	int k = sd_event_add_time(p->event, &j->queued, CLOCK_MONOTONIC, j->deadline, 0,
+				  on_job_queue_timeout, j);
+
+	if (k < 0)
+		return k;
+	if (front) {
+		j->next = p->queue;
+		p->queue = j;
+		if (!j->next)
+			p->queue_tail = &j->next;
+	} else {
+		*p->queue_tail = j;
+		p->queue_tail = &j->next;
+	}
 	return 0;
 }
 
 /* Arm the deferred steps that have work to do (and only those, or the loop would spin). */
 static void pool_schedule(struct worker_pool *p)
 {
+	if (p->draining)
+		return;
 	if (p->queue && p->n_idle > 0 && p->n_busy < p->cfg.max_workers && queue_find_eligible(p))
 		sd_event_source_set_enabled(p->dispatch, SD_EVENT_ONESHOT);
 	if (p->n_idle + p->n_spawning < p->cfg.max_workers)
 		sd_event_source_set_enabled(p->spawn, SD_EVENT_ONESHOT);
+}
+
+/* Shutting down and the last worker is gone: say so, once. */
+static void pool_check_drained(struct worker_pool *p)
+{
+	void (*drained)(void *) = p->drained;
+
+	if (!p->draining || p->workers || !drained)
+		return;
+	p->drained = NULL;
+	drained(p->drained_userdata);
 }
 
 static struct worker *worker_free(struct worker *w)
@@ -295,6 +401,30 @@ static struct worker_job *worker_release_job(struct worker *w)
 	return j;
 }
 
+static void pool_queue_sweep(struct worker_pool *p, uid_t uid);
+
+/*
+ * The job's worker gave no answer: it crashed, was killed at its time limit,
+ * or sent something unreadable. Record it, since the worker's own record may
+ * never have been written; and if the request may have been changing the
+ * user's store, sweep what it left half-made (store.h): with the store's
+ * ordering, whatever it had committed stays, the rest is debris.
+ */
+static void job_end_abnormal(struct worker *w, struct worker_job *j, int error)
+{
+	char reason[200];
+
+	snprintf(reason, sizeof(reason), "%s%s",
+		 w->timed_out	   ? "the request ran over its time limit and its worker was killed"
+		 : error == -EPIPE ? "its worker ended without an answer (it crashed or was killed)"
+				   : "its worker sent an unreadable answer",
+		 j->changes_state ? "; what it had committed stays, the rest is swept" : "");
+	job_audit_failure(j, reason);
+	if (j->changes_state)
+		pool_queue_sweep(w->pool, j->uid);
+	job_finish(j, NULL, error);
+}
+
 static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct worker *w = userdata;
@@ -312,18 +442,14 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 			  error ? error : strerror(-k));
 	else if (k == 0 && j)
 		w->lost_reply = true;
-	if (j) {
-		int result = k > 0 ? 0 : k;
-
+	if (j && k > 0)
+		job_finish(j, &msg, 0);
+	else if (j)
 		/*
 		 * A worker killed at its time limit is usually seen here first, as
 		 * the end of its socket, before its pidfd says it exited.
 		 */
-		if (k == 0)
-			result = w->timed_out ? -ETIME : -EPIPE;
-		j->done(j->userdata, k > 0 ? &msg : NULL, result);
-		job_free(j);
-	}
+		job_end_abnormal(w, j, k < 0 ? k : w->timed_out ? -ETIME : -EPIPE);
 	proto_raw_done(&msg);
 	return 0;
 }
@@ -346,11 +472,11 @@ static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 	if (j) {
 		log_warning("worker %d for a job ended without a reply%s", (int)w->pid,
 			    w->timed_out ? " (killed at its time limit)" : "");
-		j->done(j->userdata, NULL, w->timed_out ? -ETIME : -EPIPE);
-		job_free(j);
+		job_end_abnormal(w, j, w->timed_out ? -ETIME : -EPIPE);
 	}
 	worker_free(w);
 	pool_schedule(p);
+	pool_check_drained(p);
 	return 0;
 }
 
@@ -389,6 +515,15 @@ _Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_SETMASK, &chld, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * systemd (KillMode=control-group) and a terminal signal every process
+	 * of the group. The daemon alone decides when we go: it lets running
+	 * workers finish first, and they die with us (PR_SET_PDEATHSIG).
+	 * Workers inherit these.
+	 */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(EXIT_FAILURE);
 	(void)prctl(PR_SET_NAME, "bpfbroker-spawn");
@@ -447,8 +582,12 @@ _Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent
 		}
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 			continue;
-		/* Replies carry up to PROTO_MAX_REPLY_BYTES in one packet. */
+		/*
+		 * Replies carry up to PROTO_MAX_REPLY_BYTES in one packet, jobs up
+		 * to WORKER_MAX_JOB_BYTES.
+		 */
 		(void)caps_sndbuf_force(sv[1], WORKER_SNDBUF);
+		(void)caps_sndbuf_force(sv[0], WORKER_SNDBUF);
 		pid = fork();
 		if (pid == 0) {
 			safe_close(sv[0]);
@@ -728,37 +867,42 @@ static struct worker *pool_take_idle(struct worker_pool *p)
 	return NULL;
 }
 
+/*
+ * Hand j to w. A SOCK_SEQPACKET packet goes whole or not at all: when the send
+ * fails, the worker got nothing and the job has not started.
+ */
 static int worker_start_job(struct worker *w, struct worker_job *j)
 {
 	struct worker_pool *p = w->pool;
 	uint64_t now;
 	int k;
 
+	k = proto_send_raw(w->sock, j->text, j->len, j->fds, j->n_fds);
+	if (k < 0)
+		return k;
+	/* The worker has its own copies now, and the job from here on is running. */
+	close_many(j->fds, j->n_fds);
 	w->idle = false;
 	p->n_idle--;
-	k = proto_send(w->sock, j->msg, j->fds, j->n_fds, PROTO_MAX_REQUEST_BYTES * 2);
-	if (k < 0) {
-		worker_kill(w);
-		return k;
-	}
-	/* The worker has its own copies now. */
-	close_many(j->fds, j->n_fds);
-	k = sd_event_add_io(p->event, &w->io, w->sock, EPOLLIN, on_worker_reply, w);
-	if (k < 0) {
-		worker_kill(w);
-		return k;
-	}
-	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
-	k = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC, now + p->cfg.job_timeout_usec,
-			      0, on_worker_timeout, w);
-	if (k < 0) {
-		worker_kill(w);
-		return k;
-	}
 	w->job = j;
 	j->worker = w;
 	p->n_busy++;
+	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
+	k = sd_event_add_io(p->event, &w->io, w->sock, EPOLLIN, on_worker_reply, w);
+	if (k >= 0)
+		k = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC,
+				      now + p->cfg.job_timeout_usec, 0, on_worker_timeout, w);
+	if (k < 0) {
+		/* Unwatched, it must not run on: its exit ends the job as a crash would. */
+		log_error("cannot watch worker %d: %s; killing it", (int)w->pid, strerror(-k));
+		worker_kill(w);
+	}
 	return 0;
+}
+
+static bool error_is_dead_peer(int k)
+{
+	return k == -EPIPE || k == -ECONNRESET || k == -ECONNREFUSED;
 }
 
 static int on_dispatch(sd_event_source *s, void *userdata)
@@ -777,85 +921,174 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 			break;
 		j = queue_take(p, pp);
 		k = worker_start_job(w, j);
-		if (k < 0) {
-			/* That worker is gone; the job goes back to the front for the next one. */
-			log_warning("cannot hand a job to worker %d: %s", (int)w->pid,
-				    strerror(-k));
-			j->next = p->queue;
-			p->queue = j;
-			if (!j->next)
-				p->queue_tail = &j->next;
-			(void)sd_event_add_time_relative(p->event, &j->queued, CLOCK_MONOTONIC,
-							 p->cfg.job_timeout_usec, 0,
-							 on_job_queue_timeout, j);
-			break;
+		if (k >= 0)
+			continue;
+		log_warning("cannot hand a job to worker %d: %s", (int)w->pid, strerror(-k));
+		if (error_is_dead_peer(k)) {
+			/*
+			 * That worker died while idle (its exit is seen soon). The job
+			 * waits for the next one, until its own deadline.
+			 */
+			w->idle = false;
+			p->n_idle--;
+			if (job_queue(p, j, true) >= 0)
+				continue;
 		}
+		/*
+		 * Anything else is the job's own doing, and no other worker would
+		 * take it either: it fails now, and this worker stays for the next.
+		 */
+		job_audit_failure(j, "not started: it could not be handed to a worker");
+		job_finish(j, NULL, k);
 	}
 	pool_schedule(p);
 	return 0;
 }
 
-int worker_pool_submit(struct worker_pool *p, uid_t uid, json_object *msg, int *fds, size_t n_fds,
-		       worker_done_fn done, void *userdata, struct worker_job **ret)
+static int pool_enqueue(struct worker_pool *p, const struct worker_request *req, json_object *msg,
+			int *fds, size_t n_fds, worker_done_fn done, void *userdata,
+			struct worker_job **ret)
 {
 	struct worker_job *j = calloc(1, sizeof(*j));
+	const char *text;
+	size_t len = 0;
+	uint64_t now = 0;
 	int k;
 
-	if (!j) {
+	text = msg ? json_object_to_json_string_length(msg, PROTO_JSON_FLAGS, &len) : NULL;
+	if (!j || !text) {
 		json_object_put(msg);
 		close_many(fds, n_fds);
 		free(fds);
+		free(j);
 		return -ENOMEM;
 	}
+	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
 	*j = (struct worker_job){.pool = p,
-				 .uid = uid,
-				 .msg = msg,
+				 .uid = req->uid,
+				 .pid = req->pid,
+				 .event = strdup(req->event ? req->event : "request"),
+				 .object = req->object ? strdup(req->object) : NULL,
+				 .changes_state = req->changes_state,
+				 .text = len <= WORKER_MAX_JOB_BYTES ? strndup(text, len) : NULL,
+				 .len = len,
 				 .fds = fds,
 				 .n_fds = n_fds,
 				 .done = done,
-				 .userdata = userdata};
-	k = sd_event_add_time_relative(p->event, &j->queued, CLOCK_MONOTONIC,
-				       p->cfg.job_timeout_usec, 0, on_job_queue_timeout, j);
+				 .userdata = userdata,
+				 .deadline = now + p->cfg.job_timeout_usec};
+	json_object_put(msg);
+	/* Encoded once, here: one that no worker could take fails now, not in a loop. */
+	if (len > WORKER_MAX_JOB_BYTES)
+		k = -EMSGSIZE;
+	else if (!j->event || (req->object && !j->object) || !j->text)
+		k = -ENOMEM;
+	else
+		k = job_queue(p, j, false);
 	if (k < 0) {
 		job_free(j);
 		return k;
 	}
-	*p->queue_tail = j;
-	p->queue_tail = &j->next;
 	pool_schedule(p);
 	*ret = j;
 	return 0;
 }
 
-void worker_job_cancel(struct worker_job *j)
+int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, json_object *msg,
+		       int *fds, size_t n_fds, worker_done_fn done, void *userdata,
+		       struct worker_job **ret)
 {
-	struct worker_pool *p;
+	if (p->draining) {
+		json_object_put(msg);
+		close_many(fds, n_fds);
+		free(fds);
+		return -ESHUTDOWN;
+	}
+	return pool_enqueue(p, req, msg, fds, n_fds, done, userdata, ret);
+}
 
+/*
+ * After a request that may have changed uid's store ended without an answer.
+ * One waiting sweep per user is enough; while shutting down there is none
+ * (the next start sweeps every user).
+ */
+static void pool_queue_sweep(struct worker_pool *p, uid_t uid)
+{
+	struct worker_request req = {.uid = uid, .event = "sweep"};
+	json_object *job;
+	struct worker_job *j;
+	int k;
+
+	if (p->draining)
+		return;
+	for (j = p->queue; j; j = j->next)
+		if (j->internal && j->uid == uid)
+			return;
+	job = json_object_new_object();
+	if (job) {
+		json_object_object_add(job, "method", json_object_new_string("sweep"));
+		json_object_object_add(job, "id", json_object_new_int64(0));
+		json_object_object_add(job, "uid", json_object_new_int64(uid));
+	}
+	k = pool_enqueue(p, &req, job, NULL, 0, NULL, NULL, &j);
+	if (k < 0) {
+		log_warning("cannot queue a sweep of uid %u: %s; their next named load sweeps",
+			    (unsigned)uid, strerror(-k));
+		return;
+	}
+	j->internal = true;
+}
+
+void worker_job_orphan(struct worker_job *j)
+{
 	if (!j)
 		return;
-	p = j->pool;
 	if (j->worker) {
-		struct worker *w = j->worker;
-
-		worker_kill(w);
-		worker_release_job(w);
-	} else {
-		queue_unlink(p, j);
+		j->done = NULL;
+		j->userdata = NULL;
+		return;
 	}
+	queue_unlink(j->pool, j);
+	job_audit_failure(j, "not started: the client hung up while it waited for a worker");
 	job_free(j);
 }
 
-void worker_pool_refresh(struct worker_pool *p)
+/*
+ * Idle workers exit when their socket closes; busy ones finish their job. The
+ * spawner exits once its last worker has; the next worker, if any, comes
+ * from a new one.
+ */
+static void pool_retire_idle(struct worker_pool *p)
 {
-	/* Idle workers were forked with the old policy: closing their socket makes them exit. */
 	for (struct worker *w = p->workers; w; w = w->next)
 		if (w->idle) {
 			w->idle = false;
 			p->n_idle--;
 			shutdown(w->sock, SHUT_RDWR);
 		}
-	/* So was the spawner: the next worker comes from a new one, with the new policy. */
 	spawner_retire(p);
+}
+
+void worker_pool_drain(struct worker_pool *p, void (*drained)(void *userdata), void *userdata)
+{
+	p->draining = true;
+	p->drained = drained;
+	p->drained_userdata = userdata;
+	/* Not started: nothing was decided or changed. */
+	while (p->queue) {
+		struct worker_job *j = queue_take(p, &p->queue);
+
+		job_audit_failure(j, "not started: the broker is shutting down");
+		job_finish(j, NULL, -ESHUTDOWN);
+	}
+	pool_retire_idle(p);
+	pool_check_drained(p);
+}
+
+void worker_pool_refresh(struct worker_pool *p)
+{
+	/* Idle workers and the spawner were forked with the old policy. */
+	pool_retire_idle(p);
 	pool_schedule(p);
 }
 

@@ -17,11 +17,34 @@ struct worker_pool;
 struct worker_job;
 
 /*
+ * The largest job a worker takes: a request's params (at most
+ * PROTO_MAX_REQUEST_BYTES, and re-encoding never makes them longer, see
+ * PROTO_JSON_FLAGS) and the caller's identity (at most SERVER_MAX_GROUPS
+ * groups of up to 11 bytes each, the systemd unit fields from a cgroup path
+ * of at most 4096 bytes), with room to spare.
+ */
+#define WORKER_MAX_JOB_BYTES (256u * 1024)
+
+/*
  * Called once per submitted job: with the worker's reply as it came (bytes
  * and fds, still owned by the pool), or an error. The job's "id" is what the
  * worker stamps its reply with, so the reply can be relayed unparsed.
  */
 typedef void (*worker_done_fn)(void *userdata, struct proto_raw *reply, int error);
+
+/*
+ * What the event loop knows of a request: for the audit record the pool
+ * writes when it ends without the worker's answer (the worker crashed, was
+ * killed at its time limit, or never got it), and whether a worker that dies
+ * in it may leave a half-made change in the user's store to sweep.
+ */
+struct worker_request {
+	uid_t uid; /* whose: no user may hold more than max_jobs_per_uid workers */
+	pid_t pid; /* the client's, as the kernel said at accept */
+	const char *event; /* the audit event: "load", "check", "unload", ... (copied) */
+	const char *object; /* "OWNER/NAME" the request names, or NULL (copied) */
+	bool changes_state; /* load (not check), unload, attach, detach, map writes */
+};
 
 struct worker_pool_config {
 	unsigned max_workers; /* jobs running at once */
@@ -36,16 +59,29 @@ int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg,
 struct worker_pool *worker_pool_free(struct worker_pool *p);
 
 /*
- * Queue a job of uid's (json and fds taken). Jobs start in order, except
- * that a user already running max_jobs_per_uid jobs waits while others go.
- * The callback runs later, never from inside this call.
+ * Queue a job (json and fds taken). Jobs start in order, except that a user
+ * already running max_jobs_per_uid jobs waits while others go. The callback
+ * runs later, never from inside this call. -EMSGSIZE, at once, for a job
+ * larger than WORKER_MAX_JOB_BYTES: no worker could take it.
  */
-int worker_pool_submit(struct worker_pool *p, uid_t uid, json_object *job, int *fds, size_t n_fds,
-		       worker_done_fn done, void *userdata, struct worker_job **ret);
-/* The client went away: drop the job, killing its worker if it runs. No callback follows. */
-void worker_job_cancel(struct worker_job *j);
+int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, json_object *job,
+		       int *fds, size_t n_fds, worker_done_fn done, void *userdata,
+		       struct worker_job **ret);
+/*
+ * The client went away. A job still waiting is dropped: nothing has started.
+ * A running one is left to finish (it may be changing state that must not be
+ * left half-made): its reply is dropped, it still counts against its user's
+ * workers, and the job timeout still bounds it. No callback follows.
+ */
+void worker_job_orphan(struct worker_job *j);
 /* Policy changed: idle workers hold the old one, replace them. */
 void worker_pool_refresh(struct worker_pool *p);
+/*
+ * Shutting down: start nothing more (waiting jobs get -ESHUTDOWN), let every
+ * running worker finish (each bounded by the job timeout), then call
+ * drained(userdata), once.
+ */
+void worker_pool_drain(struct worker_pool *p, void (*drained)(void *userdata), void *userdata);
 
 unsigned worker_pool_n_idle(const struct worker_pool *p);
 unsigned worker_pool_n_busy(const struct worker_pool *p);

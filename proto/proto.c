@@ -98,7 +98,7 @@ int proto_send_raw(int sock, const char *buf, size_t len, const int *fds, size_t
 int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t max_bytes)
 {
 	size_t len;
-	const char *text = json_object_to_json_string_length(msg, JSON_C_TO_STRING_PLAIN, &len);
+	const char *text = json_object_to_json_string_length(msg, PROTO_JSON_FLAGS, &len);
 
 	if (!text)
 		return -ENOMEM;

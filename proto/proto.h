@@ -28,6 +28,13 @@
 #define PROTO_MAX_CONFIG_ITEMS 256
 #define PROTO_MAX_VERIFIER_LOG (64u * 1024)
 
+/*
+ * How messages are encoded: compact, and "/" as it is. json-c would write
+ * "\/" for it, so a message parsed and encoded again (a request's params on
+ * their way to a worker) could double in size; this way it never grows.
+ */
+#define PROTO_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
 /* Error codes in the "code" field of an error reply. */
 #define PROTO_E_INVALID "invalid-request"
 #define PROTO_E_VERSION "unsupported-version"
@@ -66,8 +73,9 @@ struct proto_raw {
 void proto_raw_done(struct proto_raw *m); /* closes fds that were not taken, frees buf */
 
 /*
- * Send msg with fds (may be NULL/0). Never raises SIGPIPE. 0 or negative errno
- * (-EMSGSIZE when the encoded message is larger than max_bytes).
+ * Send msg (encoded with PROTO_JSON_FLAGS) with fds (may be NULL/0). Never
+ * raises SIGPIPE. 0 or negative errno (-EMSGSIZE when the encoded message is
+ * larger than max_bytes).
  */
 int proto_send(int sock, json_object *msg, const int *fds, size_t n_fds, size_t max_bytes);
 
@@ -197,6 +205,13 @@ bool proto_prog_name_is_valid(const char *name);
 /* Named objects: 1..PROTO_MAX_OBJECT_NAME of [A-Za-z0-9_-], not starting with '-'. */
 #define PROTO_MAX_OBJECT_NAME 64
 #define PROTO_MAX_SHARES 32
+/*
+ * "list" answers in pages (NAMED.md): at most "limit" objects (default and
+ * most this) and PROTO_LIST_PAGE_BYTES of them, well below the reply limit;
+ * "next" says where the next page starts.
+ */
+#define PROTO_MAX_LIST_LIMIT 65536
+#define PROTO_LIST_PAGE_BYTES (PROTO_MAX_REPLY_BYTES - 64u * 1024)
 bool proto_object_name_is_valid(const char *name);
 
 /* Hex helpers for globals ("0a0b..", even length, no prefix). */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
@@ -384,6 +385,52 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg)
 	struct child_call c = {.u = u, .fn = fn, .arg = arg};
 
 	return fork_wait(drop_and_call, &c);
+}
+
+pid_t harness_spawn_as(const struct user *u, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+
+	if (pid == 0)
+		_exit(harness_as_user(u, fn, arg));
+	return pid;
+}
+
+int harness_reap(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int harness_connect(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int harness_tracefs_ready(void)
+{
+	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+		return -errno;
+	return 0;
 }
 
 /* A new network namespace with lo up. */

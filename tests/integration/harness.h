@@ -78,6 +78,13 @@ int harness_as_user(const struct user *u, int (*fn)(void *), void *arg);
 /* The same in a new network namespace (lo up), made as root before dropping to u. */
 int harness_in_new_netns_as(const struct user *u, int (*fn)(void *), void *arg);
 
+/* fn(arg) as u in a child that runs on; its pid, for harness_reap() (-1: fork failed). */
+pid_t harness_spawn_as(const struct user *u, int (*fn)(void *), void *arg);
+/* Wait for a child of harness_spawn_as(): its status as harness_as_user() gives it. */
+int harness_reap(pid_t pid);
+/* A SOCK_SEQPACKET connection to H.socket, for requests written by hand; -1 on failure. */
+int harness_connect(void);
+
 /* Run argv[0] with argv as u; returns its exit status, as harness_as_user(). */
 int harness_exec_as(const struct user *u, char *const *argv);
 /* Run bpfctl --socket H.socket ARGS as u; stdout into out; returns its exit status. */
@@ -111,6 +118,8 @@ int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size);
 int harness_cgroups_remove(void);
 /* harness_stop(), harness_cgroups_remove(), then the kernel object leak check. */
 int harness_finish(void);
+/* tracefs, for tracepoint attach: mounted at /sys/kernel/tracing if it is nowhere. */
+int harness_tracefs_ready(void);
 /* An existing group to test group rules with (its name; its gid in *gid). */
 const char *harness_find_group(gid_t *gid);
 

@@ -456,17 +456,6 @@ static void test_verifier_log(void **state)
 
 /* ---- hostile input: every bad message gets an error, and the broker goes on ---- */
 
-static int raw_connect(void)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -1;
-	return fd;
-}
-
 /* Send raw bytes with n_fds copies of fd; return the reply's error code (static buffer). */
 static const char *raw_exchange(int sock, const void *buf, size_t len, int fd, size_t n_fds)
 {
@@ -520,7 +509,7 @@ static int client_hostile(void *arg)
 	static char big[PROTO_MAX_REQUEST_BYTES + 100];
 	const char *load_req =
 		"{\"bpfbroker\":1,\"id\":3,\"method\":\"load\",\"params\":{\"object_fd\":0}}";
-	int sock = raw_connect(), obj = open(harness_object("counter"), O_RDONLY | O_CLOEXEC);
+	int sock = harness_connect(), obj = open(harness_object("counter"), O_RDONLY | O_CLOEXEC);
 	int pfd[2];
 	const char *c;
 
@@ -581,7 +570,7 @@ static int client_hostile(void *arg)
 
 	/* A client that sends a load and hangs up at once costs nothing lasting. */
 	for (int i = 0; i < 5; i++) {
-		int s2 = raw_connect();
+		int s2 = harness_connect();
 		struct iovec iov = {.iov_base = (void *)load_req, .iov_len = strlen(load_req)};
 		char control[CMSG_SPACE(sizeof(int))] = {};
 		struct msghdr mh = {.msg_iov = &iov,

@@ -490,16 +490,6 @@ static int client_tracer(void *arg)
 	return 0;
 }
 
-static int tracefs_ready(void)
-{
-	if (access("/sys/kernel/tracing/events", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-		return 0;
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
 static void test_tracing_attach(void **state)
 {
 	char *p;
@@ -525,7 +515,7 @@ static void test_tracing_attach(void **state)
 	assert_int_equal(ctl(&tracer, "unload", "rt", NULL), 0);
 
 	/* A tracepoint, listed by CATEGORY:NAME. */
-	assert_int_equal(tracefs_ready(), 0);
+	assert_int_equal(harness_tracefs_ready(), 0);
 	assert_int_equal(ctl(&tracer, "load", harness_object("tracepoint"), "--name", "tp", NULL),
 			 0);
 	assert_int_not_equal(ctl(&tracer, "attach", "tp/count_forks", "tracepoint",
@@ -1077,20 +1067,6 @@ static void test_crash_recovery(void **state)
 
 /* ---- connection limits ---- */
 
-static int raw_connect(void)
-{
-	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", H.socket);
-	if (s < 0 || connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (s >= 0)
-			close(s);
-		return -1;
-	}
-	return s;
-}
-
 /* Connect past the per-uid limit: the last one is told why and closed. */
 static int client_too_many_connections(void *arg)
 {
@@ -1100,12 +1076,12 @@ static int client_too_many_connections(void *arg)
 	ssize_t n;
 
 	for (int i = 0; i < 3; i++) {
-		fds[i] = raw_connect();
+		fds[i] = harness_connect();
 		CHECK(fds[i] >= 0, "connection %d: %m", i);
 	}
 	/* Each accepted before the next is tried. */
 	usleep(100000);
-	extra = raw_connect();
+	extra = harness_connect();
 	CHECK(extra >= 0, "connect: %m");
 	setsockopt(extra, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	n = recv(extra, buf, sizeof(buf) - 1, 0);
@@ -1144,7 +1120,7 @@ static void test_connection_limits(void **state)
 	assert_true(WIFEXITED(harness_kill(SIGTERM)));
 	assert_int_equal(harness_start("--max-connections 2"), 0);
 	for (int i = 0; i < 2; i++)
-		assert_true((held[i] = raw_connect()) >= 0);
+		assert_true((held[i] = harness_connect()) >= 0);
 	usleep(100000);
 	assert_int_equal(ctl(&other, "list", NULL), 2);
 	for (int i = 0; i < 2; i++)
@@ -1405,15 +1381,6 @@ static int client_timed_request(void *arg)
 	return 0;
 }
 
-static pid_t spawn_as(const struct user *u, int (*fn)(void *), void *arg)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(harness_as_user(u, fn, arg));
-	return pid;
-}
-
 static void test_limits(void **state)
 {
 	struct bpfbroker *b;
@@ -1473,10 +1440,10 @@ static void test_limits(void **state)
 	hog1.pipe_w = p[0][1];
 	hog2.pipe_w = p[1][1];
 	quick.pipe_w = p[2][1];
-	pids[0] = spawn_as(&owner, client_timed_request, &hog1);
-	pids[1] = spawn_as(&owner, client_timed_request, &hog2);
+	pids[0] = harness_spawn_as(&owner, client_timed_request, &hog1);
+	pids[1] = harness_spawn_as(&owner, client_timed_request, &hog2);
 	usleep(30000);
-	pids[2] = spawn_as(&other, client_timed_request, &quick);
+	pids[2] = harness_spawn_as(&other, client_timed_request, &quick);
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(waitpid(pids[i], &status, 0), pids[i]);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -1497,7 +1464,7 @@ static void test_limits(void **state)
 
 		assert_int_equal(pipe2(pr, O_CLOEXEC), 0);
 		hog3.pipe_w = pr[1];
-		pid = spawn_as(&owner, client_timed_request, &hog3);
+		pid = harness_spawn_as(&owner, client_timed_request, &hog3);
 		usleep(50000);
 		kill(H.daemon, SIGHUP);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
