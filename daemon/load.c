@@ -1648,6 +1648,17 @@ static struct {
 	char progs[1024], classes[512], object_name[128], reason[1024], unit[256], user_unit[256];
 } pending_audit;
 
+/* Did the load keep anything that outlives its client (named, or a new map pinned by name)? */
+static bool job_kept_state(const struct job *j)
+{
+	if (j->req.name && !j->req.check_only)
+		return true;
+	for (size_t i = 0; j->pin_created && i < j->desc.n_maps; i++)
+		if (j->pin_created[i])
+			return true;
+	return false;
+}
+
 /* One audit record per request, whatever happened (see audit.h). */
 static void job_audit(struct job *j, struct reply *r)
 {
@@ -1700,13 +1711,12 @@ static void job_audit(struct job *j, struct reply *r)
 	}
 	pending_audit.set = true;
 	/*
-	 * A load that took the user's store lock may have kept something (a
-	 * named object, a map pinned by name): its record goes out before the
-	 * reply, so that nothing after the commit (a kill at the time limit)
-	 * leaves the change unrecorded. Others keep the hashing off the reply's
-	 * path.
+	 * A load that kept something beyond the client (a named object, a map
+	 * pinned by name): its record goes out before the reply, so that nothing
+	 * after the commit (a kill at the time limit) leaves the change
+	 * unrecorded. Others keep the hashing off the reply's path.
 	 */
-	if (j->lock >= 0)
+	if (job_kept_state(j))
 		load_audit_flush();
 }
 
