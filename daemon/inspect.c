@@ -1125,19 +1125,40 @@ static int cmp_entry_ptr(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Is name a variable of the object's .kconfig section (a Kconfig value, not a kernel symbol)? */
+/*
+ * Does libbpf resolve the extern name as a Kconfig value (data), not a
+ * kernel symbol? Exactly as libbpf 1.1 decides (bpf_object__collect_externs()):
+ * the first VAR or FUNC of that name in the object's BTF, and the DATASEC
+ * that holds it, ".kconfig" or not. Any other reading could be fooled by a
+ * second type of the same name.
+ */
 static bool extern_is_kconfig(const struct btf *btf, const char *name)
 {
-	int id = btf ? btf__find_by_name_kind(btf, ".kconfig", BTF_KIND_DATASEC) : -1;
-	const struct btf_type *sec = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
-	const struct btf_var_secinfo *vs = sec ? btf_var_secinfos(sec) : NULL;
+	uint32_t n = btf ? btf__type_cnt(btf) : 0, id = 0;
 
-	for (unsigned i = 0; sec && i < btf_vlen(sec); i++, vs++) {
-		const struct btf_type *var = btf__type_by_id(btf, vs->type);
-		const char *vname = var ? btf__name_by_offset(btf, var->name_off) : NULL;
+	for (uint32_t i = 1; i < n && !id; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+		const char *tname;
 
-		if (var && btf_is_var(var) && vname && strcmp(vname, name) == 0)
-			return true;
+		if (!t || (!btf_is_var(t) && !btf_is_func(t)))
+			continue;
+		tname = btf__name_by_offset(btf, t->name_off);
+		if (tname && strcmp(tname, name) == 0)
+			id = i;
+	}
+	for (uint32_t i = 1; id && i < n; i++) {
+		const struct btf_type *sec = btf__type_by_id(btf, i);
+		const struct btf_var_secinfo *vs;
+		const char *sname;
+
+		if (!sec || !btf_is_datasec(sec))
+			continue;
+		vs = btf_var_secinfos(sec);
+		for (unsigned k = 0; k < btf_vlen(sec); k++, vs++)
+			if (vs->type == id) {
+				sname = btf__name_by_offset(btf, sec->name_off);
+				return sname && strcmp(sname, ".kconfig") == 0;
+			}
 	}
 	return false;
 }

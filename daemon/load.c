@@ -134,6 +134,14 @@ static int libbpf_print_capture(enum libbpf_print_level level, const char *fmt, 
 	return 0;
 }
 
+/* libbpf's own error numbers (LIBBPF_ERRNO__*, 4000 and up) and the kernel's, as text. */
+static const char *libbpf_error_text(int err, char *buf, size_t size)
+{
+	if (libbpf_strerror(err, buf, size) < 0)
+		snprintf(buf, size, "%s", strerror(err > 0 ? err : -err));
+	return buf;
+}
+
 /* The first line libbpf printed that says what failed, for one-line messages. */
 static const char *libbpf_last_line(char *buf, size_t size)
 {
@@ -379,7 +387,7 @@ static int job_open(struct job *j, struct reply *r)
 {
 	_cleanup_free_ char *error = NULL;
 	const char *why = NULL;
-	char msg[512];
+	char msg[512], err_text[128];
 	int k;
 
 	/* Pins never resolve outside the caller's own directory, which only the broker writes. */
@@ -408,8 +416,8 @@ static int job_open(struct job *j, struct reply *r)
 		k = negative_errno();
 		j->obj = NULL;
 		return reply_error(r, PROTO_E_OBJECT, -k, "libbpf cannot open the object: %s%s%s",
-				   strerror(-k), libbpf_log_len ? ": " : "",
-				   libbpf_last_line(msg, sizeof(msg)));
+				   libbpf_error_text(k, err_text, sizeof(err_text)),
+				   libbpf_log_len ? ": " : "", libbpf_last_line(msg, sizeof(msg)));
 	}
 	return 1;
 }
@@ -450,6 +458,34 @@ static int find_global(struct bpf_object *obj, const char *name, struct bpf_map 
 		}
 	}
 	return -ENOENT;
+}
+
+/*
+ * libbpf 1.1 loads the kernel's BTF only for what needs it, struct_ops
+ * programs that load among them, and describes struct_ops maps with it
+ * whether it loaded it or not: a struct_ops map without a struct_ops
+ * program to load (none in the object, an empty section, or none selected)
+ * is a NULL dereference. btfcheck_object() refuses the plain case before
+ * libbpf opens the object; this is the configured one, before libbpf loads.
+ */
+static int job_check_struct_ops(struct job *j, struct reply *r)
+{
+	bool maps = false, progs = false;
+	struct bpf_program *prog;
+	struct bpf_map *map;
+
+	bpf_object__for_each_map(map, j->obj) maps =
+		maps || bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS;
+	bpf_object__for_each_program(prog, j->obj) progs =
+		progs || (bpf_program__autoload(prog) &&
+			  bpf_program__type(prog) == BPF_PROG_TYPE_STRUCT_OPS);
+	if (maps && !progs)
+		return reply_error(
+			r, PROTO_E_OBJECT, EINVAL,
+			"not a usable BPF object: it declares a struct_ops map but loads "
+			"no struct_ops program (libbpf 1.1 crashes on such objects, and "
+			"the map would register nothing usable)");
+	return 1;
 }
 
 static int job_configure(struct job *j, struct reply *r)
@@ -554,7 +590,7 @@ static int job_configure(struct job *j, struct reply *r)
 					   bpf_program__name(prog), bpf_program__section_name(prog),
 					   bpf_program__name(prog));
 	}
-	return 1;
+	return job_check_struct_ops(j, r);
 }
 
 static json_object *json_string_array(char **v, size_t n)
@@ -900,7 +936,7 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 {
 	size_t log_len = strnlen(j->verifier_log, PROTO_MAX_VERIFIER_LOG), len;
 	_cleanup_free_ char *log = NULL, *text = NULL;
-	char line[512], message[1024];
+	char line[512], message[1024], err_text[128];
 	json_object *e;
 
 	/*
@@ -915,8 +951,8 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 			 PROTO_MAX_VERIFIER_LOG / 1024);
 	else
 		snprintf(message, sizeof(message), "the kernel refused the object: %s%s%s",
-			 strerror(-k), libbpf_log_len ? ": " : "",
-			 libbpf_last_line(line, sizeof(line)));
+			 libbpf_error_text(k, err_text, sizeof(err_text)),
+			 libbpf_log_len ? ": " : "", libbpf_last_line(line, sizeof(line)));
 	if (j->kernel_addresses_visible) {
 		text = strdup(message);
 		log = strndup(j->verifier_log, log_len);

@@ -2844,14 +2844,28 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* What kmalloc hands out for size bytes: a power of two up to 8 KiB, whole pages above. */
+static uint64_t kmalloc_size(uint64_t size)
+{
+	uint64_t r = 16;
+
+	if (size > 8192)
+		return add_sat(size, 4095) & ~4095ull;
+	while (r < size)
+		r <<= 1;
+	return r;
+}
+
 /*
  * What the kernel allocates for a map filled up, as measured on Linux 6.18
  * (fdinfo memlock), on the generous side: array-like maps a pointer or value
- * per entry, per-CPU maps one value per possible CPU and entry, hashed and
- * trie maps an element of key + value and about 64 bytes of header and
- * bucket each (80 here), ring buffers their data plus header pages and the
- * page table. Maps that don't preallocate are counted as full, which they
- * can become.
+ * per entry, per-CPU maps one value per possible CPU and entry, hashed maps
+ * an element of key + value and about 64 bytes of header and bucket each (80
+ * here) in kmalloc's sizes (elements of maps that don't preallocate are
+ * kmalloc'ed one by one), LPM tries two such nodes per entry (the
+ * intermediate nodes, which the kernel's own figure leaves out), ring
+ * buffers their data plus header pages and the page table. Maps that don't
+ * preallocate are counted as full, which they can become.
  */
 uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 {
@@ -2871,11 +2885,14 @@ uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 	case BPF_MAP_TYPE_PERCPU_HASH:
 	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
-		return add_sat(8192, mul_sat(n, add_sat(key + 88, mul_sat(value, cpus))));
+		return add_sat(8192,
+			       mul_sat(n, add_sat(kmalloc_size(key + 88), mul_sat(value, cpus))));
 	case BPF_MAP_TYPE_RINGBUF:
 	case BPF_MAP_TYPE_USER_RINGBUF:
 		return add_sat(add_sat(n, n / 256), 20480);
+	case BPF_MAP_TYPE_LPM_TRIE:
+		return add_sat(8192, mul_sat(n, 2 * kmalloc_size(key + value + 48)));
 	default:
-		return add_sat(8192, mul_sat(n, key + value + 80));
+		return add_sat(8192, mul_sat(n, kmalloc_size(key + value + 80)));
 	}
 }

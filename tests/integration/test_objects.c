@@ -225,10 +225,23 @@ static int client_struct_ops(void *arg)
 				   "a struct_ops map but no struct_ops program");
 }
 
+/* The same crash when the struct_ops program is there but not among the programs loaded. */
+static int client_struct_ops_deselected(void *arg)
+{
+	struct blob b = {};
+	int k;
+
+	CHECK(blob_read("structops_prog", &b) == 0, "reading structops_prog");
+	k = expect_refused(&b, "plain_filter", "bad-object", "loads no struct_ops program");
+	free(b.data);
+	return k;
+}
+
 static void test_struct_ops_never_reaches_libbpf(void **state)
 {
 	assert_int_equal(harness_as_user(&plain, client_struct_ops, NULL), 0);
 	assert_int_equal(harness_as_user(&types, client_struct_ops, NULL), 0);
+	assert_int_equal(harness_as_user(&types, client_struct_ops_deselected, NULL), 0);
 }
 
 /* ---- class 1: one instruction allow-list for both load paths ---- */

@@ -1599,7 +1599,16 @@ static void test_map_memory_estimate(void **state)
 	struct object_map ring = {.map_type = BPF_MAP_TYPE_RINGBUF, .max_entries = 1u << 20};
 
 	assert_int_equal(policy_map_memory_estimate(&array, 2), 8192 + 100 * 8);
-	assert_int_equal(policy_map_memory_estimate(&hash, 2), 8192 + 100 * (8 + 8 + 80));
+	/* An element of key, value and header, in kmalloc's sizes (96 bytes take 128). */
+	assert_int_equal(policy_map_memory_estimate(&hash, 2), 8192 + 100 * 128);
+	/* An LPM trie: a node per entry and as many intermediate ones; past 8 KiB, pages. */
+	struct object_map lpm = {.map_type = BPF_MAP_TYPE_LPM_TRIE,
+				 .key_size = 8,
+				 .value_size = 4100,
+				 .max_entries = 10};
+	assert_int_equal(policy_map_memory_estimate(&lpm, 2), 8192 + 10 * 2 * 8192);
+	lpm.value_size = 9000;
+	assert_int_equal(policy_map_memory_estimate(&lpm, 2), 8192 + 10 * 2 * 12288);
 	/* One value per possible CPU (the kernel reported 24312 for this one, on 2 CPUs). */
 	assert_int_equal(policy_map_memory_estimate(&percpu, 2), 8192 + 1000 * (8 + 2 * 8));
 	assert_true(policy_map_memory_estimate(&percpu, 2) >= 24312);
