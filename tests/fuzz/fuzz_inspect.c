@@ -103,7 +103,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			policy_verdict_done(&v);
 			object_desc_done(&desc);
-			object_handles_done(&handles);
 		} else if (r != -ENOMEM && !error) {
 			abort(); /* insns.h: every refusal says why */
 		}
