@@ -951,21 +951,21 @@ static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue
 	r = strv_copy(kfuncs, n_kfuncs, &ret->kfuncs, &ret->n_kfuncs);
 	if (r < 0)
 		return r;
-	/* Unrelocated kernel references go with the externs, named by their BTF id. */
 	r = strv_copy(externs, n_externs, &ret->externs, &ret->n_externs);
-	if (r >= 0 && n_krefs > 0) {
-		char **v = reallocarray(ret->externs, ret->n_externs + n_krefs, sizeof(*v));
-
-		if (!v)
+	if (r < 0)
+		return r;
+	/* Unrelocated kernel references, named by their BTF id. */
+	if (n_krefs > 0) {
+		ret->krefs = calloc(n_krefs, sizeof(*ret->krefs));
+		if (!ret->krefs)
 			return -ENOMEM;
-		ret->externs = v;
 		for (size_t i = 0; i < n_krefs; i++) {
-			if (asprintf(&v[ret->n_externs], "btf_id:%d", (int)krefs[i]) < 0)
+			if (asprintf(&ret->krefs[i], "btf_id:%d", (int)krefs[i]) < 0)
 				return -ENOMEM;
-			ret->n_externs++;
+			ret->n_krefs = i + 1;
 		}
 	}
-	return r;
+	return 0;
 }
 
 static int build_entries(struct ctx *c, struct elf_calls *calls)
@@ -1028,6 +1028,9 @@ struct elf_calls *elf_calls_free(struct elf_calls *c)
 		for (size_t j = 0; j < e->n_externs; j++)
 			free(e->externs[j]);
 		free(e->externs);
+		for (size_t j = 0; j < e->n_krefs; j++)
+			free(e->krefs[j]);
+		free(e->krefs);
 	}
 	free(c->entries);
 	free(c);
@@ -1182,11 +1185,20 @@ static int fill_program(struct object_program *p, const struct bpf_program *prog
 	}
 	if (strv_copy((const char *const *)e->kfuncs, e->n_kfuncs, &p->kfuncs, &p->n_kfuncs) < 0)
 		return -ENOMEM;
-	/* libbpf resolves an extern as a Kconfig value (data) or a kernel symbol. */
-	if (e->n_externs > 0) {
-		p->ksyms = calloc(e->n_externs, sizeof(*p->ksyms));
+	/*
+	 * Unrelocated kernel references are kernel symbols; libbpf resolves an
+	 * extern as a Kconfig value (data) or a kernel symbol.
+	 */
+	if (e->n_externs + e->n_krefs > 0) {
+		p->ksyms = calloc(e->n_externs + e->n_krefs, sizeof(*p->ksyms));
 		if (!p->ksyms)
 			return -ENOMEM;
+		for (size_t i = 0; i < e->n_krefs; i++) {
+			p->ksyms[p->n_ksyms] = strdup(e->krefs[i]);
+			if (!p->ksyms[p->n_ksyms])
+				return -ENOMEM;
+			p->n_ksyms++;
+		}
 		for (size_t i = 0; i < e->n_externs; i++) {
 			if (extern_is_kconfig(btf, e->externs[i]))
 				continue;

@@ -34,6 +34,13 @@ struct elf_entry {
 	 */
 	char **externs;
 	size_t n_externs;
+	/*
+	 * Kernel references without a relocation (BPF_PSEUDO_BTF_ID loads), as
+	 * "btf_id:N": kernel symbols whatever the object's BTF says, so kept
+	 * apart from the externs that BTF classifies.
+	 */
+	char **krefs;
+	size_t n_krefs;
 };
 
 struct elf_calls {

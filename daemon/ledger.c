@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -120,23 +121,26 @@ struct ledger_header {
 	uint64_t live_at_prune;
 };
 
-static void ledger_read(struct ledger *l, int fd)
+/*
+ * Read the file's records. False if it doesn't read as a ledger (not ours,
+ * or a torn append left a partial record, after which every append would be
+ * read misaligned): the caller starts over from what lives.
+ */
+static bool ledger_read(struct ledger *l, int fd)
 {
 	struct ledger_header h;
 	struct ledger_entry e;
+	struct stat st;
 
-	if (read(fd, &h, sizeof(h)) != sizeof(h) || h.magic != LEDGER_MAGIC) {
-		l->rewrite = true;
-		return;
-	}
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(h) ||
+	    (st.st_size - (off_t)sizeof(h)) % (off_t)sizeof(e) != 0 ||
+	    read(fd, &h, sizeof(h)) != sizeof(h) || h.magic != LEDGER_MAGIC)
+		return false;
 	l->live_at_prune = h.live_at_prune;
-	/* Records, as many as there are whole ones (a torn append ends the list). */
-	while (read(fd, &e, sizeof(e)) == sizeof(e)) {
-		if ((e.kind != 'm' && e.kind != 'p' && e.kind != 'b') || ledger_append(l, &e) < 0) {
-			l->rewrite = true;
-			break;
-		}
-	}
+	while (read(fd, &e, sizeof(e)) == sizeof(e))
+		if ((e.kind != 'm' && e.kind != 'p' && e.kind != 'b') || ledger_append(l, &e) < 0)
+			return false;
+	return true;
 }
 
 /* Keep only the entries whose object the kernel still has. */
@@ -215,6 +219,7 @@ int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledg
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
 	struct ledger l = {};
+	bool readable = false;
 	int fd, k;
 
 	k = snprintf(l.path, sizeof(l.path), "%s/%u/" LEDGER_FILE, c->state_dir, (unsigned)uid);
@@ -222,11 +227,16 @@ int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledg
 		return -ENAMETOOLONG;
 	fd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
-		ledger_read(&l, fd);
+		readable = ledger_read(&l, fd);
 		safe_close(fd);
 	}
+	if (!readable) {
+		/* Missing or not a ledger: start over, from the user's pins, written whole. */
+		l.n = 0;
+		l.rewrite = true;
+	}
 	/* Grown to twice what lived at the last pruning: time to drop the dead. */
-	prune = prune || fd < 0 || l.n > 2 * l.live_at_prune + 64;
+	prune = prune || !readable || l.n > 2 * l.live_at_prune + 64;
 	if (prune) {
 		/* BPF_*_GET_FD_BY_ID is CAP_SYS_ADMIN's; before 6.5 every bpf() may want CAP_BPF.
 		 */
@@ -235,7 +245,7 @@ int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledg
 			free(l.entries);
 			return k;
 		}
-		if (fd < 0)
+		if (!readable)
 			ledger_adopt(&l, c, uid);
 		ledger_prune(&l);
 		caps_clear_effective();

@@ -8,9 +8,10 @@
  *
  * Records are appended as objects are made, and dropped when the ledger is
  * *pruned*: every id is looked up (BPF_*_GET_FD_BY_ID) and checked against
- * its stamp (a program's load time; a map's type and size), so an object
- * the kernel has freed stops counting, and an id the kernel reused for
- * someone else's object is never counted. Dead records only ever count
+ * its stamp (a program's load time; a map's type and size; a BTF's size),
+ * so an object the kernel has freed stops counting, and an id the kernel
+ * reused for another object is counted only if it looks the same (which
+ * can only count too much). Dead records only ever count
  * too much, so the ledger is pruned when a count is about to refuse
  * something, when it is reported, and when it has grown to twice what was
  * alive at the last pruning: a load costs one read and one append, not a
@@ -61,8 +62,9 @@ struct ledger_usage {
 
 /*
  * Read the user's ledger, pruned if prune (or if it has grown enough to be
- * worth it). A missing or unreadable ledger starts empty, and the user's
- * pins are adopted, so that nothing pinned goes uncounted. -errno only for
+ * worth it). A missing ledger, or one that does not read as one (a torn
+ * append included), starts over from the user's pins, so that nothing
+ * pinned goes uncounted. -errno only for
  * out of memory or capabilities that can't be raised.
  */
 int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledger *ret);

@@ -1291,10 +1291,10 @@ static int job_check_quotas(struct job *j, struct reply *r)
 /* Maps libbpf pinned by name for this load (none existed before): undone on a refusal. */
 static void job_unpin_new(struct job *j)
 {
-	for (size_t i = 0; i < j->desc.n_maps; i++) {
-		const char *path = j->raw ? NULL : bpf_map__pin_path(j->handles.maps[i]);
+	for (size_t i = 0; j->pin_created && !j->raw && i < j->desc.n_maps; i++) {
+		const char *path = j->pin_created[i] ? bpf_map__pin_path(j->handles.maps[i]) : NULL;
 
-		if (path && j->pin_created && j->pin_created[i])
+		if (path)
 			unlink(path);
 	}
 }
@@ -1625,6 +1625,12 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 	json_object_put(progs);
 	json_object_put(maps);
 	if (k <= 0) {
+		/*
+		 * Refused or failed once loaded (the post-load check, freezing,
+		 * the hand-out, the commit): maps libbpf pinned by name for this
+		 * load go again, or they would outlive a request that failed.
+		 */
+		job_unpin_new(j);
 		json_object_put(result);
 		return k;
 	}
@@ -1782,6 +1788,8 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 
 	libbpf_set_print(libbpf_print_capture);
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
+	/* A failure after the load started is on record too (with what it left undone). */
+	k = reply_fail(&r, k);
 	if (k >= 0)
 		job_audit(&j, &r);
 	job_done(&j);

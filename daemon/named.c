@@ -2503,6 +2503,8 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 	k = call_run(&c, job, &m, &r);
 	if (k > 0)
 		k = m->handle(&c, &r);
+	/* A handler failing after it changed something (unload's commit, say) is on record too. */
+	k = reply_fail(&r, k);
 	if (k >= 0 && m)
 		call_audit(&c, m->name, &r);
 	call_done(&c);

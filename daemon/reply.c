@@ -84,6 +84,13 @@ int reply_add_fd_dup(struct reply *r, int fd)
 	return reply_add_fd(r, dup);
 }
 
+int reply_fail(struct reply *r, int k)
+{
+	if (k >= 0)
+		return k;
+	return reply_error(r, PROTO_E_INTERNAL, -k, "the broker failed: %s", strerror(-k));
+}
+
 int reply_finish(struct reply *r, int k, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
 {
 	int *fds;

@@ -45,3 +45,9 @@ int reply_add_fd_dup(struct reply *r, int fd);
  * error is made first. 0, or -ENOMEM when not even that could be built.
  */
 int reply_finish(struct reply *r, int k, json_object **ret_body, int **ret_fds, size_t *ret_n_fds);
+/*
+ * A handler's failure k < 0 as the "internal" error reply reply_finish()
+ * would make, made now so that the request's audit record can say it: 0,
+ * or -ENOMEM. k >= 0 is returned as it is.
+ */
+int reply_fail(struct reply *r, int k);

@@ -13,8 +13,9 @@
 #include "worker.h"
 
 /*
- * Supplementary groups a client may have: a connection with more is refused
- * at accept with "too-large". Every group goes to each worker with the
+ * Supplementary groups a client may have: on a connection with more, every
+ * request is answered "too-large" (an error sent at accept would reach a
+ * client that sends at once as ECONNRESET). Every group goes to each worker with the
  * request (the policy and owners' shares match on them), so the bound keeps
  * each job within WORKER_MAX_JOB_BYTES; dropping groups instead would
  * silently take away what the policy or an owner grants by group. Linux

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <json-c/json.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "client/libbpfbroker.h"
@@ -26,10 +28,12 @@
 
 #define UID_MEM 4601 /* 4 MiB of map memory */
 #define UID_THREADS 4602 /* the same, and cpumaps: 8 kernel threads (the default) */
+#define UID_PIN 4603 /* maps pinned by name, granted read-only */
 #define QUOTA (4u << 20)
 
 static const struct user mem = {UID_MEM, UID_MEM};
 static const struct user threads = {UID_THREADS, UID_THREADS};
+static const struct user pinner = {UID_PIN, UID_PIN};
 
 /* Load object as the current user with map sizes; name may be NULL. */
 static int load(const char *object, const char *name, const struct bpfbroker_map_size *sizes,
@@ -236,6 +240,44 @@ static void test_kernel_threads(void **state)
 	assert_int_equal(harness_as_user(&threads, client_cpumap, NULL), 0);
 }
 
+/* ---- a load refused after the kernel made its maps leaves nothing behind ---- */
+
+static int client_refused_after_load(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = load("pinned", NULL, NULL, 0, &res, &err);
+
+	/* Loaded, pinned by name, then refused at the hand-out: the bpffs guard. */
+	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0 &&
+		      strstr(err->message, "writable by users other than root"),
+	      "expected the bpffs guard's refusal, got %d %s", k, err ? err->message : "(loaded)");
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+/*
+ * The map libbpf pinned by name while loading must not outlive the refused
+ * request (it would stay, and count against nothing that was recorded).
+ */
+static void test_refused_after_load_keeps_no_pins(void **state)
+{
+	char bpffs[400], pin[600];
+	int k_result;
+
+	snprintf(bpffs, sizeof(bpffs), "%s/bpf", H.dir);
+	assert_int_equal(mkdir(bpffs, 0755), 0);
+	/* Mounted without mode=: world-writable, so ro fds are not handed out. */
+	assert_int_equal(mount("bpf", bpffs, "bpf", 0, NULL), 0);
+	k_result = harness_as_user(&pinner, client_refused_after_load, NULL);
+	assert_int_equal(umount(bpffs), 0);
+	rmdir(bpffs);
+	assert_int_equal(k_result, 0);
+	snprintf(pin, sizeof(pin), "%s/%d/-pinned/shared_pin", H.pin_root, UID_PIN);
+	if (access(pin, F_OK) == 0)
+		fail_msg("%s outlived the refused load", pin);
+}
+
 /* ---- setup ---- */
 
 static int setup(void **state)
@@ -244,16 +286,20 @@ static int setup(void **state)
 
 	if (harness_init() < 0)
 		return -1;
-	snprintf(policy, sizeof(policy),
-		 "{\"rules\": ["
-		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
-		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
-		 "[\"base\"], \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
-		 "  \"limits\": {\"max_map_memory_bytes\": %u, \"max_map_entries\": 1000000}},"
-		 " {\"match\": {\"uids\": [\"%d\"]},"
-		 "  \"allow\": {\"map_types\": [\"cpumap\", \"prog_array\"]}}"
-		 "]}",
-		 UID_MEM, UID_THREADS, QUOTA, UID_THREADS);
+	snprintf(
+		policy, sizeof(policy),
+		"{\"rules\": ["
+		" {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
+		"  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		"[\"base\"], \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
+		"  \"limits\": {\"max_map_memory_bytes\": %u, \"max_map_entries\": 1000000}},"
+		" {\"match\": {\"uids\": [\"%d\"]},"
+		"  \"allow\": {\"map_types\": [\"cpumap\", \"prog_array\"]}},"
+		" {\"match\": {\"uids\": [\"%d\"]},"
+		"  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		"[\"base\"], \"pinning\": true, \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}}"
+		"]}",
+		UID_MEM, UID_THREADS, QUOTA, UID_THREADS, UID_PIN);
 	if (harness_write_policy("50-test.json", policy) < 0)
 		return -1;
 	harness_mark_kernel_objects();
@@ -272,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_percpu_counted_per_cpu),
 		cmocka_unit_test(test_fd_held_objects_count),
 		cmocka_unit_test(test_kernel_threads),
+		cmocka_unit_test(test_refused_after_load_keeps_no_pins),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
