@@ -77,12 +77,13 @@ static uint64_t map_charge(int fd, const struct bpf_map_info *info)
 }
 
 /*
- * BTF the kernel keeps for the user's objects: its raw size, twice over for
- * the kernel's parsed copy of the types, and a page.
+ * BTF the kernel keeps for the user's objects: its raw copy and its index of
+ * the types (16 bytes a type, a type as small as 12), each allocation
+ * rounded up to a power of two: five times the raw size, and a page.
  */
 static uint64_t btf_charge(const struct bpf_btf_info *info)
 {
-	return 2 * (uint64_t)info->btf_size + 4096;
+	return 5 * (uint64_t)info->btf_size + 4096;
 }
 
 /* Does the entry's object still live, and is it the one recorded (not a reused id)? */

@@ -21,7 +21,7 @@
  * where that is less, what it can grow to (policy_map_memory_estimate():
  * per-CPU copies, hash maps filled up); a cpumap, one kernel thread per
  * entry; the BTF an object brings (or a non-owner's filtered view of one),
- * twice its size.
+ * five times its size.
  *
  * Run only in workers, under the user's store lock (store_lock_user()) when
  * it changes, so that checking the quota, creating the objects and

@@ -2844,28 +2844,55 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* What kmalloc hands out for size bytes: a power of two up to 8 KiB, whole pages above. */
+/*
+ * What kmalloc hands out for size bytes: a power of two, from 16 bytes; past
+ * 8 KiB the page allocator's blocks, also powers of two (an element of 2 MiB
+ * and 72 bytes takes 4 MiB).
+ */
+static uint64_t pow2_ceil(uint64_t n)
+{
+	uint64_t r = 1;
+
+	while (r < n && r < (1ull << 62))
+		r <<= 1;
+	return r < n ? UINT64_MAX : r;
+}
+
 static uint64_t kmalloc_size(uint64_t size)
 {
-	uint64_t r = 16;
+	return size < 16 ? 16 : pow2_ceil(size);
+}
 
-	if (size > 8192)
-		return add_sat(size, 4095) & ~4095ull;
-	while (r < size)
-		r <<= 1;
-	return r;
+/*
+ * Elements a map that doesn't preallocate keeps cached per possible CPU
+ * besides its entries: the kernel's bpf_mem_alloc() fills each CPU's cache
+ * up to a high watermark of 96 elements of 256 bytes' worth, at least 3
+ * (kernel/bpf/memalloc.c), as soon as the map exists.
+ */
+static uint64_t mem_alloc_cached(uint64_t unit)
+{
+	uint64_t n = unit ? 96 * 256 / unit : 96;
+
+	return n < 3 ? 3 : n;
+}
+
+/* A hash table's buckets: a power of two of them, 16 bytes each. */
+static uint64_t hash_buckets(uint64_t n)
+{
+	return mul_sat(pow2_ceil(n ? n : 1), 16);
 }
 
 /*
  * What the kernel allocates for a map filled up, as measured on Linux 6.18
- * (fdinfo memlock), on the generous side: array-like maps a pointer or value
- * per entry, per-CPU maps one value per possible CPU and entry, hashed maps
- * an element of key + value and about 64 bytes of header and bucket each (80
- * here) in kmalloc's sizes (elements of maps that don't preallocate are
- * kmalloc'ed one by one), LPM tries two such nodes per entry (the
- * intermediate nodes, which the kernel's own figure leaves out), ring
- * buffers their data plus header pages and the page table. Maps that don't
- * preallocate are counted as full, which they can become.
+ * (fdinfo memlock, and the memory cgroup's kernel memory), on the generous
+ * side: array-like maps a pointer or value per entry, per-CPU maps one value
+ * per possible CPU and entry; hashed maps their buckets and an element of
+ * key + value and about 64 bytes of header each (80 here); LPM tries two
+ * nodes per entry (the intermediate nodes, which the kernel's own figure
+ * leaves out); ring buffers their data plus header pages and the page
+ * table. Maps that don't preallocate are counted as full, which they can
+ * become, with kmalloc's sizes and the elements their allocator caches on
+ * every CPU (per-CPU values in each of those too).
  */
 uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 {
@@ -2884,15 +2911,34 @@ uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 		return add_sat(8192, mul_sat(n, add_sat(8, mul_sat(value, cpus))));
 	case BPF_MAP_TYPE_PERCPU_HASH:
 	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
-	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE:
-		return add_sat(8192,
-			       mul_sat(n, add_sat(kmalloc_size(key + 88), mul_sat(value, cpus))));
+	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE: {
+		uint64_t elem = kmalloc_size(key + 88), n_values = n;
+
+		/* Without preallocation the elements and the per-CPU values are cached per CPU. */
+		if (m->map_flags & BPF_F_NO_PREALLOC) {
+			n = add_sat(n, mul_sat(cpus, mem_alloc_cached(elem)));
+			n_values = add_sat(n_values, mul_sat(cpus, mem_alloc_cached(value)));
+		}
+		return add_sat(add_sat(8192, hash_buckets(m->max_entries)),
+			       add_sat(mul_sat(n, elem), mul_sat(n_values, mul_sat(value, cpus))));
+	}
 	case BPF_MAP_TYPE_RINGBUF:
 	case BPF_MAP_TYPE_USER_RINGBUF:
 		return add_sat(add_sat(n, n / 256), 20480);
-	case BPF_MAP_TYPE_LPM_TRIE:
-		return add_sat(8192, mul_sat(n, 2 * kmalloc_size(key + value + 48)));
-	default:
-		return add_sat(8192, mul_sat(n, kmalloc_size(key + value + 80)));
+	case BPF_MAP_TYPE_LPM_TRIE: {
+		uint64_t node = kmalloc_size(key + value + 48);
+
+		/* LPM tries never preallocate: their nodes come from bpf_mem_alloc() too. */
+		return add_sat(
+			8192, mul_sat(add_sat(mul_sat(n, 2), mul_sat(cpus, mem_alloc_cached(node))),
+				      node));
+	}
+	default: {
+		uint64_t elem = kmalloc_size(key + value + 80);
+
+		if (m->map_flags & BPF_F_NO_PREALLOC)
+			n = add_sat(n, mul_sat(cpus, mem_alloc_cached(elem)));
+		return add_sat(add_sat(8192, hash_buckets(m->max_entries)), mul_sat(n, elem));
+	}
 	}
 }

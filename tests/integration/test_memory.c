@@ -213,6 +213,28 @@ static void test_fd_held_objects_count(void **state)
 	assert_int_equal(harness_as_user(&mem, client_fd_outlives_unload, NULL), 0);
 }
 
+/*
+ * A hash map without preallocation: its memlock says 2 MiB, the kernel holds
+ * (CPUs + 1) x 4 MiB of it from the start (elements in powers of two of
+ * pages, cached on every CPU): over the 4 MiB quota, whatever memlock says.
+ */
+static int client_lazy_hash(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = load("lazyhash", NULL, NULL, 0, &res, &err);
+
+	if (expect_quota(k, err, "max_map_memory_bytes"))
+		return 1;
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+static void test_lazy_hash_counted_as_allocated(void **state)
+{
+	assert_int_equal(harness_as_user(&mem, client_lazy_hash, NULL), 0);
+}
+
 /* ---- kernel threads: a cpumap entry starts one ---- */
 
 static int client_cpumap(void *arg)
@@ -317,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_unnamed_loads_count),
 		cmocka_unit_test(test_percpu_counted_per_cpu),
 		cmocka_unit_test(test_fd_held_objects_count),
+		cmocka_unit_test(test_lazy_hash_counted_as_allocated),
 		cmocka_unit_test(test_kernel_threads),
 		cmocka_unit_test(test_refused_after_load_keeps_no_pins),
 	};

@@ -1599,16 +1599,40 @@ static void test_map_memory_estimate(void **state)
 	struct object_map ring = {.map_type = BPF_MAP_TYPE_RINGBUF, .max_entries = 1u << 20};
 
 	assert_int_equal(policy_map_memory_estimate(&array, 2), 8192 + 100 * 8);
-	/* An element of key, value and header, in kmalloc's sizes (96 bytes take 128). */
-	assert_int_equal(policy_map_memory_estimate(&hash, 2), 8192 + 100 * 128);
-	/* An LPM trie: a node per entry and as many intermediate ones; past 8 KiB, pages. */
+	/* 128 buckets, and an element of key, value and header in kmalloc's sizes (96 take 128). */
+	assert_int_equal(policy_map_memory_estimate(&hash, 2), 8192 + 128 * 16 + 100 * 128);
+	/*
+	 * An LPM trie: a node per entry and as many intermediate ones, and the
+	 * nodes its allocator caches on each CPU (3 of 8 KiB); past 8 KiB, powers
+	 * of two of pages.
+	 */
 	struct object_map lpm = {.map_type = BPF_MAP_TYPE_LPM_TRIE,
 				 .key_size = 8,
 				 .value_size = 4100,
 				 .max_entries = 10};
-	assert_int_equal(policy_map_memory_estimate(&lpm, 2), 8192 + 10 * 2 * 8192);
+	assert_int_equal(policy_map_memory_estimate(&lpm, 2), 8192 + (20 + 2 * 3) * 8192);
 	lpm.value_size = 9000;
-	assert_int_equal(policy_map_memory_estimate(&lpm, 2), 8192 + 10 * 2 * 12288);
+	assert_int_equal(policy_map_memory_estimate(&lpm, 2), 8192 + (20 + 2 * 3) * 16384);
+	/*
+	 * A hash map without preallocation, one 2 MiB entry: each element takes
+	 * 4 MiB, and each CPU's cache holds 3 more. The kernel was seen holding
+	 * (CPUs + 1) x 4 MiB of it right after creating it, with memlock at 2 MiB.
+	 */
+	struct object_map lazy = {.map_type = BPF_MAP_TYPE_HASH,
+				  .key_size = 4,
+				  .value_size = 2097104,
+				  .max_entries = 1,
+				  .map_flags = BPF_F_NO_PREALLOC};
+	assert_int_equal(policy_map_memory_estimate(&lazy, 2),
+			 8192 + 16 + (1 + 2 * 3) * (4u << 20));
+	assert_true(policy_map_memory_estimate(&lazy, 64) >= 65ull * (4u << 20));
+	/* Per-CPU values cached per CPU as well: CPUs squared times the value, at least. */
+	struct object_map lazy_pcpu = {.map_type = BPF_MAP_TYPE_PERCPU_HASH,
+				       .key_size = 4,
+				       .value_size = 32768,
+				       .max_entries = 1,
+				       .map_flags = BPF_F_NO_PREALLOC};
+	assert_true(policy_map_memory_estimate(&lazy_pcpu, 64) >= 64ull * 64 * 32768);
 	/* One value per possible CPU (the kernel reported 24312 for this one, on 2 CPUs). */
 	assert_int_equal(policy_map_memory_estimate(&percpu, 2), 8192 + 1000 * (8 + 2 * 8));
 	assert_true(policy_map_memory_estimate(&percpu, 2) >= 24312);
