@@ -1568,7 +1568,7 @@ static int setup(void **state)
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
 		 "[\"base\"],"
 		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
-		 "  \"limits\": {\"max_map_memory_bytes\": 50000}},"
+		 "  \"limits\": {\"max_map_memory_bytes\": 80000}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
 		 "[\"base\"],"
