@@ -6,6 +6,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -64,6 +65,19 @@ static inline void close_many(int *fds, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		fds[i] = safe_close(fds[i]);
+}
+
+/* Saturating arithmetic on sizes a client chooses: UINT64_MAX rather than a wrap to small. */
+static inline uint64_t u64_add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline uint64_t u64_mul_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
 /* Map a libbpf/libc-style return (negative errno or -1 + errno) to a negative errno. */

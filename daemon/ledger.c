@@ -123,25 +123,39 @@ struct ledger_header {
 };
 
 /*
- * Read the file's records. False if it doesn't read as a ledger (not ours,
+ * Read the file's records: 1, or 0 if it doesn't read as a ledger (not ours,
  * or a torn append left a partial record, after which every append would be
- * read misaligned): the caller starts over from what lives.
+ * read misaligned: the caller starts over from what lives), or -ENOMEM.
  */
-static bool ledger_read(struct ledger *l, int fd)
+static int ledger_read(struct ledger *l, int fd)
 {
 	struct ledger_header h;
-	struct ledger_entry e;
 	struct stat st;
+	size_t n;
 
 	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(h) ||
-	    (st.st_size - (off_t)sizeof(h)) % (off_t)sizeof(e) != 0 ||
+	    (st.st_size - (off_t)sizeof(h)) % (off_t)sizeof(*l->entries) != 0 ||
 	    read(fd, &h, sizeof(h)) != sizeof(h) || h.magic != LEDGER_MAGIC)
-		return false;
+		return 0;
+	n = (size_t)(st.st_size - (off_t)sizeof(h)) / sizeof(*l->entries);
+	if (n > LEDGER_MAX_ENTRIES)
+		return 0;
 	l->live_at_prune = h.live_at_prune;
-	while (read(fd, &e, sizeof(e)) == sizeof(e))
-		if ((e.kind != 'm' && e.kind != 'p' && e.kind != 'b') || ledger_append(l, &e) < 0)
-			return false;
-	return true;
+	if (n == 0)
+		return 1;
+	/* Every record in one read: a load costs this read and one append, whatever it counts. */
+	l->entries = calloc(n, sizeof(*l->entries));
+	if (!l->entries)
+		return -ENOMEM;
+	l->cap = n;
+	if (read(fd, l->entries, n * sizeof(*l->entries)) != (ssize_t)(n * sizeof(*l->entries)))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (l->entries[i].kind != 'm' && l->entries[i].kind != 'p' &&
+		    l->entries[i].kind != 'b')
+			return 0;
+	l->n = n;
+	return 1;
 }
 
 /* Keep only the entries whose object the kernel still has. */
@@ -228,8 +242,13 @@ int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledg
 		return -ENAMETOOLONG;
 	fd = open(l.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
-		readable = ledger_read(&l, fd);
+		k = ledger_read(&l, fd);
 		safe_close(fd);
+		if (k < 0) {
+			free(l.entries);
+			return k;
+		}
+		readable = k > 0;
 	}
 	if (!readable) {
 		/* Missing or not a ledger: start over, from the user's pins, written whole. */
@@ -271,8 +290,7 @@ void ledger_usage(const struct ledger *l, struct ledger_usage *ret)
 			u.maps++;
 		else
 			u.btf_bytes += e->charge;
-		u.map_bytes =
-			e->charge > UINT64_MAX - u.map_bytes ? UINT64_MAX : u.map_bytes + e->charge;
+		u.map_bytes = u64_add_sat(u.map_bytes, e->charge);
 		u.kernel_threads += e->threads;
 	}
 	*ret = u;

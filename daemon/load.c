@@ -474,11 +474,13 @@ static int job_check_struct_ops(struct job *j, struct reply *r)
 	struct bpf_program *prog;
 	struct bpf_map *map;
 
-	bpf_object__for_each_map(map, j->obj) maps =
-		maps || bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS;
-	bpf_object__for_each_program(prog, j->obj) progs =
-		progs || (bpf_program__autoload(prog) &&
-			  bpf_program__type(prog) == BPF_PROG_TYPE_STRUCT_OPS);
+	/* Spelled out: clang-format doesn't know libbpf's for_each macros. */
+	for (map = bpf_object__next_map(j->obj, NULL); map; map = bpf_object__next_map(j->obj, map))
+		maps = maps || bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS;
+	for (prog = bpf_object__next_program(j->obj, NULL); prog;
+	     prog = bpf_object__next_program(j->obj, prog))
+		progs = progs || (bpf_program__autoload(prog) &&
+				  bpf_program__type(prog) == BPF_PROG_TYPE_STRUCT_OPS);
 	if (maps && !progs)
 		return reply_error(
 			r, PROTO_E_OBJECT, EINVAL,
@@ -1140,11 +1142,6 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 #define LEDGER_SETTLE_TRIES 5
 #define LEDGER_SETTLE_USEC 20000
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static int quota_error(struct reply *r, const char *limit, uint64_t have, uint64_t adds,
 		       uint64_t max)
 {
@@ -1243,7 +1240,7 @@ static int job_check_quotas(struct job *j, struct reply *r)
 		/* A by-name pin that exists is reused: it is counted already. */
 		if (m->pinned && pinned_map_exists(j, m->name))
 			continue;
-		memory = add_sat(memory, policy_map_memory_estimate(m, cpus));
+		memory = u64_add_sat(memory, policy_map_memory_estimate(m, cpus));
 		if (m->map_type == BPF_MAP_TYPE_CPUMAP)
 			threads += m->max_entries;
 	}
@@ -1264,7 +1261,7 @@ static int job_check_quotas(struct job *j, struct reply *r)
 		j->have_ledger = true;
 		ledger_usage(&j->ledger, &u);
 		if ((u.programs + progs <= l->max_loaded_programs &&
-		     add_sat(u.map_bytes, memory) <= l->max_map_memory_bytes &&
+		     u64_add_sat(u.map_bytes, memory) <= l->max_map_memory_bytes &&
 		     u.kernel_threads + threads <= l->max_kernel_threads) ||
 		    tries >= LEDGER_SETTLE_TRIES || u.programs + u.maps == 0)
 			break;
@@ -1274,7 +1271,7 @@ static int job_check_quotas(struct job *j, struct reply *r)
 	if (u.programs + progs > l->max_loaded_programs)
 		return quota_error(r, "max_loaded_programs", u.programs, progs,
 				   l->max_loaded_programs);
-	if (add_sat(u.map_bytes, memory) > l->max_map_memory_bytes)
+	if (u64_add_sat(u.map_bytes, memory) > l->max_map_memory_bytes)
 		return quota_error(r, "max_map_memory_bytes", u.map_bytes, memory,
 				   l->max_map_memory_bytes);
 	if (u.kernel_threads + threads > l->max_kernel_threads)
@@ -1327,14 +1324,11 @@ static int job_record(struct job *j, struct reply *r)
 	/* The object's BTF stays in the kernel as long as a program or map refers to it. */
 	if (k >= 0 && !j->raw && bpf_object__btf_fd(j->obj) >= 0)
 		k = ledger_add_btf(&j->ledger, bpf_object__btf_fd(j->obj));
-	if (k < 0) {
-		job_unpin_new(j);
+	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your kernel objects: %s",
 				   strerror(-k));
-	}
 	ledger_usage(&j->ledger, &u);
-	if (u.map_bytes > l->max_map_memory_bytes) {
-		job_unpin_new(j);
+	if (u.map_bytes > l->max_map_memory_bytes)
 		return reply_error(
 			r, PROTO_E_QUOTA, EDQUOT,
 			"this load would exceed your quota max_map_memory_bytes: with "
@@ -1342,13 +1336,11 @@ static int job_record(struct job *j, struct reply *r)
 			"is %llu",
 			(unsigned long long)u.map_bytes,
 			(unsigned long long)l->max_map_memory_bytes);
-	}
+	/* On any refusal from here on, job_run() removes the maps pinned by name for this load. */
 	k = ledger_commit(&j->ledger);
-	if (k < 0) {
-		job_unpin_new(j);
+	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot record your kernel objects: %s",
 				   strerror(-k));
-	}
 	return 1;
 }
 

@@ -237,10 +237,17 @@ static const struct worker_method {
 	size_t max_fds;
 	bool changes_state; /* "map": only its writes, see request_changes_state() */
 } worker_methods[] = {
-	{"load", 1, true},	 {"list", 0, false},	 {"show", 0, false},
-	{"unload", 0, true},	 {"fds", 0, false},	 {"attach", 2, true},
-	{"detach", 0, true},	 {"test_run", 0, false}, {"map_insert", 1, true},
-	{"load_insns", 1, true}, {"map", 0, true},
+	{"load", 1, true},
+	{"list", 0, false},
+	{"show", 0, false},
+	{"unload", 0, true},
+	{"fds", 0, false},
+	{"attach", 2, true},
+	{"detach", 0, true},
+	{"test_run", 0, false},
+	{"map_insert", 1, true},
+	{"load_insns", 1, true},
+	{"map", 0, true},
 	/* The effective policy and usage: counting kernel objects needs a worker's capabilities. */
 	{"policy", 0, false},
 };

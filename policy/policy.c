@@ -2831,24 +2831,6 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 	return 0;
 }
 
-/* a * b, saturating (max_entries and per-CPU copies are the client's). */
-static uint64_t mul_sat(uint64_t a, uint64_t b)
-{
-	uint64_t r;
-
-	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
-}
-
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/*
- * What kmalloc hands out for size bytes: a power of two, from 16 bytes; past
- * 8 KiB the page allocator's blocks, also powers of two (an element of 2 MiB
- * and 72 bytes takes 4 MiB).
- */
 static uint64_t pow2_ceil(uint64_t n)
 {
 	uint64_t r = 1;
@@ -2879,7 +2861,7 @@ static uint64_t mem_alloc_cached(uint64_t unit)
 /* A hash table's buckets: a power of two of them, 16 bytes each. */
 static uint64_t hash_buckets(uint64_t n)
 {
-	return mul_sat(pow2_ceil(n ? n : 1), 16);
+	return u64_mul_sat(pow2_ceil(n ? n : 1), 16);
 }
 
 /*
@@ -2906,9 +2888,9 @@ uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 	case BPF_MAP_TYPE_PERF_EVENT_ARRAY:
 	case BPF_MAP_TYPE_CGROUP_ARRAY:
 	case BPF_MAP_TYPE_ARRAY_OF_MAPS:
-		return add_sat(8192, mul_sat(n, value ? value : 8));
+		return u64_add_sat(8192, u64_mul_sat(n, value ? value : 8));
 	case BPF_MAP_TYPE_PERCPU_ARRAY:
-		return add_sat(8192, mul_sat(n, add_sat(8, mul_sat(value, cpus))));
+		return u64_add_sat(8192, u64_mul_sat(n, u64_add_sat(8, u64_mul_sat(value, cpus))));
 	case BPF_MAP_TYPE_PERCPU_HASH:
 	case BPF_MAP_TYPE_LRU_PERCPU_HASH:
 	case BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE: {
@@ -2916,29 +2898,33 @@ uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 
 		/* Without preallocation the elements and the per-CPU values are cached per CPU. */
 		if (m->map_flags & BPF_F_NO_PREALLOC) {
-			n = add_sat(n, mul_sat(cpus, mem_alloc_cached(elem)));
-			n_values = add_sat(n_values, mul_sat(cpus, mem_alloc_cached(value)));
+			n = u64_add_sat(n, u64_mul_sat(cpus, mem_alloc_cached(elem)));
+			n_values =
+				u64_add_sat(n_values, u64_mul_sat(cpus, mem_alloc_cached(value)));
 		}
-		return add_sat(add_sat(8192, hash_buckets(m->max_entries)),
-			       add_sat(mul_sat(n, elem), mul_sat(n_values, mul_sat(value, cpus))));
+		return u64_add_sat(u64_add_sat(8192, hash_buckets(m->max_entries)),
+				   u64_add_sat(u64_mul_sat(n, elem),
+					       u64_mul_sat(n_values, u64_mul_sat(value, cpus))));
 	}
 	case BPF_MAP_TYPE_RINGBUF:
 	case BPF_MAP_TYPE_USER_RINGBUF:
-		return add_sat(add_sat(n, n / 256), 20480);
+		return u64_add_sat(u64_add_sat(n, n / 256), 20480);
 	case BPF_MAP_TYPE_LPM_TRIE: {
 		uint64_t node = kmalloc_size(key + value + 48);
 
 		/* LPM tries never preallocate: their nodes come from bpf_mem_alloc() too. */
-		return add_sat(
-			8192, mul_sat(add_sat(mul_sat(n, 2), mul_sat(cpus, mem_alloc_cached(node))),
-				      node));
+		return u64_add_sat(
+			8192, u64_mul_sat(u64_add_sat(u64_mul_sat(n, 2),
+						      u64_mul_sat(cpus, mem_alloc_cached(node))),
+					  node));
 	}
 	default: {
 		uint64_t elem = kmalloc_size(key + value + 80);
 
 		if (m->map_flags & BPF_F_NO_PREALLOC)
-			n = add_sat(n, mul_sat(cpus, mem_alloc_cached(elem)));
-		return add_sat(add_sat(8192, hash_buckets(m->max_entries)), mul_sat(n, elem));
+			n = u64_add_sat(n, u64_mul_sat(cpus, mem_alloc_cached(elem)));
+		return u64_add_sat(u64_add_sat(8192, hash_buckets(m->max_entries)),
+				   u64_mul_sat(n, elem));
 	}
 	}
 }

@@ -25,6 +25,7 @@
 
 #include "client/libbpfbroker.h"
 #include "harness.h"
+#include "harness_client.h"
 #include "proto/proto.h"
 
 #define UID_NOBODY 65534
@@ -46,26 +47,11 @@ static int connect_broker(struct bpfbroker **b)
 	return bpfbroker_connect(H.socket, b);
 }
 
-/* Load name as the current (unprivileged) user; returns 0 or the negative errno. */
-static int load(const char *name, const struct bpfbroker_load_opts *opts,
-		struct bpfbroker_result **res, struct bpfbroker_error **err)
-{
-	struct bpfbroker *b;
-	int k = connect_broker(&b);
-
-	if (k < 0)
-		return k;
-	*err = NULL;
-	k = bpfbroker_load_file(b, harness_object(name), opts, res, err);
-	bpfbroker_close(b);
-	return k;
-}
-
 static int expect_denied(const char *name, const char *code, const char *needle)
 {
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
-	int k = load(name, NULL, &res, &err);
+	int k = harness_load(name, NULL, &res, &err);
 
 	CHECK(k < 0, "%s loaded, but should be denied", name);
 	CHECK(err, "%s: no error reply (%s)", name, strerror(-k));
@@ -87,7 +73,7 @@ static int client_counter_modes(void *arg)
 	const struct bpfbroker_program *prog;
 	__u32 key = 0;
 	__u64 value = 5;
-	int k = load("counter", NULL, &res, &err);
+	int k = harness_load("counter", NULL, &res, &err);
 
 	CHECK(k == 0, "load failed: %s", err ? err->message : strerror(-k));
 	cfg = bpfbroker_result_map(res, "config_map");
@@ -151,7 +137,7 @@ static int client_load_and_report_ids(void *arg)
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
 	__u32 ids[2];
-	int k = load("counter", NULL, &res, &err);
+	int k = harness_load("counter", NULL, &res, &err);
 
 	CHECK(k == 0, "load failed: %s", err ? err->message : strerror(-k));
 	ids[0] = bpfbroker_result_map(res, "counts")->id;
@@ -204,7 +190,7 @@ static int client_denials(void *arg)
 	{
 		struct bpfbroker_result *res = NULL;
 		struct bpfbroker_error *err = NULL;
-		int k = load("callback", NULL, &res, &err);
+		int k = harness_load("callback", NULL, &res, &err);
 
 		CHECK(k == 0, "callback: %s", err ? err->message : strerror(-k));
 		bpfbroker_result_free(res);
@@ -241,7 +227,7 @@ static int client_groupie(void *arg)
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
 	bool expect = *(bool *)arg;
-	int k = load("counter", NULL, &res, &err);
+	int k = harness_load("counter", NULL, &res, &err);
 
 	if (!expect) {
 		CHECK(k < 0 && err && strcmp(err->code, PROTO_E_DENIED) == 0,
@@ -274,7 +260,7 @@ static int client_prog_fds(void *arg)
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
 	const struct bpfbroker_program *p;
-	int k = load("rawtp", NULL, &res, &err);
+	int k = harness_load("rawtp", NULL, &res, &err);
 
 	CHECK(k == 0, "rawtp: %s", err ? err->message : strerror(-k));
 	p = bpfbroker_result_program(res, "rawtp_count");
@@ -293,7 +279,7 @@ static int client_prog_fds(void *arg)
 	}
 	bpfbroker_result_free(res);
 	if (!granted) {
-		k = load("kprobe", NULL, &res, &err);
+		k = harness_load("kprobe", NULL, &res, &err);
 		CHECK(k == 0, "kprobe: %s", err ? err->message : strerror(-k));
 		p = bpfbroker_result_program(res, "kprobe_count");
 		CHECK(p && p->id > 0 && p->fd < 0, "kprobe fd handed out without a grant");
@@ -318,7 +304,7 @@ static int client_pinned(void *arg)
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
 	const struct bpfbroker_map *m;
-	int k = load("pinned", NULL, &res, &err);
+	int k = harness_load("pinned", NULL, &res, &err);
 
 	CHECK(k == 0, "pinned: %s", err ? err->message : strerror(-k));
 	m = bpfbroker_result_map(res, "shared_pin");
@@ -402,12 +388,12 @@ static int client_configure(void *arg)
 	struct bpfbroker_load_opts bare_opts = {
 		.sz = sizeof(opts), .programs = bare, .n_programs = 1};
 
-	k = load("configurable", &bare_opts, &res, &err);
+	k = harness_load("configurable", &bare_opts, &res, &err);
 	CHECK(k < 0 && err && strstr(err->message, "--program custom_prog:TYPE"),
 	      "unknown section not explained: %s", err ? err->message : "loaded");
 	bpfbroker_error_free(err);
 
-	k = load("configurable", &opts, &res, &err);
+	k = harness_load("configurable", &opts, &res, &err);
 	CHECK(k == 0, "configurable: %s", err ? err->message : strerror(-k));
 	sized = bpfbroker_result_map(res, "sized_later");
 	CHECK(sized && sized->max_entries == 4, "map size not applied");
@@ -422,7 +408,7 @@ static int client_configure(void *arg)
 
 	/* Policy limits apply to the result: too large a map is refused. */
 	sizes[0].max_entries = 1000000;
-	k = load("configurable", &opts, &res, &err);
+	k = harness_load("configurable", &opts, &res, &err);
 	CHECK(k < 0 && err && strstr(err->message, "map \"sized_later\" has 1000000 entries"),
 	      "oversized map not refused: %s", err ? err->message : "loaded");
 	bpfbroker_error_free(err);
@@ -438,7 +424,7 @@ static int client_verifier_log(void *arg)
 {
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
-	int k = load("reject", NULL, &res, &err);
+	int k = harness_load("reject", NULL, &res, &err);
 
 	CHECK(k < 0 && err, "reject loaded");
 	CHECK(strcmp(err->code, PROTO_E_LOAD) == 0, "code %s: %s", err->code, err->message);
@@ -775,7 +761,7 @@ static int client_ptrleak(void *arg)
 	bool granted = arg != NULL;
 	struct bpfbroker_result *r = NULL;
 	struct bpfbroker_error *e = NULL;
-	int k = load("ptrleak", NULL, &r, &e);
+	int k = harness_load("ptrleak", NULL, &r, &e);
 
 	if (granted) {
 		CHECK(k == 0, "with load_with_perfmon: %s", e ? e->message : strerror(-k));
@@ -815,7 +801,7 @@ static int client_counter_allowed(void *arg)
 {
 	struct bpfbroker_result *r = NULL;
 	struct bpfbroker_error *e = NULL;
-	int k = load("counter", NULL, &r, &e);
+	int k = harness_load("counter", NULL, &r, &e);
 
 	if (k < 0)
 		fprintf(stderr, "load: %s\n", e ? e->message : strerror(-k));

@@ -25,6 +25,7 @@
 #include "client/libbpfbroker.h"
 #include "common/fdinfo.h"
 #include "harness.h"
+#include "harness_client.h"
 
 #define UID_MEM 4601 /* 4 MiB of map memory */
 #define UID_THREADS 4602 /* the same, and cpumaps: 8 kernel threads (the default) */
@@ -41,16 +42,8 @@ static int load(const char *object, const char *name, const struct bpfbroker_map
 {
 	struct bpfbroker_load_opts opts = {
 		.sz = sizeof(opts), .name = name, .map_sizes = sizes, .n_map_sizes = n_sizes};
-	struct bpfbroker *b;
-	int k = bpfbroker_connect(H.socket, &b);
 
-	if (k < 0)
-		return k;
-	*res = NULL;
-	*err = NULL;
-	k = bpfbroker_load_file(b, harness_object(object), &opts, res, err);
-	bpfbroker_close(b);
-	return k;
+	return harness_load(object, &opts, res, err);
 }
 
 /* A plain array of n 8-byte values (and a one-entry per-CPU array): about 8n bytes. */

@@ -34,6 +34,7 @@
 
 #include "client/libbpfbroker.h"
 #include "harness.h"
+#include "harness_client.h"
 
 #define UID_OWNER 65534 /* nobody: loads, attaches to its delegated cgroup */
 #define UID_OTHER 4301 /* same rights as nobody, but none over nobody's objects */
@@ -110,34 +111,14 @@ static int cgroups_remove(void)
 static int lib_load(const char *object, const char *name, const struct bpfbroker_share *shares,
 		    size_t n_shares, struct bpfbroker_result **res, struct bpfbroker_error **err)
 {
-	struct bpfbroker *b;
 	struct bpfbroker_load_opts opts = {
 		.sz = sizeof(opts),
 		.name = name,
 		.shares = shares,
 		.n_shares = n_shares,
 	};
-	int k = connect_broker(&b);
 
-	if (k < 0)
-		return k;
-	*err = NULL;
-	k = bpfbroker_load_file(b, harness_object(object), &opts, res, err);
-	bpfbroker_close(b);
-	return k;
-}
-
-static int lib_fds(const char *ref, struct bpfbroker_result **res, struct bpfbroker_error **err)
-{
-	struct bpfbroker *b;
-	int k = connect_broker(&b);
-
-	if (k < 0)
-		return k;
-	*err = NULL;
-	k = bpfbroker_fds(b, ref, res, err);
-	bpfbroker_close(b);
-	return k;
+	return harness_load(object, &opts, res, err);
 }
 
 /* The broker's error code of a failed call, for CHECKs. */
@@ -245,7 +226,7 @@ static int client_counts_ro(void *arg)
 	const struct bpfbroker_map *m;
 	uint32_t key = 0;
 	uint64_t v = 0;
-	int k = lib_fds("eg", &res, &err);
+	int k = harness_fds("eg", &res, &err);
 
 	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
 	m = bpfbroker_result_map(res, "counts");
@@ -442,7 +423,7 @@ static int client_netns(void *arg)
 	bpfbroker_error_free(err);
 
 	CHECK(send_packets(NULL) == 0, "sending");
-	k = lib_fds("net", &res, &err);
+	k = harness_fds("net", &res, &err);
 	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
 	m = bpfbroker_result_map(res, "pkts");
 	CHECK(m && m->fd >= 0, "no pkts fd");
@@ -482,7 +463,7 @@ static int client_tracer(void *arg)
 	p = bpfbroker_result_program(res, "rawtp_count");
 	CHECK(p && p->fd < 0 && p->id > 0, "raw_tracepoint fd handed out");
 	bpfbroker_result_free(res);
-	k = lib_fds("rt", &res, &err);
+	k = harness_fds("rt", &res, &err);
 	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
 	p = bpfbroker_result_program(res, "rawtp_count");
 	CHECK(p && p->fd < 0, "raw_tracepoint fd handed out by fds");
@@ -636,7 +617,7 @@ static int client_nester(void *arg)
 	k = lib_load("mapinmap", "mim", NULL, 0, &res, &err);
 	CHECK(k == 0, "load mapinmap: %s", err ? err->message : strerror(-k));
 	bpfbroker_result_free(res);
-	k = lib_fds("mim", &mim, &err);
+	k = harness_fds("mim", &mim, &err);
 	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
 	counts = bpfbroker_result_map(eg, "counts");
 	outer = bpfbroker_result_map(mim, "outer");
@@ -728,7 +709,7 @@ static int client_member_reads(void *arg)
 	const struct bpfbroker_map *m;
 	uint32_t key = 0;
 	uint64_t v = 42;
-	int k = lib_fds("root/shared-counter", &res, &err);
+	int k = harness_fds("root/shared-counter", &res, &err);
 
 	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
 	m = bpfbroker_result_map(res, "counts");
@@ -750,13 +731,13 @@ static int client_nonmember(void *arg)
 {
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
-	int k = lib_fds("root/shared-counter", &res, &err);
+	int k = harness_fds("root/shared-counter", &res, &err);
 
 	CHECK(k < 0 && err && strcmp(err->code, "not-found") == 0, "non-member: %d %s", k,
 	      code_of(err));
 	bpfbroker_error_free(err);
 	/* The policy's own share: config of root's policy-shared, ro. */
-	k = lib_fds("root/policy-shared", &res, &err);
+	k = harness_fds("root/policy-shared", &res, &err);
 	CHECK(k == 0, "policy share: %s", err ? err->message : strerror(-k));
 	CHECK(bpfbroker_result_map(res, "config") &&
 		      bpfbroker_result_map(res, "config")->access == BPFBROKER_ACCESS_RO,
@@ -1171,7 +1152,7 @@ static int client_pin_and_reopen(void *arg)
 	char pin[400];
 	uint32_t key = 0;
 	uint64_t v = 7;
-	int k = lib_fds("wb", &res, &err), fd;
+	int k = harness_fds("wb", &res, &err), fd;
 
 	CHECK(k == 0, "fds: %s", err ? err->message : strerror(-k));
 	m = bpfbroker_result_map(res, "counts");

@@ -45,6 +45,7 @@
 #include "client/libbpfbroker.h"
 #include "daemon/elfsym.h"
 #include "harness.h"
+#include "harness_client.h"
 #include "uprobe_target_proc.h"
 
 #define UID_VICTIM 4501 /* loads and shares "vict" and "vict2" */
@@ -96,42 +97,8 @@ static int lib_load(const char *object, const char *name, const struct bpfbroker
 {
 	struct bpfbroker_load_opts opts = {
 		.sz = sizeof(opts), .name = name, .shares = shares, .n_shares = n_shares};
-	struct bpfbroker *b;
-	int k = bpfbroker_connect(H.socket, &b);
 
-	if (k < 0)
-		return k;
-	*err = NULL;
-	k = bpfbroker_load_file(b, harness_object(object), &opts, res, err);
-	bpfbroker_close(b);
-	return k;
-}
-
-static int lib_fds(const char *ref, struct bpfbroker_result **res, struct bpfbroker_error **err)
-{
-	struct bpfbroker *b;
-	int k = bpfbroker_connect(H.socket, &b);
-
-	if (k < 0)
-		return k;
-	*err = NULL;
-	k = bpfbroker_fds(b, ref, res, err);
-	bpfbroker_close(b);
-	return k;
-}
-
-static int lib_unload(const char *ref)
-{
-	struct bpfbroker_error *err = NULL;
-	struct bpfbroker *b;
-	int k = bpfbroker_connect(H.socket, &b);
-
-	if (k < 0)
-		return k;
-	k = bpfbroker_unload(b, ref, &err);
-	bpfbroker_error_free(err);
-	bpfbroker_close(b);
-	return k;
+	return harness_load(object, &opts, res, err);
 }
 
 /* ---- the victim's objects ---- */
@@ -155,8 +122,8 @@ static int victim_loads(void *arg)
 	int k;
 
 	/* What an earlier test that failed half-way left. */
-	lib_unload("vict");
-	lib_unload("vict2");
+	harness_unload("vict");
+	harness_unload("vict2");
 	k = lib_load("shares", "vict", vict, 2, &res, &err);
 	CHECK(k == 0, "load vict: %s", message_of(err, k));
 	bpfbroker_result_free(res);
@@ -168,8 +135,8 @@ static int victim_loads(void *arg)
 
 static int victim_unloads(void *arg)
 {
-	CHECK(lib_unload("vict") == 0, "unload vict");
-	CHECK(lib_unload("vict2") == 0, "unload vict2");
+	CHECK(harness_unload("vict") == 0, "unload vict");
+	CHECK(harness_unload("vict2") == 0, "unload vict2");
 	return 0;
 }
 
@@ -178,7 +145,7 @@ static int victim_map_fd(const char *object, const char *map, struct bpfbroker_r
 {
 	struct bpfbroker_error *err = NULL;
 	const struct bpfbroker_map *m;
-	int k = lib_fds(object, res, &err);
+	int k = harness_fds(object, res, &err);
 
 	if (k < 0) {
 		fprintf(stderr, "victim's fds of %s: %s\n", object, message_of(err, k));
@@ -213,7 +180,7 @@ static int attacker_inserts_program(void *arg)
 	CHECK(p && p->fd >= 0, "no program fd of its own");
 	value = (uint32_t)p->fd;
 
-	k = lib_fds(VICTIM "/vict", &res, &err);
+	k = harness_fds(VICTIM "/vict", &res, &err);
 	CHECK(k == 0, "fds: %s", message_of(err, k));
 	m = bpfbroker_result_map(res, "victim_jump");
 	CHECK(m && m->access != BPFBROKER_ACCESS_NONE, "victim_jump not shared at all");
@@ -273,7 +240,7 @@ static int attacker_freezes(void *arg)
 	for (size_t i = 0; i < 2; i++) {
 		struct bpfbroker_result *res = NULL;
 		struct bpfbroker_error *err = NULL;
-		int k = lib_fds(objects[i], &res, &err);
+		int k = harness_fds(objects[i], &res, &err);
 
 		CHECK(k == 0, "fds of %s: %s", objects[i], message_of(err, k));
 		for (size_t n = 0; n < res->n_maps; n++) {
@@ -518,7 +485,7 @@ static int client_btf(void *arg)
 	struct bpfbroker *b;
 	void *data = NULL;
 	size_t size = 0;
-	int k = lib_fds(ref, &res, &err);
+	int k = harness_fds(ref, &res, &err);
 
 	/* The fd in fds' reply. */
 	CHECK(k == 0, "fds: %s", message_of(err, k));
@@ -566,7 +533,7 @@ static int victim_shares_consume(void *arg)
 	int k = lib_load("shares", "vict3", share, 1, &res, &err);
 
 	if (k == 0)
-		lib_unload("vict3");
+		harness_unload("vict3");
 	bpfbroker_result_free(res);
 	CHECK(k < 0 && err && strcmp(err->code, "invalid-request") == 0 &&
 		      strstr(err->message, "ring buffer"),
@@ -580,7 +547,7 @@ static int policy_sharee_fds(void *arg)
 	struct bpfbroker_result *res = NULL;
 	struct bpfbroker_error *err = NULL;
 	const struct bpfbroker_map *m;
-	int k = lib_fds(VICTIM "/vict", &res, &err);
+	int k = harness_fds(VICTIM "/vict", &res, &err);
 
 	CHECK(k == 0, "fds: %s", message_of(err, k));
 	m = bpfbroker_result_map(res, "victim_events");
@@ -688,7 +655,7 @@ static int container_attaches_host(void *arg)
 	CHECK(k == 0, "load: %s", message_of(err, k));
 	bpfbroker_result_free(res);
 	k = attach_xdp("cnet", HOST_VETH, &err);
-	lib_unload("cnet");
+	harness_unload("cnet");
 	CHECK(k < 0, "uid %d attached XDP to the host's " HOST_VETH, UID_CONTAINER);
 	CHECK(err && strcmp(err->code, "policy-denied") == 0 &&
 		      strstr(err->message, "network namespace") &&
@@ -741,7 +708,7 @@ static int container_attaches_own(void *arg)
 	k = attach_xdp("cown", "lo", &err);
 	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "lo: %s", code_of(err));
 	bpfbroker_error_free(err);
-	CHECK(lib_unload("cown") == 0, "unload");
+	CHECK(harness_unload("cown") == 0, "unload");
 	return 0;
 }
 
@@ -759,7 +726,7 @@ static int hostif_attaches_host(void *arg)
 	k = attach_xdp("hnet", "lo", &err);
 	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "lo: %s", code_of(err));
 	bpfbroker_error_free(err);
-	CHECK(lib_unload("hnet") == 0, "unload");
+	CHECK(harness_unload("hnet") == 0, "unload");
 	return 0;
 }
 
