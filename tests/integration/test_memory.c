@@ -122,6 +122,10 @@ static int client_unnamed(void *arg)
 	      "usage %lld below the kernel's %llu", (long long)usage_of("map_memory_bytes"),
 	      (unsigned long long)memlock);
 	CHECK(usage_of("maps") == 2, "usage counts %lld maps", (long long)usage_of("maps"));
+	/* The object's BTF stays in the kernel with its maps: it counts too. */
+	CHECK(usage_of("btf_bytes") > 0 &&
+		      usage_of("map_memory_bytes") >= (int64_t)memlock + usage_of("btf_bytes"),
+	      "BTF not counted: btf_bytes %lld", (long long)usage_of("btf_bytes"));
 	CHECK(usage_of("loaded_programs") == 1, "programs");
 	/* Held by this client only, unnamed: it still counts. */
 	k = load_big(NULL, 3u << 17, &second, &err);

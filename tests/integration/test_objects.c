@@ -216,6 +216,38 @@ static void test_map_types(void **state)
 	assert_int_equal(harness_as_user(&types, client_map_types_named, NULL), 0);
 }
 
+/*
+ * What a map carries beyond its own type: flags the broker doesn't allow (a
+ * token passed by fd, which the kernel would take from the worker's table),
+ * and a map of maps whose inner maps are of a type not granted.
+ */
+static int client_map_flags_and_inner_types(void *arg)
+{
+	struct blob b = {};
+	struct outcome o;
+	bool flags = false, inner = false;
+	int k;
+
+	CHECK(blob_read("mapflags", &b) == 0, "reading mapflags");
+	k = load_blob(&b, NULL, true, &o);
+	free(b.data);
+	CHECK(k == 0 && o.res, "check: %s", o.err ? o.err->message : strerror(-k));
+	CHECK(!o.res->allowed, "a map with a token flag and prog array inner maps is allowed");
+	for (const char *const *r = o.res->reasons; r && *r; r++) {
+		flags = flags || (strstr(*r, "\"token_flag\" has flags 0x10000") != NULL);
+		inner = inner ||
+			(strstr(*r, "\"outer_jumps\"'s inner map has type prog_array") != NULL);
+	}
+	CHECK(flags && inner, "reasons lack the flags (%d) or the inner type (%d)", flags, inner);
+	outcome_done(&o);
+	return 0;
+}
+
+static void test_map_flags_and_inner_types(void **state)
+{
+	assert_int_equal(harness_as_user(&nester, client_map_flags_and_inner_types, NULL), 0);
+}
+
 /* ---- class 12: known libbpf crash inputs never reach libbpf ---- */
 
 static int client_struct_ops(void *arg)
@@ -337,6 +369,27 @@ static int client_call_encoding(void *arg)
 	return 0;
 }
 
+/*
+ * A map referenced in the code by fd, with no relocation: the kernel would
+ * look the fd up in the broker's worker. Refused, as a raw load's would be.
+ */
+static int client_unrelocated_map_ref(void *arg)
+{
+	struct blob b = {};
+	uint8_t *p;
+	int k;
+
+	CHECK(blob_read("insnmarks", &b) == 0 && (p = blob_find(&b, marker, 16, 1)),
+	      "building the object");
+	p[1] = (uint8_t)(BPF_PSEUDO_MAP_FD << 4 | 1); /* src_reg 1, dst_reg r1 */
+	memcpy(p + 4, &(int32_t){3}, 4);
+	memset(p + 12, 0, 4);
+	k = expect_refused(&b, "marked_call", "policy-denied",
+			   "references a map without a relocation");
+	free(b.data);
+	return k;
+}
+
 static void test_instructions(void **state)
 {
 	static bool no = false, yes = true;
@@ -346,6 +399,7 @@ static void test_instructions(void **state)
 	assert_int_equal(harness_as_user(&kread, client_kernel_ref, &yes), 0);
 	assert_int_equal(harness_as_user(&plain, client_call_encoding, &jmp32_call), 0);
 	assert_int_equal(harness_as_user(&plain, client_call_encoding, &call_x), 0);
+	assert_int_equal(harness_as_user(&plain, client_unrelocated_map_ref, NULL), 0);
 }
 
 /* A typed __ksym extern: libbpf makes it a kernel reference, through a relocation. */
@@ -525,6 +579,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_map_types),
+		cmocka_unit_test(test_map_flags_and_inner_types),
 		cmocka_unit_test(test_struct_ops_never_reaches_libbpf),
 		cmocka_unit_test(test_instructions),
 		cmocka_unit_test(test_kernel_symbols),
