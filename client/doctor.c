@@ -119,7 +119,7 @@ static void check_bpffs(struct report *r)
 			   "no bpffs mounted: named objects need one (mount -t bpf -o mode=0700 "
 			   "bpf /sys/fs/bpf)");
 	for (int i = 0; i < n && i < 64; i++) {
-		if (mounts[i].writable_by_others) {
+		if (mounts[i].problem != BPFFS_OK) {
 			char what[1200], fix[700];
 
 			bpffs_describe(&mounts[i], what, sizeof(what), fix, sizeof(fix));

@@ -374,13 +374,14 @@ struct bpfbroker_map_info {
 	size_t value_bytes; /* a value as lookups and updates take it */
 	bool proxied; /* operations go through the broker */
 	int fd; /* direct: the map fd (the handle owns it); proxied: -1 */
+	uint32_t btf_key_type_id, btf_value_type_id; /* 0: none */
 	/*
 	 * Direct, but updates and deletes go through the broker: another user's
 	 * map shared with you rw or wo, whose fd the broker hands out read-only
-	 * or not at all (a writable fd could freeze the owner's map).
+	 * or not at all (a writable fd could freeze the owner's map). Last, as
+	 * every field added to a struct the library hands out.
 	 */
 	bool writes_proxied;
-	uint32_t btf_key_type_id, btf_value_type_id; /* 0: none */
 };
 
 struct bpfbroker_map_handle;

@@ -184,7 +184,6 @@ static void check(const char *path, bool bpffs, struct bpffs_budget *budget, str
 				walk_dir(&w, dfd, strlen(w.path));
 		}
 	}
-	m->writable_by_others = m->problem != BPFFS_OK;
 }
 
 void bpffs_check_tree(const char *path, struct bpffs_budget *budget, struct bpffs_mount *m)
@@ -297,7 +296,7 @@ int bpffs_find_writable(struct bpffs_mount *ret)
 	if (n > 64)
 		return -E2BIG; /* more than we look at: unsafe */
 	for (int i = 0; i < n; i++)
-		if (mounts[i].writable_by_others) {
+		if (mounts[i].problem != BPFFS_OK) {
 			*ret = mounts[i];
 			return 1;
 		}

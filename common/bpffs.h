@@ -40,7 +40,7 @@ struct bpffs_mount {
 	mode_t mode; /* of the mount's root directory */
 	uid_t uid;
 	gid_t gid;
-	bool writable_by_others; /* anyone but root could create a pin there, or we cannot tell */
+	/* Not BPFFS_OK: anyone but root could create a pin there, or we cannot tell. */
 	enum bpffs_problem problem;
 	char at[512]; /* the directory the problem is at: path or one below it */
 	mode_t at_mode; /* its mode, owner and group (BPFFS_WRITABLE) */

@@ -157,8 +157,8 @@ static int segment_offset(Elf *elf, uint64_t addr, bool is_addr, enum elfsym_kin
 	return -ERANGE;
 }
 
-/* An ELF executable or shared object read from fd, or -ENOEXEC. */
-static int elf_open(int fd, Elf **ret)
+/* An ELF executable or shared object read from fd, and its header; or -ENOEXEC. */
+static int elf_open(int fd, Elf **ret, GElf_Ehdr *ret_eh)
 {
 	Elf *elf;
 	GElf_Ehdr eh;
@@ -175,6 +175,7 @@ static int elf_open(int fd, Elf **ret)
 		return -ENOEXEC;
 	}
 	*ret = elf;
+	*ret_eh = eh;
 	return 0;
 }
 
@@ -182,10 +183,11 @@ int elfsym_resolve(int fd, const char *symbol, uint64_t add, enum elfsym_kind ki
 		   uint64_t *ret_offset)
 {
 	_cleanup_elf_ Elf *elf = NULL;
+	GElf_Ehdr eh;
 	GElf_Sym s;
 	int k;
 
-	k = elf_open(fd, &elf);
+	k = elf_open(fd, &elf, &eh);
 	if (k < 0)
 		return k;
 	if (!symbol)
@@ -256,11 +258,9 @@ int elfsym_usdt_semaphore_at(int fd, uint64_t offset)
 	bool is64, swap;
 	int k;
 
-	k = elf_open(fd, &elf);
+	k = elf_open(fd, &elf, &eh);
 	if (k < 0)
 		return k;
-	if (!gelf_getehdr(elf, &eh))
-		return -ENOEXEC;
 	is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
 	swap = eh.e_ident[EI_DATA] !=
 	       (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);

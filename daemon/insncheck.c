@@ -181,8 +181,7 @@ int insn_decode(const void *insns, size_t n, size_t i, struct insn_decoded *ret,
 		r = decode_call(&insn, i, &d, error);
 	} else if (BPF_OP(insn.code) == BPF_CALL &&
 		   (BPF_CLASS(insn.code) == BPF_JMP || BPF_CLASS(insn.code) == BPF_JMP32)) {
-		/* The kernel refuses these today; a call the broker doesn't read as one never
-		 * loads. */
+		/* Refused by the kernel today; a call not read as one must never load. */
 		r = error_setf(error, -EBADMSG,
 			       "instruction %zu is a call encoded as opcode 0x%02x; only BPF_JMP | "
 			       "BPF_CALL | BPF_K calls are allowed",

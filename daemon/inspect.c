@@ -87,6 +87,24 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
 }
 #define GROW(arr, n, cap) grow((void **)&(arr), &(cap), (n) + 1, sizeof(*(arr)))
 
+/* Append n_src elements of src to the array *arr of *n (capacity *cap). */
+static int append_all(void **arr, size_t *n, size_t *cap, const void *src, size_t n_src,
+		      size_t elem)
+{
+	int r;
+
+	if (n_src == 0)
+		return 0;
+	r = grow(arr, cap, *n + n_src, elem);
+	if (r < 0)
+		return r;
+	memcpy((char *)*arr + *n * elem, src, n_src * elem);
+	*n += n_src;
+	return 0;
+}
+#define APPEND_ALL(arr, n, cap, src, n_src)                                                        \
+	append_all((void **)&(arr), &(n), &(cap), (src), (n_src), sizeof(*(arr)))
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -856,41 +874,6 @@ static int strv_copy(const char *const *v, size_t n, char ***ret, size_t *ret_n)
 	return 0;
 }
 
-/* Append what one reachable function uses to the walk's lists. */
-static int walk_collect(const struct func *f, int **helpers, size_t *n_helpers, size_t *cap_helpers,
-			const char ***kfuncs, size_t *n_kfuncs, size_t *cap_kfuncs,
-			const char ***externs, size_t *n_externs, size_t *cap_externs,
-			int32_t **krefs, size_t *n_krefs, size_t *cap_krefs)
-{
-	int r;
-
-	for (size_t i = 0; i < f->n_helpers; i++) {
-		r = grow((void **)helpers, cap_helpers, *n_helpers + 1, sizeof(**helpers));
-		if (r < 0)
-			return r;
-		(*helpers)[(*n_helpers)++] = f->helpers[i];
-	}
-	for (size_t i = 0; i < f->n_kfuncs; i++) {
-		r = grow((void **)kfuncs, cap_kfuncs, *n_kfuncs + 1, sizeof(**kfuncs));
-		if (r < 0)
-			return r;
-		(*kfuncs)[(*n_kfuncs)++] = f->kfuncs[i];
-	}
-	for (size_t i = 0; i < f->n_externs; i++) {
-		r = grow((void **)externs, cap_externs, *n_externs + 1, sizeof(**externs));
-		if (r < 0)
-			return r;
-		(*externs)[(*n_externs)++] = f->externs[i];
-	}
-	for (size_t i = 0; i < f->n_kref_ids; i++) {
-		r = grow((void **)krefs, cap_krefs, *n_krefs + 1, sizeof(**krefs));
-		if (r < 0)
-			return r;
-		(*krefs)[(*n_krefs)++] = f->kref_ids[i];
-	}
-	return 0;
-}
-
 /* Everything reachable from funcs[entry], with the other entries' walks sharing one work budget. */
 static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue, uint64_t *work,
 		      struct elf_entry *ret)
@@ -914,9 +897,13 @@ static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue
 		if (*work > INSPECT_MAX_WORK)
 			return fail(c->error, -E2BIG, "call graph too large to analyse");
 		insns += f->cnt;
-		r = walk_collect(f, &helpers, &n_helpers, &cap_helpers, &kfuncs, &n_kfuncs,
-				 &cap_kfuncs, &externs, &n_externs, &cap_externs, &krefs, &n_krefs,
-				 &cap_krefs);
+		r = APPEND_ALL(helpers, n_helpers, cap_helpers, f->helpers, f->n_helpers);
+		if (r >= 0)
+			r = APPEND_ALL(kfuncs, n_kfuncs, cap_kfuncs, f->kfuncs, f->n_kfuncs);
+		if (r >= 0)
+			r = APPEND_ALL(externs, n_externs, cap_externs, f->externs, f->n_externs);
+		if (r >= 0)
+			r = APPEND_ALL(krefs, n_krefs, cap_krefs, f->kref_ids, f->n_kref_ids);
 		if (r < 0)
 			return r;
 		for (size_t i = 0; i < f->n_callees; i++) {
@@ -1106,13 +1093,6 @@ bool inspect_name_is_valid(const char *name)
 	return n > 0;
 }
 
-/* Frees what inspect_object() built on a failure; on success the caller owns it
- * and frees it with object_desc_done(). */
-static void desc_free(struct object_desc *d)
-{
-	object_desc_done(d);
-}
-
 void object_handles_done(struct object_handles *h)
 {
 	free(h->programs);
@@ -1260,7 +1240,7 @@ static int check_names(const struct object_desc *d, char **error)
 int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64_t object_bytes,
 		   struct object_desc *ret, struct object_handles *ret_handles, char **error)
 {
-	_cleanup_(desc_free) struct object_desc d = {.object_bytes = object_bytes};
+	_cleanup_(object_desc_done) struct object_desc d = {.object_bytes = object_bytes};
 	_cleanup_(object_handles_done) struct object_handles h = {};
 	_cleanup_free_ const struct elf_entry **by_name = NULL;
 	const struct btf *btf = bpf_object__btf(obj);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
+
 bool kaddr_is_kernel(uint64_t v)
 {
 	return v >= KADDR_MIN && v <= KADDR_MAX;
@@ -13,17 +15,6 @@ static bool is_word_char(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       c == '_';
-}
-
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /*
@@ -38,10 +29,10 @@ static bool number_at(const char *text, size_t len, size_t i, size_t *ret_len)
 	uint64_t v = 0;
 
 	if (j + 2 < len && text[j] == '0' && (text[j + 1] == 'x' || text[j + 1] == 'X') &&
-	    hex_value(text[j + 2]) >= 0) {
-		for (j += 2; j < len && hex_value(text[j]) >= 0; j++) {
+	    hex_digit_value(text[j + 2]) >= 0) {
+		for (j += 2; j < len && hex_digit_value(text[j]) >= 0; j++) {
 			overflow = overflow || v >> 60;
-			v = v << 4 | (uint64_t)hex_value(text[j]);
+			v = v << 4 | (uint64_t)hex_digit_value(text[j]);
 		}
 	} else {
 		if (text[j] == '-') {

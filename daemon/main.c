@@ -273,7 +273,6 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 {
 	struct daemon *d = userdata;
 	struct policy *p = NULL;
-
 	char why[1024], reason[1200];
 
 	sd_notify(0, "RELOADING=1");

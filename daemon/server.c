@@ -302,20 +302,27 @@ static int conn_submit(struct conn *c, int64_t id, const struct worker_request *
 }
 
 /*
- * The request for the audit trail: "OWNER/NAME" of a named-object method (the
- * caller's own when the reference names no owner), bounded like the worker's.
+ * The object a request names, for the audit trail: "OWNER/NAME" ("NAME" is
+ * the caller's own), bounded like the worker's.
  */
+static void request_object_format(const struct conn *c, const char *ref, char *buf, size_t size)
+{
+	if (!ref)
+		buf[0] = '\0';
+	else if (strchr(ref, '/'))
+		snprintf(buf, size, "%.130s", ref);
+	else
+		snprintf(buf, size, "%u/%.128s", (unsigned)c->cred.uid, ref);
+}
+
+/* The named-object methods' reference ("object"). */
 static void request_object(const struct conn *c, json_object *params, char *buf, size_t size)
 {
 	const char *ref = NULL;
 
-	buf[0] = '\0';
-	if (proto_get_string(params, "object", false, &ref, NULL) < 0 || !ref)
-		return;
-	if (strchr(ref, '/'))
-		snprintf(buf, size, "%.130s", ref);
-	else
-		snprintf(buf, size, "%u/%.64s", (unsigned)c->cred.uid, ref);
+	if (proto_get_string(params, "object", false, &ref, NULL) < 0)
+		ref = NULL;
+	request_object_format(c, ref, buf, size);
 }
 
 /* "map" changes state only with its writes. */
@@ -508,8 +515,7 @@ static int load_params_decode(const struct conn *c, const char *method, json_obj
 		*ret_check_only = req.check_only;
 		*ret = proto_insns_request_encode(&req);
 		/* For the audit trail, should its worker give no answer. */
-		if (req.name)
-			snprintf(ret_object, object_size, "%u/%s", (unsigned)c->cred.uid, req.name);
+		request_object_format(c, req.name, ret_object, object_size);
 		proto_insns_request_done(&req);
 	} else {
 		struct proto_load_request req = {};
@@ -520,8 +526,7 @@ static int load_params_decode(const struct conn *c, const char *method, json_obj
 		req.object_fd = 0;
 		*ret_check_only = req.check_only;
 		*ret = proto_load_request_encode(&req);
-		if (req.name)
-			snprintf(ret_object, object_size, "%u/%s", (unsigned)c->cred.uid, req.name);
+		request_object_format(c, req.name, ret_object, object_size);
 		proto_load_request_done(&req);
 	}
 	return *ret ? 0 : -ENOMEM;
@@ -876,8 +881,7 @@ void server_drain(struct server *s)
 
 	s->draining = true;
 	server_close_listeners(s);
-	/* Busy ones only watch for a hang-up already (conn_set_busy()); on_job_done() closes them.
-	 */
+	/* Busy ones only watch for a hang-up (conn_set_busy()); on_job_done() closes them. */
 	for (struct conn *c = s->conns; c; c = next) {
 		next = c->next;
 		if (!c->job)

@@ -15,11 +15,11 @@
 /*
  * Supplementary groups a client may have: on a connection with more, every
  * request is answered "too-large" (an error sent at accept would reach a
- * client that sends at once as ECONNRESET). Every group goes to each worker with the
- * request (the policy and owners' shares match on them), so the bound keeps
- * each job within WORKER_MAX_JOB_BYTES; dropping groups instead would
- * silently take away what the policy or an owner grants by group. Linux
- * allows 65536; directory-backed users rarely have more than a thousand.
+ * client that sends at once as ECONNRESET). Every group goes to each worker
+ * with the request (the policy and owners' shares match on them), so the
+ * bound keeps each job within WORKER_MAX_JOB_BYTES; dropping groups instead
+ * would silently take away what the policy or an owner grants by group.
+ * Linux allows 65536; directory-backed users rarely have more than a thousand.
  */
 #define SERVER_MAX_GROUPS 4096
 

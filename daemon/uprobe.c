@@ -552,14 +552,14 @@ static int check_semaphore_place(const struct uprobe_request *req, const struct 
 static int probe_locate(const struct uprobe_request *req, const struct policy_identity *caller,
 			uint64_t *ret_offset, uint64_t *ret_ref_ctr, struct reply *r)
 {
-	uint64_t ref_ctr = req->semaphore_offset;
+	uint64_t offset, ref_ctr = req->semaphore_offset;
 	struct stat st;
 	int k;
 
 	if (fstat(req->binary_fd, &st) < 0 || !S_ISREG(st.st_mode))
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "the binary's fd (\"fd\") is not a regular file");
-	k = elfsym_resolve(req->binary_fd, req->symbol, req->offset, ELFSYM_CODE, ret_offset);
+	k = elfsym_resolve(req->binary_fd, req->symbol, req->offset, ELFSYM_CODE, &offset);
 	if (k < 0)
 		return location_error(r, k, "function", req->symbol, req->offset);
 	if (req->semaphore || ref_ctr) {
@@ -573,9 +573,10 @@ static int probe_locate(const struct uprobe_request *req, const struct policy_id
 					   " is not a 2-byte aligned 32-bit offset",
 					   ref_ctr);
 	}
-	k = check_semaphore_place(req, &st, caller, *ret_offset, ref_ctr, r);
+	k = check_semaphore_place(req, &st, caller, offset, ref_ctr, r);
 	if (k <= 0)
 		return k;
+	*ret_offset = offset;
 	*ret_ref_ctr = ref_ctr;
 	return 1;
 }

@@ -71,7 +71,6 @@ struct policy_rule {
 	uint64_t map_types; /* named in "map_types", and maps of maps from "maps_of_maps" */
 	helper_class_mask_t helper_classes;
 	bool pinning;
-	bool maps_of_maps;
 	bool load_with_perfmon;
 	struct policy_map_pattern *maps;
 	size_t n_maps;
@@ -1430,6 +1429,7 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 					   "pinning",	    "maps_of_maps",   "load_with_perfmon",
 					   "attach",	    "shared"};
 	char path[JPATH_MAX], kpath[JPATH_MAX], epath[JPATH_MAX];
+	bool maps_of_maps = false;
 	json_object *a, *v;
 	int r;
 
@@ -1509,11 +1509,11 @@ static int parse_allow(struct parse_ctx *c, const char *parent, json_object *rul
 			out->n_maps++;
 		}
 	}
-	r = get_bool(c, path, a, "maps_of_maps", &out->maps_of_maps);
+	r = get_bool(c, path, a, "maps_of_maps", &maps_of_maps);
 	if (r < 0)
 		return r;
 	/* The older spelling of naming both types of maps of maps. */
-	if (out->maps_of_maps)
+	if (maps_of_maps)
 		out->map_types |= MAPS_OF_MAPS_TYPES;
 	r = get_bool(c, path, a, "load_with_perfmon", &out->load_with_perfmon);
 	if (r < 0)
@@ -2139,7 +2139,6 @@ int policy_resolve(const struct policy *p, const struct policy_identity *id,
 	if (g->matched) {
 		g->program_fd_types |= POLICY_ALWAYS_FD_TYPES & g->program_types;
 		g->map_types |= POLICY_DEFAULT_MAP_TYPES;
-		g->maps_of_maps = (g->map_types & MAPS_OF_MAPS_TYPES) != 0;
 	}
 
 	*ret = TAKE_PTR(g);
@@ -2309,36 +2308,17 @@ static int json_append(json_object *arr, json_object *val)
 	return 0;
 }
 
-static json_object *prog_types_to_json(uint64_t mask)
+/* The names of the types in mask (bit 1 << type), by name(type) (NULL: left out). */
+static json_object *types_to_json(uint64_t mask, const char *(*name)(int type))
 {
 	_cleanup_json_ json_object *arr = json_object_new_array();
 
 	if (!arr)
 		return NULL;
-	for (int t = 0; t < PROG_TYPE_BITS; t++) {
-		const char *name;
+	for (int t = 0; t < 64; t++) {
+		const char *n = (mask & (1ull << t)) ? name(t) : NULL;
 
-		if (!(mask & (1ull << t)))
-			continue;
-		name = policy_prog_type_to_string(t);
-		if (!name)
-			continue;
-		if (json_append(arr, json_object_new_string(name)) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(arr);
-}
-
-static json_object *map_types_to_json(uint64_t mask)
-{
-	_cleanup_json_ json_object *arr = json_object_new_array();
-
-	if (!arr)
-		return NULL;
-	for (int t = 0; t < MAP_TYPE_BITS; t++) {
-		const char *name = (mask & (1ull << t)) ? policy_map_type_to_string(t) : NULL;
-
-		if (name && json_append(arr, json_object_new_string(name)) < 0)
+		if (n && json_append(arr, json_object_new_string(n)) < 0)
 			return NULL;
 	}
 	return TAKE_PTR(arr);
@@ -2478,18 +2458,22 @@ json_object *policy_grant_to_json(const struct policy_grant *g)
 
 	if (json_add(o, "matched", json_object_new_boolean(g->matched)) < 0 ||
 	    json_add(o, "rules", TAKE_PTR(sources)) < 0 ||
-	    json_add(o, "program_types", prog_types_to_json(g->program_types)) < 0 ||
-	    json_add(o, "program_fds",
-		     prog_types_to_json(g->program_types &
-					(g->program_fd_types | POLICY_ALWAYS_FD_TYPES))) < 0 ||
+	    json_add(o, "program_types",
+		     types_to_json(g->program_types, policy_prog_type_to_string)) < 0 ||
+	    json_add(
+		    o, "program_fds",
+		    types_to_json(g->program_types & (g->program_fd_types | POLICY_ALWAYS_FD_TYPES),
+				  policy_prog_type_to_string)) < 0 ||
 	    json_add(o, "test_run_types",
-		     prog_types_to_json(g->test_run_types & ~g->program_types)) < 0 ||
-	    json_add(o, "map_types", map_types_to_json(g->map_types)) < 0 ||
+		     types_to_json(g->test_run_types & ~g->program_types,
+				   policy_prog_type_to_string)) < 0 ||
+	    json_add(o, "map_types", types_to_json(g->map_types, policy_map_type_to_string)) < 0 ||
 	    json_add(o, "helper_classes", helper_classes_to_json(g->helper_classes)) < 0 ||
 	    json_add(o, "attach", attach_to_json(&g->attach)) < 0 ||
 	    json_add(o, "shared", shared_to_json(g)) < 0 ||
 	    json_add(o, "pinning", json_object_new_boolean(g->pinning)) < 0 ||
-	    json_add(o, "maps_of_maps", json_object_new_boolean(g->maps_of_maps)) < 0 ||
+	    json_add(o, "maps_of_maps",
+		     json_object_new_boolean((g->map_types & MAPS_OF_MAPS_TYPES) != 0)) < 0 ||
 	    json_add(o, "load_with_perfmon", json_object_new_boolean(g->load_with_perfmon)) < 0 ||
 	    json_add(o, "maps", map_rules_to_json(g)) < 0 ||
 	    json_add(o, "limits", TAKE_PTR(limits)) < 0)
@@ -2707,7 +2691,8 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 		return item_deny(
 			it, "map \"%s\" is pinned by name, which your policy does not allow", name);
 	/* The kernel doesn't check an fd's mode when it goes into a map of maps. */
-	if (policy_map_type_is_map_of_maps(map->map_type) && !g->maps_of_maps)
+	if (policy_map_type_is_map_of_maps(map->map_type) &&
+	    !policy_grant_map_type(g, map->map_type))
 		return item_deny(
 			it,
 			"map \"%s\" is a map of maps, which your policy does not allow "

@@ -162,20 +162,19 @@ struct policy_grant {
 	uint64_t program_types; /* bit (1 << enum bpf_prog_type) */
 	uint64_t program_fd_types; /* types whose prog fds are handed out (attach rights) */
 	uint64_t test_run_types; /* may load for BPF_PROG_TEST_RUN only: no fd, no attach */
-	uint64_t map_types; /* bit (1 << enum bpf_map_type): POLICY_DEFAULT_MAP_TYPES and named ones
-			     */
+	/*
+	 * Bit (1 << enum bpf_map_type): POLICY_DEFAULT_MAP_TYPES and named ones.
+	 * With array_of_maps or hash_of_maps ("maps_of_maps" names both): the
+	 * kernel ignores an fd's access mode when it is stored into a map of
+	 * maps, so they grant writing (through the caller's own programs) every
+	 * map the caller holds any fd of.
+	 */
+	uint64_t map_types;
 	helper_class_mask_t helper_classes; /* HELPER_CLASS_BIT() */
 	struct policy_attach attach; /* union of the matching rules' targets */
 	struct policy_share_rule *shared;
 	size_t n_shared;
 	bool pinning; /* may use LIBBPF_PIN_BY_NAME maps */
-	/*
-	 * May create maps of maps ("maps_of_maps", or array_of_maps or
-	 * hash_of_maps in "map_types"). The kernel ignores an fd's access mode
-	 * when it is stored into a map of maps, so this grants writing (through
-	 * the caller's own programs) every map the caller holds any fd of.
-	 */
-	bool maps_of_maps;
 	/*
 	 * Load with CAP_PERFMON effective, whatever the program types: the
 	 * verifier then skips its Spectre v1/v4 mitigations and lets programs

@@ -954,17 +954,6 @@ void proto_load_request_done(struct proto_load_request *r)
 	*r = (struct proto_load_request){};
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size)
 {
 	size_t len = strlen(hex);
@@ -976,7 +965,7 @@ int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size)
 	if (!buf)
 		return -ENOMEM;
 	for (size_t i = 0; i < len / 2; i++) {
-		int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
+		int hi = hex_digit_value(hex[2 * i]), lo = hex_digit_value(hex[2 * i + 1]);
 
 		if (hi < 0 || lo < 0) {
 			free(buf);

@@ -741,3 +741,26 @@ unsigned long long harness_status_field(pid_t pid, const char *key, int base)
 	fclose(f);
 	return v;
 }
+
+int harness_copy_file(const char *from, const char *to, uid_t owner, mode_t mode)
+{
+	char buf[65536];
+	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int out = -EBADF;
+	ssize_t n;
+
+	if (in < 0)
+		return -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
+	if (out < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return -EIO;
+	if (n < 0)
+		return -errno;
+	/* Owner first: chown clears the setuid bit. */
+	if (fchown(out, owner, owner) < 0 || fchmod(out, mode) < 0)
+		return -errno;
+	return close(TAKE_FD(out)) < 0 ? -errno : 0;
+}

@@ -122,6 +122,8 @@ int harness_finish(void);
 int harness_tracefs_ready(void);
 /* An existing group to test group rules with (its name; its gid in *gid). */
 const char *harness_find_group(gid_t *gid);
+/* A new copy of file from at to, owned by owner (uid and gid), with mode (setuid bits too). */
+int harness_copy_file(const char *from, const char *to, uid_t owner, mode_t mode);
 
 #define CHECK(cond, ...)                                                                           \
 	do {                                                                                       \

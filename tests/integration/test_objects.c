@@ -283,7 +283,7 @@ static void test_struct_ops_never_reaches_libbpf(void **state)
  * schedule() (BPF_PSEUDO_BTF_ID, no relocation), exiting without r0: the
  * verifier refuses it, and its log would print the function's address.
  */
-static int make_kernel_ref(struct blob *b)
+static int make_kernel_ref(struct blob *b, int32_t module_btf_fd)
 {
 	int id = kernel_func_id("schedule");
 	uint8_t *p;
@@ -292,7 +292,8 @@ static int make_kernel_ref(struct blob *b)
 		return -1;
 	p[1] = (uint8_t)(BPF_PSEUDO_BTF_ID << 4 | 1); /* src_reg 3, dst_reg r1 */
 	memcpy(p + 4, &id, 4);
-	memset(p + 12, 0, 4); /* second half: vmlinux, not a module's BTF fd */
+	/* The second half: 0 for vmlinux, else a module's BTF by fd. */
+	memcpy(p + 12, &module_btf_fd, 4);
 	return 0;
 }
 
@@ -304,7 +305,7 @@ static int client_kernel_ref(void *arg)
 	struct outcome o;
 	int k;
 
-	CHECK(make_kernel_ref(&b) == 0, "building the object");
+	CHECK(make_kernel_ref(&b, 0) == 0, "building the object");
 	k = load_blob(&b, "marked_fail", false, &o);
 	free(b.data);
 	CHECK(k < 0 && o.err, "a kernel reference loaded");
@@ -390,6 +391,23 @@ static int client_unrelocated_map_ref(void *arg)
 	return k;
 }
 
+/*
+ * A kernel reference whose second half names a module's BTF by fd (3): the
+ * kernel would look that fd up in the broker's worker. Refused even with
+ * read_kernel_memory, which grants the kernel's own symbols only.
+ */
+static int client_module_kernel_ref(void *arg)
+{
+	struct blob b = {};
+	int k;
+
+	CHECK(make_kernel_ref(&b, 3) == 0, "building the object");
+	k = expect_refused(&b, "marked_fail", "policy-denied",
+			   "references a kernel module's variable by fd");
+	free(b.data);
+	return k;
+}
+
 static void test_instructions(void **state)
 {
 	static bool no = false, yes = true;
@@ -400,6 +418,7 @@ static void test_instructions(void **state)
 	assert_int_equal(harness_as_user(&plain, client_call_encoding, &jmp32_call), 0);
 	assert_int_equal(harness_as_user(&plain, client_call_encoding, &call_x), 0);
 	assert_int_equal(harness_as_user(&plain, client_unrelocated_map_ref, NULL), 0);
+	assert_int_equal(harness_as_user(&kread, client_module_kernel_ref, NULL), 0);
 }
 
 /* A typed __ksym extern: libbpf makes it a kernel reference, through a relocation. */

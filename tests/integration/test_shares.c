@@ -965,30 +965,6 @@ static void test_plain_probe_on_foreign_usdt_site(void **state)
 
 /* ---- setup ---- */
 
-static int copy_file(const char *from, const char *to, uid_t owner)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), o;
-	ssize_t n;
-
-	if (in < 0)
-		return -errno;
-	o = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	if (o < 0) {
-		close(in);
-		return -errno;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(o, buf, (size_t)n) != n)
-			n = -1;
-	close(in);
-	if (n < 0 || fchown(o, owner, owner) < 0 || fchmod(o, 0755) < 0) {
-		close(o);
-		return -EIO;
-	}
-	return close(o) < 0 ? -errno : 0;
-}
-
 static int setup(void **state)
 {
 	char policy[4096], built[600];
@@ -998,7 +974,8 @@ static int setup(void **state)
 	snprintf(built, sizeof(built), "%s/tests/integration/uprobe_target", H.build_dir);
 	snprintf(root_exe, sizeof(root_exe), "%s/uprobe_target_root", H.dir);
 	snprintf(own_exe, sizeof(own_exe), "%s/uprobe_target_own", H.dir);
-	if (copy_file(built, root_exe, 0) < 0 || copy_file(built, own_exe, UID_PROBER) < 0) {
+	if (harness_copy_file(built, root_exe, 0, 0755) < 0 ||
+	    harness_copy_file(built, own_exe, UID_PROBER, 0755) < 0) {
 		fprintf(stderr, "cannot copy %s: %m\n", built);
 		return -1;
 	}

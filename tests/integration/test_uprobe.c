@@ -25,6 +25,7 @@
 
 #include "client/libbpfbroker.h"
 #include "harness.h"
+#include "harness_client.h"
 #include "uprobe_target_proc.h"
 
 #define UID_PROBER 65534 /* nobody: kprobe type, attach.uprobes */
@@ -71,33 +72,14 @@ static int ctl_attach_retrying(const struct user *u, const char *prog, const cha
 
 /* ---- the library, as a client uses it ---- */
 
+/* Load object by name; only whether it loaded matters here. */
 static int lib_load(const char *object, const char *name, struct bpfbroker_error **err)
 {
 	struct bpfbroker_load_opts opts = {.sz = sizeof(opts), .name = name};
 	struct bpfbroker_result *res = NULL;
-	struct bpfbroker *b;
-	int k = bpfbroker_connect(H.socket, &b);
+	int k = harness_load(object, &opts, &res, err);
 
-	if (k < 0)
-		return k;
-	*err = NULL;
-	k = bpfbroker_load_file(b, harness_object(object), &opts, &res, err);
 	bpfbroker_result_free(res);
-	bpfbroker_close(b);
-	return k;
-}
-
-static int lib_unload(const char *name)
-{
-	struct bpfbroker_error *err = NULL;
-	struct bpfbroker *b;
-	int k = bpfbroker_connect(H.socket, &b);
-
-	if (k < 0)
-		return k;
-	k = bpfbroker_unload(b, name, &err);
-	bpfbroker_error_free(err);
-	bpfbroker_close(b);
 	return k;
 }
 
@@ -227,7 +209,7 @@ static int client_counts_own_process(void *arg)
 	CHECK(target_call(&a, 1) == 0 && lib_count("up", "uprobe_calls", &calls) == 0 &&
 		      calls == 1001,
 	      "one more call: %llu", (unsigned long long)calls);
-	CHECK(lib_unload("up") == 0, "unload");
+	CHECK(harness_unload("up") == 0, "unload");
 	/* Unloaded: the probes are gone (the process goes on without them). */
 	CHECK(target_call(&a, 3) == 0, "calls after unload");
 	target_stop(&a);
@@ -402,7 +384,7 @@ static int client_refusals(void *arg)
 	/* Reading kernel memory needs its own class, uprobe or not. */
 	k = lib_load("uprobe_kread", "kr", &err);
 	CHECK(refused(k, err, "policy-denied", "read_kernel_memory") == 0, "kread");
-	CHECK(lib_unload("ref") == 0, "unload");
+	CHECK(harness_unload("ref") == 0, "unload");
 	return 0;
 }
 
@@ -429,7 +411,7 @@ static int client_other_grants(void *arg)
 	else
 		CHECK(refused(k, err, "policy-denied", "does not allow attaching uprobes") == 0,
 		      "no grant");
-	CHECK(lib_unload("g") == 0, "unload");
+	CHECK(harness_unload("g") == 0, "unload");
 	target_stop(&t);
 	return 0;
 }
@@ -456,32 +438,6 @@ static void test_refusals(void **state)
 
 /* ---- setup ---- */
 
-/* A copy of from at to, owned by owner, with mode (setuid bits too). */
-static int copy_owned(const char *from, const char *to, uid_t owner, mode_t mode)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC), o;
-	ssize_t n;
-
-	if (in < 0)
-		return -errno;
-	o = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0700);
-	if (o < 0) {
-		close(in);
-		return -errno;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(o, buf, (size_t)n) != n)
-			n = -1;
-	close(in);
-	/* Owner first: chown clears the setuid bit. */
-	if (n < 0 || fchown(o, owner, owner) < 0 || fchmod(o, mode) < 0) {
-		close(o);
-		return -EIO;
-	}
-	return close(o) < 0 ? -errno : 0;
-}
-
 static int setup(void **state)
 {
 	char policy[4096];
@@ -491,8 +447,8 @@ static int setup(void **state)
 	snprintf(target_exe, sizeof(target_exe), "%s/tests/integration/uprobe_target", H.build_dir);
 	snprintf(setuid_exe, sizeof(setuid_exe), "%s/uprobe_target_setuid", H.dir);
 	snprintf(own_exe, sizeof(own_exe), "%s/uprobe_target_own", H.dir);
-	if (copy_owned(target_exe, setuid_exe, UID_STRANGER, 04755) < 0 ||
-	    copy_owned(target_exe, own_exe, UID_PROBER, 0755) < 0) {
+	if (harness_copy_file(target_exe, setuid_exe, UID_STRANGER, 04755) < 0 ||
+	    harness_copy_file(target_exe, own_exe, UID_PROBER, 0755) < 0) {
 		fprintf(stderr, "cannot copy %s: %m\n", target_exe);
 		return -1;
 	}

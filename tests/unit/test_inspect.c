@@ -767,6 +767,22 @@ static void test_crafted_relocations(void **state)
 			   "call against config_map, but the object has no code in .text");
 	blob_done(&b);
 
+	/* A relocated map load written as a map reference already: only plain loads. */
+	b = load_object("counter");
+	rel = rel_at(&b, ".relsocket", 0);
+	insn = insn_at(&b, "socket", rel->r_offset / sizeof(*insn));
+	assert_int_equal(insn->code, BPF_LD | BPF_IMM | BPF_DW);
+	insn->src_reg = BPF_PSEUDO_MAP_FD;
+	parse_expect_error(&b, -EBADMSG, "a relocated 64-bit load must be a plain one");
+	blob_done(&b);
+
+	/* A relocation on a 64-bit load's second half, which is data. */
+	b = load_object("counter");
+	rel = rel_at(&b, ".relsocket", 0);
+	rel->r_offset += sizeof(*insn);
+	parse_expect_error(&b, -EBADMSG, "which is neither a call nor a 64-bit load");
+	blob_done(&b);
+
 	/* A call relocated against a program in another section. */
 	b = load_object("multi");
 	rel = rel_at(&b, ".relsocket", 0);

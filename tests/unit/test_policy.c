@@ -1411,8 +1411,8 @@ static void test_map_types(void **state)
 	reason = decide_reason(g2, &d);
 	assert_null(reason);
 	/* Naming a map of maps type is granting maps of maps. */
-	assert_true(g2->maps_of_maps);
-	assert_false(g1->maps_of_maps);
+	assert_true(policy_grant_map_type(g2, BPF_MAP_TYPE_ARRAY_OF_MAPS));
+	assert_false(policy_grant_map_type(g1, BPF_MAP_TYPE_ARRAY_OF_MAPS));
 	o = policy_grant_to_json(g2);
 	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 			       "\"prog_array\""));
