@@ -3,7 +3,7 @@
  * bpfctl: the command line for bpfbrokerd.
  *
  *   bpfctl check OBJ.o            would the broker load this for me? (exit 0 yes, 1 no)
- *   bpfctl run OBJ.o [--] CMD...  load, then exec CMD with the fds (systemd's LISTEN_FDS)
+ *   bpfctl run OBJ.o [OPTIONS] [--] CMD...  load, then exec CMD with the fds (LISTEN_FDS)
  *   bpfctl policy                 my effective policy
  *
  * Named objects (proto/NAMED.md), which stay loaded after bpfctl exits:
@@ -106,11 +106,14 @@ static void usage(FILE *f)
 		"Commands:\n"
 		"  check OBJ.o               would the broker load OBJ for me? Verdicts per "
 		"program\n"
-		"                            and map; exit status 0 if allowed, 1 if denied\n"
-		"  run OBJ.o [--] CMD [ARG...]  load OBJ and exec CMD with the returned fds from "
-		"fd 3\n"
-		"                            on (LISTEN_FDS, LISTEN_PID, "
-		"LISTEN_FDNAMES=map/NAME:prog/NAME)\n"
+		"                            and map, every reason with its policy key; exit\n"
+		"                            status 0 if allowed, 1 if denied\n"
+		"  run OBJ.o [OPTIONS] [--] CMD [ARG...]  load OBJ and exec CMD with the returned "
+		"fds\n"
+		"                            from fd 3 on (LISTEN_FDS, LISTEN_PID, "
+		"LISTEN_FDNAMES=map/NAME:prog/NAME);\n"
+		"                            CMD starts at -- or at the first argument after OBJ\n"
+		"                            that is not an option\n"
 		"  policy                    show my effective policy\n"
 		"  doctor                    what on this machine weakens the broker's guarantees\n"
 		"                            (exit 1 if anything does)\n\n"
@@ -217,6 +220,26 @@ static int die_errno(int err, const char *what)
 	return EXIT_ERROR;
 }
 
+/*
+ * Every reason, one a line, with its policy key. The broker's reasons name
+ * their key already; one that doesn't (an older broker's) gets it added.
+ * skip: a reason printed already (the error's message), or NULL.
+ */
+static void print_reasons(FILE *f, const char *prefix, const char *const *reasons,
+			  const char *const *keys, const char *skip)
+{
+	for (size_t i = 0; reasons && reasons[i]; i++) {
+		const char *key = keys && keys[i] ? keys[i] : "";
+
+		if (skip && strcmp(reasons[i], skip) == 0)
+			continue;
+		fprintf(f, "%s%s", prefix, reasons[i]);
+		if (*key && !strstr(reasons[i], key))
+			fprintf(f, " (policy key %s)", key);
+		fputc('\n', f);
+	}
+}
+
 static int report_error(struct cli *c, int k, struct bpfbroker_error *e, const char *what)
 {
 	if (!e)
@@ -225,9 +248,7 @@ static int report_error(struct cli *c, int k, struct bpfbroker_error *e, const c
 		printf("{\"error\":{\"code\":\"%s\",\"errno\":%d}}\n", e->code, e->err);
 	}
 	fprintf(stderr, "bpfctl: %s\n", e->message);
-	for (const char *const *r = e->reasons; r && *r; r++)
-		if (strcmp(*r, e->message) != 0)
-			fprintf(stderr, "bpfctl: %s\n", *r);
+	print_reasons(stderr, "bpfctl: ", e->reasons, e->reason_keys, e->message);
 	if (e->verifier_log)
 		fprintf(stderr, "--- verifier log ---\n%s\n--- end of verifier log ---\n",
 			e->verifier_log);
@@ -365,14 +386,23 @@ bad:
 	return -EINVAL;
 }
 
+/* A ring buffer's max_entries is its size in bytes. */
+static bool map_type_sized_in_bytes(const char *type)
+{
+	return strcmp(type, "ringbuf") == 0 || strcmp(type, "user_ringbuf") == 0;
+}
+
 static void print_check(const struct bpfbroker_result *r)
 {
 	printf("%s\n", r->allowed ? "allowed" : "denied");
 	for (size_t i = 0; i < r->n_programs; i++) {
 		const struct bpfbroker_program *p = &r->programs[i];
 
-		printf("program %s (%s, %u insns)%s: %s\n", p->name, p->type, p->insns,
-		       p->loaded || strcmp(p->verdict, "allowed") ? "" : "", p->verdict);
+		/* Programs left out by --program are neither decided on nor loaded. */
+		printf("program %s (%s, %u insns): %s\n", p->name, p->type, p->insns,
+		       !p->selected			    ? "not selected"
+		       : strcmp(p->verdict, "allowed") == 0 ? "allowed"
+							    : "denied");
 		printf("  helpers:");
 		for (const char *const *h = p->helpers; h && *h; h++)
 			printf(" %s", *h);
@@ -383,8 +413,15 @@ static void print_check(const struct bpfbroker_result *r)
 	for (size_t i = 0; i < r->n_maps; i++) {
 		const struct bpfbroker_map *m = &r->maps[i];
 
-		printf("map %s (%s, %u entries): access %s; %s\n", m->name, m->type, m->max_entries,
-		       bpfbroker_access_to_string(m->access), m->verdict);
+		printf("map %s (%s, %u %s): access %s; %s\n", m->name, m->type, m->max_entries,
+		       map_type_sized_in_bytes(m->type) ? "bytes" : "entries",
+		       bpfbroker_access_to_string(m->access),
+		       strcmp(m->verdict, "allowed") == 0 ? "allowed" : "denied");
+	}
+	/* Every reason, each with the policy key that would have to change. */
+	if (r->reasons && r->reasons[0]) {
+		printf("reasons:\n");
+		print_reasons(stdout, "  ", r->reasons, r->reason_keys, NULL);
 	}
 }
 
@@ -1885,17 +1922,37 @@ int main(int argc, char **argv)
 	args = argv + k;
 	n_args = argc - k;
 	if (cmd->run == cmd_run) {
-		/* Options may follow the command too; for run, only before OBJ (the rest is CMD's).
+		/*
+		 * run [OPTIONS] OBJ [OPTIONS] [--] CMD...: options before OBJ, and
+		 * between OBJ and CMD, where CMD starts at "--" or at the first
+		 * argument that is not an option (a command named "-x" needs "--").
+		 * An unknown option is refused here, before anything loads.
 		 */
 		k = parse_options(&c, n_args, args, true);
 		if (k < 0)
 			return EXIT_ERROR;
 		args += k;
 		n_args -= k;
-		if (!c.opts.name && n_args >= 2 && strcmp(args[1], "--") == 0) {
-			args[1] = args[0];
-			args++;
-			n_args--;
+		if (!c.opts.name && n_args >= 1) {
+			char *obj = args[0];
+
+			/* Parse what follows OBJ, which stands in for argv[0] ("run" in messages).
+			 */
+			args[0] = (char *)"run";
+			k = parse_options(&c, n_args, args, true);
+			args[0] = obj;
+			if (k < 0)
+				return EXIT_ERROR;
+			if (c.opts.name) {
+				fprintf(stderr,
+					"bpfctl: run takes an object file or --name REF, not "
+					"both\n");
+				return EXIT_ERROR;
+			}
+			/* OBJ goes right before CMD. */
+			args[k - 1] = args[0];
+			args += k - 1;
+			n_args -= k - 1;
 		}
 	} else {
 		/*

@@ -30,6 +30,7 @@ struct error_priv {
 	struct bpfbroker_error pub;
 	json_object *reply;
 	const char **reasons;
+	const char **reason_keys;
 };
 
 int bpfbroker_connect(const char *path, struct bpfbroker **ret)
@@ -181,6 +182,34 @@ static const char **string_array(json_object *o, const char *key)
 	return v;
 }
 
+/*
+ * The policy key of each of o's "reasons", from "denials" (one entry per
+ * reason, in the same order): NULL-terminated, "" where a reason has none or
+ * the broker sent no "denials" (older brokers). NULL without "reasons".
+ */
+static const char **reason_keys(json_object *o)
+{
+	json_object *reasons, *denials = NULL;
+	const char **v;
+	size_t n, n_denials = 0;
+
+	if (!json_object_object_get_ex(o, "reasons", &reasons) ||
+	    !json_object_is_type(reasons, json_type_array))
+		return NULL;
+	n = json_object_array_length(reasons);
+	if (json_object_object_get_ex(o, "denials", &denials) &&
+	    json_object_is_type(denials, json_type_array))
+		n_denials = json_object_array_length(denials);
+	v = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; v && i < n; i++) {
+		json_object *d = i < n_denials ? json_object_array_get_idx(denials, i) : NULL;
+
+		v[i] = (d && json_object_is_type(d, json_type_object) ? get_str(d, "key") : NULL)
+			       ?: "";
+	}
+	return v;
+}
+
 static int error_from_reply(json_object *reply, struct bpfbroker_error **err)
 {
 	json_object *e;
@@ -208,6 +237,8 @@ static int error_from_reply(json_object *reply, struct bpfbroker_error **err)
 	p->pub.verifier_log = get_str(e, "verifier_log");
 	p->reasons = string_array(e, "reasons");
 	p->pub.reasons = p->reasons;
+	p->reason_keys = reason_keys(e);
+	p->pub.reason_keys = p->reason_keys;
 	*err = &p->pub;
 	return -code;
 }
@@ -220,6 +251,7 @@ void bpfbroker_error_free(struct bpfbroker_error *e)
 		return;
 	json_object_put(p->reply);
 	free(p->reasons);
+	free(p->reason_keys);
 	free(p);
 }
 
@@ -292,6 +324,7 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 	r->pub.name = get_str(result, "name");
 	r->pub.btf_fd = fd_index(r, get_int(result, "btf_fd", -1));
 	r->pub.reasons = remember(r, string_array(result, "reasons"));
+	r->pub.reason_keys = remember(r, reason_keys(result));
 	r->pub.json = json_object_to_json_string_ext(r->reply, JSON_C_TO_STRING_PLAIN);
 	for (size_t i = 0; i < np; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
@@ -301,6 +334,8 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		p->type = get_str(o, "type") ?: "";
 		p->attach_type = get_str(o, "attach_type");
 		p->loaded = get_int(o, "id", 0) > 0;
+		/* "load": false only for programs a load left out (load_opts.programs). */
+		p->selected = !json_object_object_get_ex(o, "load", NULL) || get_bool(o, "load");
 		p->id = (uint32_t)get_int(o, "id", 0);
 		p->tag = get_str(o, "tag");
 		p->insns = (uint32_t)get_int(o, "insns", 0);

@@ -62,6 +62,11 @@ struct bpfbroker_program {
 	const char *verdict; /* "allowed" or the reason it is denied */
 	const char *const *helpers; /* NULL-terminated names */
 	const char *const *kfuncs; /* NULL-terminated names */
+	/*
+	 * false: not among the programs the request selected
+	 * (bpfbroker_load_opts.programs), so neither decided on nor loaded.
+	 */
+	bool selected;
 };
 
 struct bpfbroker_map {
@@ -101,6 +106,8 @@ struct bpfbroker_result {
 	 * Owned by the result and closed by bpfbroker_result_free().
 	 */
 	int btf_fd;
+	/* Parallel to reasons: each one's policy key, "" where none (see bpfbroker_error). */
+	const char *const *reason_keys;
 };
 
 struct bpfbroker_error {
@@ -109,6 +116,15 @@ struct bpfbroker_error {
 	const char *message; /* one sentence */
 	const char *verifier_log; /* or NULL */
 	const char *const *reasons; /* NULL-terminated, or NULL */
+	/*
+	 * Parallel to reasons (NULL exactly when reasons is): the policy key
+	 * that would have to change for each, as policy/POLICY.md spells it:
+	 * a limit ("max_map_entries"), a boolean ("pinning"), "maps" for map
+	 * access, or a list and the entry it lacks ("helper_classes:
+	 * read_kernel_memory", "program_types: kprobe"); "" where no policy
+	 * can allow it. Each reason's text names its key too.
+	 */
+	const char *const *reason_keys;
 };
 
 struct bpfbroker_global {

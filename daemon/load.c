@@ -31,6 +31,8 @@
 #include "insns.h"
 #include "kaddr.h"
 #include "ledger.h"
+#include "denial.h"
+#include "policy/verdict.h"
 #include "reply.h"
 #include "store.h"
 
@@ -266,16 +268,20 @@ static int job_check_object_size(struct job *j, uint64_t size, uint64_t limit, s
 		int k = insns_check_size(size, j->grant->limits.max_insns_per_program,
 					 j->insns.prog_name, &error);
 
+		if (k == -E2BIG)
+			return denial_reply(r, PROTO_E_DENIED, E2BIG, "program", j->insns.prog_name,
+					    "max_insns_per_program", "%s",
+					    error ? error : strerror(-k));
 		if (k < 0)
-			return reply_error(r, k == -E2BIG ? PROTO_E_DENIED : PROTO_E_OBJECT, -k,
-					   "%s", error ? error : strerror(-k));
+			return reply_error(r, PROTO_E_OBJECT, -k, "%s",
+					   error ? error : strerror(-k));
 	}
 	if (size == 0)
 		return reply_error(r, PROTO_E_OBJECT, EINVAL, "the object is empty");
 	if (size > limit)
-		return reply_error(r, PROTO_E_DENIED, EFBIG,
-				   "object is %llu bytes, over your limit of %llu bytes",
-				   (unsigned long long)size, (unsigned long long)limit);
+		return denial_reply(r, PROTO_E_DENIED, EFBIG, "object", NULL, "max_object_bytes",
+				    "object is %llu bytes, over your limit of %llu bytes",
+				    (unsigned long long)size, (unsigned long long)limit);
 	return 1;
 }
 
@@ -621,10 +627,12 @@ static json_object *json_helper_array(const int *ids, size_t n)
 	return a;
 }
 
+/* "allowed", or every reason of the item joined by "; ". */
 static json_object *verdict_item_json(const struct verdict_item *v)
 {
-	return v->allowed ? json_object_new_string("allowed")
-			  : json_object_new_string(v->reason ? v->reason : "denied");
+	_cleanup_free_ char *text = verdict_item_text(v);
+
+	return text ? json_object_new_string(text) : NULL;
 }
 
 /* Describe programs and maps with their verdicts (fds and ids are added after loading). */
@@ -632,18 +640,18 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 {
 	json_object *result = json_object_new_object();
 	json_object *progs = json_object_new_array(), *maps = json_object_new_array();
-	json_object *reasons = json_object_new_array();
+	json_object *reasons = json_object_new_array(), *denials = json_object_new_array();
 
-	if (!result || !progs || !maps || !reasons) {
+	if (!result || !progs || !maps || !reasons || !denials ||
+	    verdict_to_json(&j->verdict, &j->desc, reasons, denials) < 0) {
 		json_object_put(result);
 		json_object_put(progs);
 		json_object_put(maps);
 		json_object_put(reasons);
+		json_object_put(denials);
 		return NULL;
 	}
 	json_object_object_add(result, "allowed", json_object_new_boolean(j->verdict.allowed));
-	if (!j->verdict.object.allowed)
-		json_object_array_add(reasons, json_object_new_string(j->verdict.object.reason));
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
 		const struct object_program *p = &j->desc.programs[i];
 		const char *attach = libbpf_bpf_attach_type_str(p->attach_type);
@@ -666,9 +674,6 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 				       json_object_new_boolean(j->verdict.prog_fd[i]));
 		json_object_object_add(o, "test_run_only",
 				       json_object_new_boolean(j->verdict.test_run_only[i]));
-		if (!j->verdict.programs[i].allowed)
-			json_object_array_add(
-				reasons, json_object_new_string(j->verdict.programs[i].reason));
 		json_object_array_add(progs, o);
 	}
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
@@ -688,12 +693,10 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 			o, "access",
 			json_object_new_string(map_access_to_string(j->verdict.map_access[i])));
 		json_object_object_add(o, "verdict", verdict_item_json(&j->verdict.maps[i]));
-		if (!j->verdict.maps[i].allowed)
-			json_object_array_add(reasons,
-					      json_object_new_string(j->verdict.maps[i].reason));
 		json_object_array_add(maps, o);
 	}
 	json_object_object_add(result, "reasons", reasons);
+	json_object_object_add(result, "denials", denials);
 	json_object_object_add(result, "programs", json_object_get(progs));
 	json_object_object_add(result, "maps", json_object_get(maps));
 	*ret_progs = progs;
@@ -779,8 +782,8 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 		bool exists = m->pinned && pinned_map_exists(j, m->name);
 
 		if (exists && !pinned_map_reusable(j, i))
-			return reply_error(
-				r, PROTO_E_DENIED, EPERM,
+			return denial_reply(
+				r, PROTO_E_DENIED, EPERM, "map", m->name, "maps",
 				"map \"%s\" is pinned by name and exists: this object's "
 				"programs would reach it, which needs write access, and your "
 				"policy grants %s",
@@ -859,34 +862,42 @@ static int job_post_load_check(struct job *j, struct reply *r)
 		if (k == -ENOMEM)
 			return k;
 		if (k < 0)
-			return reply_error(r, PROTO_E_DENIED, EPERM,
-					   "program \"%s\" after relocation: %s", name,
-					   error ? error : strerror(-k));
-		for (size_t h = 0; h < sum.n_helpers; h++)
-			if (!policy_grant_helper(j->grant, type, sum.helpers[h]))
-				return reply_error(
-					r, PROTO_E_DENIED, EPERM,
-					"program \"%s\" calls %s after relocation (class "
-					"%s), which your policy does not allow",
-					name, helper_name(sum.helpers[h]) ?: "an unknown helper",
-					helper_class_to_string(helper_classify(sum.helpers[h])));
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, NULL,
+					    "program \"%s\" after relocation: %s", name,
+					    error ? error : strerror(-k));
+		for (size_t h = 0; h < sum.n_helpers; h++) {
+			int id = sum.helpers[h];
+			char key[64];
+
+			if (policy_grant_helper(j->grant, type, id))
+				continue;
+			snprintf(key, sizeof(key), "helper_classes: %s",
+				 helper_class_to_string(
+					 policy_helper_class_needed(j->grant, id, NULL))
+					 ?: "unknown");
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, key,
+					    "program \"%s\" calls %s after relocation (class "
+					    "%s), which your policy does not allow",
+					    name, helper_name(id) ?: "an unknown helper",
+					    helper_class_to_string(helper_classify(id)));
+		}
 		if (sum.n_kfunc_calls &&
 		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
-			return reply_error(
-				r, PROTO_E_DENIED, EPERM,
-				"program \"%s\" calls a kfunc after relocation, which your "
-				"policy does not allow",
-				name);
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name,
+					    "helper_classes: kfunc",
+					    "program \"%s\" calls a kfunc after relocation, which "
+					    "your policy does not allow",
+					    name);
 		if (sum.n_kernel_refs &&
 		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)))
-			return reply_error(
-				r, PROTO_E_DENIED, EPERM,
-				"program \"%s\" references a kernel symbol after relocation, "
-				"which your policy does not allow",
-				name);
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name,
+					    "helper_classes: read_kernel_memory",
+					    "program \"%s\" references a kernel symbol after "
+					    "relocation, which your policy does not allow",
+					    name);
 		if (n > j->grant->limits.max_insns_per_program)
-			return reply_error(
-				r, PROTO_E_DENIED, E2BIG,
+			return denial_reply(
+				r, PROTO_E_DENIED, E2BIG, "program", name, "max_insns_per_program",
 				"program \"%s\" has %zu instructions after relocation, over "
 				"your limit of %llu",
 				name, n,
@@ -1145,11 +1156,11 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 static int quota_error(struct reply *r, const char *limit, uint64_t have, uint64_t adds,
 		       uint64_t max)
 {
-	return reply_error(r, PROTO_E_QUOTA, EDQUOT,
-			   "this load would exceed your quota %s: you have %llu, the load adds "
-			   "%llu, your limit is %llu",
-			   limit, (unsigned long long)have, (unsigned long long)adds,
-			   (unsigned long long)max);
+	return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, limit,
+			    "this load would exceed your quota %s: you have %llu, the load adds "
+			    "%llu, your limit is %llu",
+			    limit, (unsigned long long)have, (unsigned long long)adds,
+			    (unsigned long long)max);
 }
 
 static int job_map_index(const struct job *j, const char *name)
@@ -1182,11 +1193,11 @@ static int job_check_shares(struct job *j, struct reply *r)
 			return reply_error(r, PROTO_E_INVALID, EINVAL,
 					   "shares[%zu]: access must be ro, wo, rw or consume", i);
 		if ((want & j->verdict.map_access[m]) != want)
-			return reply_error(r, PROTO_E_DENIED, EPERM,
-					   "shares[%zu]: you may not share map \"%s\" as %s: your "
-					   "own access to it is %s",
-					   i, sh->map, sh->access,
-					   map_access_to_string(j->verdict.map_access[m]));
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "map", sh->map, "maps",
+					    "shares[%zu]: you may not share map \"%s\" as %s: your "
+					    "own access to it is %s",
+					    i, sh->map, sh->access,
+					    map_access_to_string(j->verdict.map_access[m]));
 	}
 	return 1;
 }
@@ -1329,8 +1340,8 @@ static int job_record(struct job *j, struct reply *r)
 				   strerror(-k));
 	ledger_usage(&j->ledger, &u);
 	if (u.map_bytes > l->max_map_memory_bytes)
-		return reply_error(
-			r, PROTO_E_QUOTA, EDQUOT,
+		return denial_reply(
+			r, PROTO_E_QUOTA, EDQUOT, "object", NULL, "max_map_memory_bytes",
 			"this load would exceed your quota max_map_memory_bytes: with "
 			"its maps as the kernel made them you would have %llu, your limit "
 			"is %llu",
@@ -1545,9 +1556,9 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 	if (k < 0)
 		return k;
 	if (!j->grant->matched)
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "no policy rule matches uid %u; the broker allows you nothing",
-				   (unsigned)j->id.uid);
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, "match",
+				    "no policy rule matches uid %u; the broker allows you nothing",
+				    (unsigned)j->id.uid);
 	/* malloc, not calloc: pages the verifier never writes are never touched. */
 	j->verifier_log = malloc(PROTO_MAX_VERIFIER_LOG);
 	if (!j->verifier_log)
@@ -1569,15 +1580,19 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		return -ENOMEM;
 	if (j->req.check_only || !j->verdict.allowed) {
 		if (!j->verdict.allowed && !j->req.check_only) {
-			json_object *e;
-			json_object *reasons = NULL;
+			json_object *e, *reasons = NULL, *denials = NULL;
 
+			/* The first reason as the message; all of them, with their keys, beside it.
+			 */
 			json_object_object_get_ex(result, "reasons", &reasons);
+			json_object_object_get_ex(result, "denials", &denials);
 			reply_error(r, PROTO_E_DENIED, EPERM, "%s",
 				    policy_verdict_first_reason(&j->verdict));
 			e = reply_error_obj(r);
-			if (e)
+			if (e) {
 				json_object_object_add(e, "reasons", json_object_get(reasons));
+				json_object_object_add(e, "denials", json_object_get(denials));
+			}
 			json_object_put(result);
 		} else {
 			r->body = json_object_new_object();
@@ -1590,16 +1605,21 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 
 	/* A test_run-only program is only of use as a named object the caller can test-run. */
 	for (size_t i = 0; i < j->desc.n_programs && !j->req.name; i++) {
+		const char *type = policy_prog_type_to_string(j->desc.programs[i].prog_type);
+		char key[64];
+
 		if (!j->desc.programs[i].load || !j->verdict.test_run_only[i])
 			continue;
 		json_object_put(progs);
 		json_object_put(maps);
 		json_object_put(result);
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "program \"%s\" has type %s, which your policy allows for test "
-				   "runs only: load it with a name, then test-run it",
-				   j->desc.programs[i].name,
-				   policy_prog_type_to_string(j->desc.programs[i].prog_type));
+		/* Without a name it would need the type in program_types. */
+		snprintf(key, sizeof(key), "program_types: %s", type ?: "");
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", j->desc.programs[i].name,
+				    key,
+				    "program \"%s\" has type %s, which your policy allows for test "
+				    "runs only: load it with a name, then test-run it",
+				    j->desc.programs[i].name, type);
 	}
 	k = job_check_quotas(j, r);
 	if (k > 0)

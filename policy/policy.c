@@ -28,6 +28,7 @@
 #include "common/macro.h"
 #include "policy.h"
 #include "trust.h"
+#include "verdict.h"
 
 /* Deepest legitimate nesting is 6 (top, rules, rule, allow, maps, pattern). */
 #define POLICY_JSON_MAX_DEPTH 8
@@ -2506,54 +2507,6 @@ void object_desc_done(struct object_desc *d)
 	*d = (struct object_desc){};
 }
 
-void policy_verdict_done(struct policy_verdict *v)
-{
-	if (!v)
-		return;
-	free(v->object.reason);
-	for (size_t i = 0; v->programs && i < v->n_programs; i++)
-		free(v->programs[i].reason);
-	free(v->programs);
-	for (size_t i = 0; v->maps && i < v->n_maps; i++)
-		free(v->maps[i].reason);
-	free(v->maps);
-	free(v->map_access);
-	free(v->prog_fd);
-	free(v->test_run_only);
-	*v = (struct policy_verdict){};
-}
-
-const char *policy_verdict_first_reason(const struct policy_verdict *v)
-{
-	if (!v)
-		return NULL;
-	if (!v->object.allowed && v->object.reason)
-		return v->object.reason;
-	for (size_t i = 0; v->programs && i < v->n_programs; i++)
-		if (!v->programs[i].allowed && v->programs[i].reason)
-			return v->programs[i].reason;
-	for (size_t i = 0; v->maps && i < v->n_maps; i++)
-		if (!v->maps[i].allowed && v->maps[i].reason)
-			return v->maps[i].reason;
-	return NULL;
-}
-
-_printf_(2, 3) static int item_deny(struct verdict_item *it, const char *fmt, ...)
-{
-	va_list ap;
-	int k;
-
-	va_start(ap, fmt);
-	k = vasprintf(&it->reason, fmt, ap);
-	va_end(ap);
-	if (k < 0) {
-		it->reason = NULL;
-		return -ENOMEM;
-	}
-	it->allowed = false;
-	return 0;
-}
-
 static const char *name_or_unnamed(const char *name)
 {
 	return name ? name : "(unnamed)";
@@ -2563,93 +2516,184 @@ static int decide_object(const struct policy_grant *g, const struct object_desc 
 			 struct verdict_item *it)
 {
 	size_t n_load = 0;
+	int k = 0;
 
 	for (size_t i = 0; i < d->n_programs; i++)
 		if (d->programs[i].load)
 			n_load++;
 
 	if (d->object_bytes > g->limits.max_object_bytes)
-		return item_deny(it, "object is %" PRIu64 " bytes, over your limit of %" PRIu64,
-				 d->object_bytes, g->limits.max_object_bytes);
-	if (n_load > g->limits.max_programs)
-		return item_deny(it, "object loads %zu programs, over your limit of %" PRIu64,
-				 n_load, g->limits.max_programs);
-	if (d->n_maps > g->limits.max_maps)
-		return item_deny(it, "object has %zu maps, over your limit of %" PRIu64, d->n_maps,
-				 g->limits.max_maps);
+		k = verdict_item_deny(it, "max_object_bytes",
+				      "object is %" PRIu64 " bytes, over your limit of %" PRIu64,
+				      d->object_bytes, g->limits.max_object_bytes);
+	if (k >= 0 && n_load > g->limits.max_programs)
+		k = verdict_item_deny(it, "max_programs",
+				      "object loads %zu programs, over your limit of %" PRIu64,
+				      n_load, g->limits.max_programs);
+	if (k >= 0 && d->n_maps > g->limits.max_maps)
+		k = verdict_item_deny(it, "max_maps",
+				      "object has %zu maps, over your limit of %" PRIu64, d->n_maps,
+				      g->limits.max_maps);
+	return k;
+}
+
+enum helper_class policy_helper_class_needed(const struct policy_grant *g, int helper_id,
+					     bool *any_task)
+{
+	enum helper_class cls = helper_classify(helper_id), any = helper_class_any_task(cls);
+	bool need_any = (int)any >= 0 && (g->helper_classes & HELPER_CLASS_BIT(cls));
+
+	if (any_task)
+		*any_task = need_any;
+	return need_any ? any : cls;
+}
+
+static const char *helper_display_name(int id, char buf[static 32])
+{
+	const char *name = helper_name(id);
+
+	if (name)
+		return name;
+	snprintf(buf, 32, "helper %d", id);
+	return buf;
+}
+
+/* One reason per helper class the program lacks, naming every helper of that class it calls. */
+static int decide_helpers(const struct policy_grant *g, const struct object_program *prog,
+			  const char *name, struct verdict_item *it)
+{
+	for (size_t i = 0; i < prog->n_helpers; i++) {
+		_cleanup_free_ char *helpers = NULL;
+		enum helper_class need, cls = helper_classify(prog->helpers[i]);
+		const char *cls_name = helper_class_to_string(cls) ?: "unknown";
+		const char *prog_type = policy_prog_type_to_string(prog->prog_type);
+		char key[64], buf[32];
+		bool any_task, seen = false;
+		size_t len = 0;
+		FILE *f;
+		int k;
+
+		if (policy_grant_helper(g, prog->prog_type, prog->helpers[i]))
+			continue;
+		need = policy_helper_class_needed(g, prog->helpers[i], &any_task);
+		for (size_t j = 0; j < i && !seen; j++) {
+			seen = !policy_grant_helper(g, prog->prog_type, prog->helpers[j]) &&
+			       policy_helper_class_needed(g, prog->helpers[j], NULL) == need;
+		}
+		if (seen)
+			continue; /* named in the reason of the first helper of its class */
+		f = open_memstream(&helpers, &len);
+		if (!f)
+			return -ENOMEM;
+		for (size_t j = i; j < prog->n_helpers; j++) {
+			if (j == i ||
+			    (!policy_grant_helper(g, prog->prog_type, prog->helpers[j]) &&
+			     policy_helper_class_needed(g, prog->helpers[j], NULL) == need))
+				fprintf(f, "%s%s", j == i ? "" : ", ",
+					helper_display_name(prog->helpers[j], buf));
+		}
+		if (fclose(f) != 0 || !helpers)
+			return -ENOMEM;
+		snprintf(key, sizeof(key), "helper_classes: %s",
+			 helper_class_to_string(need) ?: "unknown");
+		if (any_task)
+			k = verdict_item_deny(
+				it, key,
+				"program \"%s\" calls %s (class %s), which acts on the "
+				"task the program runs in: your policy grants %s only for "
+				"programs that run in your own processes (uprobes the broker "
+				"attaches), and a %s program runs in anyone's; that needs "
+				"class %s",
+				name, helpers, cls_name, cls_name,
+				prog_type ?: "program of this type", helper_class_to_string(need));
+		else
+			k = verdict_item_deny(
+				it, key,
+				"program \"%s\" calls %s (class %s), which your policy "
+				"does not allow",
+				name, helpers, cls_name);
+		if (k < 0)
+			return k;
+	}
 	return 0;
+}
+
+/* At most this many names in one reason: an object can reference thousands of symbols. */
+#define REASON_MAX_NAMES 16
+
+/* "a, b, c" of names (NULL ones as "(unnamed)"), "... and N more" past the bound; NULL: -ENOMEM. */
+static char *join_list(char *const *names, size_t n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n && i < REASON_MAX_NAMES; i++)
+		fprintf(f, "%s%s", i ? ", " : "", name_or_unnamed(names[i]));
+	if (n > REASON_MAX_NAMES)
+		fprintf(f, " and %zu more", n - REASON_MAX_NAMES);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 static int decide_program(const struct policy_grant *g, const struct object_program *prog,
 			  struct verdict_item *it)
 {
 	const char *name = name_or_unnamed(prog->name);
+	int k = 0;
 
 	/* A test_run-only type loads like any other; the caller just never gets to attach it. */
 	if (!policy_grant_test_run(g, prog->prog_type)) {
 		const char *type = policy_prog_type_to_string(prog->prog_type);
+		char key[64];
 
+		snprintf(key, sizeof(key), "program_types: %s", type ?: "");
 		if (type)
-			return item_deny(it,
-					 "program \"%s\" has type %s, which your policy does not "
-					 "allow",
-					 name, type);
-		return item_deny(it,
-				 "program \"%s\" has unknown type %d, which your policy does not "
-				 "allow",
-				 name, prog->prog_type);
+			k = verdict_item_deny(it, key,
+					      "program \"%s\" has type %s, which your policy does "
+					      "not allow",
+					      name, type);
+		else /* a type libbpf has no name for cannot be granted */
+			k = verdict_item_deny(it, NULL,
+					      "program \"%s\" has unknown type %d, which your "
+					      "policy does not allow",
+					      name, prog->prog_type);
 	}
-	if (prog->insn_cnt > g->limits.max_insns_per_program)
-		return item_deny(it,
-				 "program \"%s\" has %" PRIu32
-				 " instructions, over your limit of %" PRIu64,
-				 name, prog->insn_cnt, g->limits.max_insns_per_program);
-	for (size_t i = 0; i < prog->n_helpers; i++) {
-		int id = prog->helpers[i];
-		enum helper_class cls = helper_classify(id), any = helper_class_any_task(cls);
-		const char *helper = helper_name(id);
-		const char *cls_name;
-		char helper_buf[32];
+	if (k >= 0 && prog->insn_cnt > g->limits.max_insns_per_program)
+		k = verdict_item_deny(it, "max_insns_per_program",
+				      "program \"%s\" has %" PRIu32
+				      " instructions, over your limit of %" PRIu64,
+				      name, prog->insn_cnt, g->limits.max_insns_per_program);
+	if (k >= 0)
+		k = decide_helpers(g, prog, name, it);
+	if (k >= 0 && prog->n_kfuncs > 0 &&
+	    !(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC))) {
+		_cleanup_free_ char *list = join_list(prog->kfuncs, prog->n_kfuncs);
 
-		if (policy_grant_helper(g, prog->prog_type, id))
-			continue;
-		cls_name = helper_class_to_string(cls);
-		if (!cls_name)
-			cls_name = "unknown";
-		if (!helper) {
-			snprintf(helper_buf, sizeof(helper_buf), "helper %d", id);
-			helper = helper_buf;
-		}
-		if ((int)any >= 0 && (g->helper_classes & HELPER_CLASS_BIT(cls)))
-			return item_deny(
-				it,
-				"program \"%s\" calls %s (class %s), which acts on the "
-				"task the program runs in: your policy grants %s only for "
-				"programs that run in your own processes (uprobes the broker "
-				"attaches), and a %s program runs in anyone's; that needs "
-				"class %s",
-				name, helper, cls_name, cls_name,
-				policy_prog_type_to_string(prog->prog_type)
-					?: "program of this type",
-				helper_class_to_string(any));
-		return item_deny(it,
-				 "program \"%s\" calls %s (class %s), which your policy does not "
-				 "allow",
-				 name, helper, cls_name);
+		k = list ? verdict_item_deny(it, "helper_classes: kfunc",
+					     "program \"%s\" calls kfunc%s %s (class kfunc), which "
+					     "your policy does not allow",
+					     name, prog->n_kfuncs > 1 ? "s" : "", list)
+			 : -ENOMEM;
 	}
-	if (prog->n_kfuncs > 0 && !(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
-		return item_deny(it,
-				 "program \"%s\" calls kfunc %s (class kfunc), which your policy "
-				 "does not allow",
-				 name, name_or_unnamed(prog->kfuncs[0]));
 	/* A kernel symbol's address, or a pointer into kernel memory the program may read. */
-	if (prog->n_ksyms > 0 &&
-	    !(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)))
-		return item_deny(it,
-				 "program \"%s\" references kernel symbol %s (class "
-				 "read_kernel_memory), which your policy does not allow",
-				 name, name_or_unnamed(prog->ksyms[0]));
-	return 0;
+	if (k >= 0 && prog->n_ksyms > 0 &&
+	    !(g->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY))) {
+		_cleanup_free_ char *list = join_list(prog->ksyms, prog->n_ksyms);
+
+		k = list ? verdict_item_deny(
+				   it, "helper_classes: read_kernel_memory",
+				   "program \"%s\" references kernel symbol%s %s (class "
+				   "read_kernel_memory), which your policy does not allow",
+				   name, prog->n_ksyms > 1 ? "s" : "", list)
+			 : -ENOMEM;
+	}
+	return k;
 }
 
 bool policy_map_type_is_map_of_maps(int map_type)
@@ -2678,58 +2722,93 @@ enum map_access policy_map_access_for_type(enum map_access granted, int map_type
 	return granted & MAP_ACCESS_RW;
 }
 
+/* "map_types: NAME" for a type that could be granted by name; "" for one libbpf cannot name. */
+static void map_type_key(char key[static 64], int map_type)
+{
+	const char *type = policy_map_type_to_string(map_type);
+
+	snprintf(key, 64, "%s%s", type ? "map_types: " : "", type ?: "");
+}
+
+static int decide_map_type(const struct policy_grant *g, const struct object_map *map,
+			   const char *name, struct verdict_item *it)
+{
+	char key[64];
+	int k = 0;
+
+	/* Default deny: what a type carries beyond data must have been granted by name. */
+	for (int inner = 0; inner < 2 && k >= 0; inner++) {
+		int t = inner ? map->inner_map_type : map->map_type;
+		const char *type = policy_map_type_to_string(t);
+		const char *what = inner ? "'s inner map" : "";
+
+		if ((inner && !t) || policy_grant_map_type(g, t))
+			continue;
+		map_type_key(key, t);
+		/* The kernel doesn't check an fd's mode when it goes into a map of maps. */
+		if (!inner && policy_map_type_is_map_of_maps(t))
+			k = verdict_item_deny(it, key,
+					      "map \"%s\" is a map of maps, which your policy does "
+					      "not allow (it would let your programs write any map "
+					      "you hold a read-only fd of)",
+					      name);
+		else if (type)
+			k = verdict_item_deny(it, key,
+					      "map \"%s\"%s has type %s, which your policy does "
+					      "not allow (types beyond plain data are granted by "
+					      "name, in map_types)",
+					      name, what, type);
+		else
+			k = verdict_item_deny(it, key,
+					      "map \"%s\"%s has unknown type %d, which your policy "
+					      "does not allow",
+					      name, what, t);
+	}
+	return k;
+}
+
 static int decide_map(const struct policy_grant *g, const struct object_map *map,
 		      struct verdict_item *it)
 {
 	const char *name = name_or_unnamed(map->name);
+	int k = 0;
 
-	if (map->max_entries > g->limits.max_map_entries)
-		return item_deny(it,
-				 "map \"%s\" has %" PRIu32 " entries, over your limit of %" PRIu64,
-				 name, map->max_entries, g->limits.max_map_entries);
-	if (map->pinned && !g->pinning)
-		return item_deny(
-			it, "map \"%s\" is pinned by name, which your policy does not allow", name);
-	/* The kernel doesn't check an fd's mode when it goes into a map of maps. */
-	if (policy_map_type_is_map_of_maps(map->map_type) &&
-	    !policy_grant_map_type(g, map->map_type))
-		return item_deny(
-			it,
-			"map \"%s\" is a map of maps, which your policy does not allow "
-			"(it would let your programs write any map you hold a read-only fd "
-			"of)",
-			name);
+	/* A ring buffer's max_entries is its data size in bytes, limited by the same key. */
+	if (map->max_entries > g->limits.max_map_entries &&
+	    (map->map_type == BPF_MAP_TYPE_RINGBUF || map->map_type == BPF_MAP_TYPE_USER_RINGBUF)) {
+		char *text = NULL;
+
+		k = asprintf(&text,
+			     "ring buffer \"%s\" is %" PRIu32 " bytes, over your limit of %" PRIu64
+			     " (policy key max_map_entries, which limits a ring buffer's size in "
+			     "bytes)",
+			     name, map->max_entries, g->limits.max_map_entries) < 0
+			    ? -ENOMEM
+			    : verdict_item_add(it, "max_map_entries", text);
+	} else if (map->max_entries > g->limits.max_map_entries)
+		k = verdict_item_deny(it, "max_map_entries",
+				      "map \"%s\" has %" PRIu32
+				      " entries, over your limit of %" PRIu64,
+				      name, map->max_entries, g->limits.max_map_entries);
+	if (k >= 0 && map->pinned && !g->pinning)
+		k = verdict_item_deny(
+			it, "pinning",
+			"map \"%s\" is pinned by name, which your policy does not allow", name);
 	/*
 	 * Flags the broker knows to change only how the map holds its data;
 	 * the rest (a token or BTF object passed by fd, which the kernel would
-	 * look up in the worker's table, and anything newer) is refused.
+	 * look up in the worker's table, and anything newer) is refused, by
+	 * every policy: no key.
 	 */
-	if (map->map_flags & ~POLICY_MAP_FLAGS_KNOWN)
-		return item_deny(it,
-				 "map \"%s\" has flags 0x%" PRIx32 " the broker does not allow "
-				 "(it allows 0x%x)",
-				 name, map->map_flags & ~POLICY_MAP_FLAGS_KNOWN,
-				 POLICY_MAP_FLAGS_KNOWN);
-	/* Default deny: what a type carries beyond data must have been granted by name. */
-	if (!policy_grant_map_type(g, map->map_type) ||
-	    (map->inner_map_type && !policy_grant_map_type(g, map->inner_map_type))) {
-		int t = policy_grant_map_type(g, map->map_type) ? map->inner_map_type
-								: map->map_type;
-		const char *type = policy_map_type_to_string(t);
-		const char *inner = t == map->map_type ? "" : "'s inner map";
-
-		if (type)
-			return item_deny(it,
-					 "map \"%s\"%s has type %s, which your policy does not "
-					 "allow (types beyond plain data are granted by name, in "
-					 "map_types)",
-					 name, inner, type);
-		return item_deny(it,
-				 "map \"%s\"%s has unknown type %d, which your policy does not "
-				 "allow",
-				 name, inner, t);
-	}
-	return 0;
+	if (k >= 0 && (map->map_flags & ~POLICY_MAP_FLAGS_KNOWN))
+		k = verdict_item_deny(
+			it, NULL,
+			"map \"%s\" has flags 0x%" PRIx32 " the broker does not allow "
+			"(it allows 0x%x)",
+			name, map->map_flags & ~POLICY_MAP_FLAGS_KNOWN, POLICY_MAP_FLAGS_KNOWN);
+	if (k >= 0)
+		k = decide_map_type(g, map, name, it);
+	return k;
 }
 
 int policy_decide(const struct policy_grant *g, const struct object_desc *d,
@@ -2762,24 +2841,26 @@ int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 		v.maps[i].allowed = true;
 
 	if (!g->matched) {
-		r = item_deny(&v.object, "no policy rule matches uid %u; the broker allows nothing",
-			      (unsigned int)g->uid);
+		r = verdict_item_deny(&v.object, "match",
+				      "no policy rule matches uid %u; the broker allows nothing",
+				      (unsigned int)g->uid);
 		if (r < 0)
 			return r;
 		for (size_t i = 0; i < d->n_programs; i++) {
 			if (!d->programs[i].load)
 				continue;
-			r = item_deny(
-				&v.programs[i],
+			r = verdict_item_deny(
+				&v.programs[i], "match",
 				"program \"%s\" is not allowed: no policy rule matches uid %u",
 				name_or_unnamed(d->programs[i].name), (unsigned int)g->uid);
 			if (r < 0)
 				return r;
 		}
 		for (size_t i = 0; i < d->n_maps; i++) {
-			r = item_deny(&v.maps[i],
-				      "map \"%s\" is not allowed: no policy rule matches uid %u",
-				      name_or_unnamed(d->maps[i].name), (unsigned int)g->uid);
+			r = verdict_item_deny(
+				&v.maps[i], "match",
+				"map \"%s\" is not allowed: no policy rule matches uid %u",
+				name_or_unnamed(d->maps[i].name), (unsigned int)g->uid);
 			if (r < 0)
 				return r;
 		}

@@ -272,6 +272,14 @@ bool policy_prog_runs_in_callers_task(const struct policy_grant *g, int prog_typ
  * where policy_prog_runs_in_callers_task(), its *_any_task class everywhere.
  */
 bool policy_grant_helper(const struct policy_grant *g, int prog_type, int helper_id);
+/*
+ * The class g would have to grant for a program that policy_grant_helper()
+ * refuses helper_id: the helper's own class, or, where that is granted but
+ * acts on a task that may be anyone's, its *_any_task class (*any_task, if
+ * not NULL, says which).
+ */
+enum helper_class policy_helper_class_needed(const struct policy_grant *g, int helper_id,
+					     bool *any_task);
 bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type);
 /* May programs of this type be test-run (granted for use, or for test runs only)? */
 bool policy_grant_test_run(const struct policy_grant *g, int prog_type);
@@ -353,9 +361,29 @@ struct object_desc {
 
 void object_desc_done(struct object_desc *d); /* frees members, not d itself */
 
+/* One reason an item is denied (policy/verdict.h makes them). */
+struct verdict_reason {
+	/*
+	 * A full sentence naming the item and what it lacks, ending with
+	 * "(policy key KEY)" when a policy could allow it.
+	 */
+	char *text;
+	/*
+	 * The policy key that would have to change, spelled as in
+	 * policy/POLICY.md: a limit ("max_map_entries"), a boolean ("pinning"),
+	 * or a list followed by ": " and the entry to add ("helper_classes:
+	 * read_kernel_memory", "program_types: xdp", "map_types: devmap").
+	 * "" when no policy can allow it (a rule of the broker's own).
+	 */
+	char *key;
+};
+
 struct verdict_item {
 	bool allowed;
-	char *reason; /* NULL when allowed; otherwise a full sentence naming the object and class */
+	/* Every reason, in the order they were found; none when allowed. */
+	struct verdict_reason *reasons;
+	size_t n_reasons;
+	const char *reason; /* NULL when allowed; otherwise reasons[0].text, the first */
 };
 
 struct policy_verdict {
@@ -370,12 +398,16 @@ struct policy_verdict {
 };
 
 /*
- * Decide on d under g. Reasons are specific, e.g.
- *   program "trace_open" calls bpf_probe_read_kernel (class read_kernel_memory), which your policy
- * does not allow program "x" has type kprobe, which your policy does not allow program "x" has 5000
- * instructions, over your limit of 4096 map "big" has 1000000 entries, over your limit of 65536 map
- * "pins" is pinned by name, which your policy does not allow program "x" calls kfunc bpf_foo (class
- * kfunc), which your policy does not allow Returns 0 (the verdict says allowed or not) or -ENOMEM.
+ * Decide on d under g. Every reason of every item is collected, each a
+ * specific sentence with its policy key (struct verdict_reason), e.g.
+ *   program "trace_open" calls bpf_probe_read_kernel (class read_kernel_memory), which your
+ *     policy does not allow (policy key helper_classes: read_kernel_memory)
+ *   program "x" has type kprobe, which your policy does not allow (policy key program_types:
+ * kprobe) program "x" has 5000 instructions, over your limit of 4096 (policy key
+ * max_insns_per_program) map "big" has 1000000 entries, over your limit of 65536 (policy key
+ * max_map_entries) ring buffer "rb" is 1048576 bytes, over your limit of 65536 (policy key
+ * max_map_entries, ...) map "pins" is pinned by name, which your policy does not allow (policy key
+ * pinning) Returns 0 (the verdict says allowed or not) or -ENOMEM.
  */
 int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 		  struct policy_verdict *ret);
@@ -399,5 +431,6 @@ bool policy_map_type_is_map_of_maps(int map_type);
  * ro/wo/rw part (consume means nothing there).
  */
 enum map_access policy_map_access_for_type(enum map_access granted, int map_type);
-/* The first denial reason in v, or NULL if allowed. */
+/* The first denial reason in v (the object's, then the programs', then the maps'), or NULL if
+ * allowed: one line for callers that show one. */
 const char *policy_verdict_first_reason(const struct policy_verdict *v);

@@ -200,10 +200,12 @@ static int client_denials(void *arg)
 
 static int client_kfunc(void *arg)
 {
-	/* tracer may load tracing programs, but kfunc calls are a class of their own. */
+	/* tracer may load tracing programs, but kfunc calls are a class of their own (all named).
+	 */
 	return expect_denied("kfunc", PROTO_E_DENIED,
-			     "program \"kfunc_prog\" calls kfunc bpf_rcu_read_lock (class kfunc), "
-			     "which your policy does not allow");
+			     "program \"kfunc_prog\" calls kfuncs bpf_rcu_read_lock, "
+			     "bpf_rcu_read_unlock (class kfunc), which your policy does not allow "
+			     "(policy key helper_classes: kfunc)");
 }
 
 static void test_denials(void **state)

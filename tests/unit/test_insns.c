@@ -227,13 +227,15 @@ static void test_policy_decides(void **state)
 	assert_int_equal(policy_decide(g, &d, &v), 0);
 	assert_false(v.allowed);
 	assert_string_equal(policy_verdict_first_reason(&v),
-			    "program \"prog\" has 3 instructions, over your limit of 2");
+			    "program \"prog\" has 3 instructions, over your limit of 2 (policy key "
+			    "max_insns_per_program)");
 	policy_verdict_done(&v);
 	d.programs[0].insn_cnt = 2;
 	assert_int_equal(policy_decide(g, &d, &v), 0);
 	assert_string_equal(policy_verdict_first_reason(&v),
 			    "program \"prog\" calls bpf_probe_read_kernel (class "
-			    "read_kernel_memory), which your policy does not allow");
+			    "read_kernel_memory), which your policy does not allow (policy key "
+			    "helper_classes: read_kernel_memory)");
 	/* Socket filter fds are always handed out; no maps to decide on. */
 	assert_true(v.prog_fd[0]);
 	assert_int_equal(v.n_maps, 0);

@@ -970,11 +970,14 @@ static void test_decide_denials(void **state)
 	d.n_programs = 3;
 	d.n_maps = 4;
 	d.object_bytes = 10001;
-	assert_denied(g, &d, "object is 10001 bytes, over your limit of 10000");
+	assert_denied(
+		g, &d,
+		"object is 10001 bytes, over your limit of 10000 (policy key max_object_bytes)");
 	d.object_bytes = 10000;
-	assert_denied(g, &d, "object loads 3 programs, over your limit of 2");
+	assert_denied(g, &d,
+		      "object loads 3 programs, over your limit of 2 (policy key max_programs)");
 	progs[2].load = false;
-	assert_denied(g, &d, "object has 4 maps, over your limit of 3");
+	assert_denied(g, &d, "object has 4 maps, over your limit of 3 (policy key max_maps)");
 	d.n_maps = 3;
 	assert_null(decide_reason(g, &d));
 
@@ -982,20 +985,26 @@ static void test_decide_denials(void **state)
 	d.n_programs = 1;
 	d.n_maps = 0;
 	progs[0] = prog("x", BPF_PROG_TYPE_XDP, true, 10);
-	assert_denied(g, &d, "program \"x\" has type xdp, which your policy does not allow");
+	assert_denied(g, &d,
+		      "program \"x\" has type xdp, which your policy does not allow (policy key "
+		      "program_types: xdp)");
 	progs[0] = prog("x", 200, true, 10);
 	assert_denied(g, &d,
 		      "program \"x\" has unknown type 200, which your policy does not allow");
 
 	/* Instructions. */
 	progs[0] = prog("x", BPF_PROG_TYPE_KPROBE, true, 101);
-	assert_denied(g, &d, "program \"x\" has 101 instructions, over your limit of 100");
+	assert_denied(g, &d,
+		      "program \"x\" has 101 instructions, over your limit of 100 (policy key "
+		      "max_insns_per_program)");
 	progs[0].insn_cnt = 100;
 	assert_null(decide_reason(g, &d));
 
-	/* Type is checked before instructions. */
+	/* The type comes first; the instruction count follows it (test_decide_all_reasons). */
 	progs[0] = prog("x", BPF_PROG_TYPE_XDP, true, 5000);
-	assert_denied(g, &d, "program \"x\" has type xdp, which your policy does not allow");
+	assert_denied(g, &d,
+		      "program \"x\" has type xdp, which your policy does not allow (policy key "
+		      "program_types: xdp)");
 
 	/* Helpers. */
 	progs[0] = prog("trace_open", BPF_PROG_TYPE_KPROBE, true, 10);
@@ -1003,7 +1012,8 @@ static void test_decide_denials(void **state)
 	progs[0].n_helpers = ARRAY_SIZE(helpers_read_kernel);
 	assert_denied(g, &d,
 		      "program \"trace_open\" calls bpf_probe_read_kernel (class "
-		      "read_kernel_memory), which your policy does not allow");
+		      "read_kernel_memory), which your policy does not allow (policy key "
+		      "helper_classes: read_kernel_memory)");
 
 	/* A helper id the table does not know. */
 	{
@@ -1014,7 +1024,7 @@ static void test_decide_denials(void **state)
 		progs[0].n_helpers = ARRAY_SIZE(helpers_unknown);
 		assert_denied(g, &d,
 			      "program \"x\" calls helper 99999 (class unknown), which your policy "
-			      "does not allow");
+			      "does not allow (policy key helper_classes: unknown)");
 	}
 
 	/* kfuncs. */
@@ -1024,24 +1034,32 @@ static void test_decide_denials(void **state)
 	assert_denied(
 		g, &d,
 		"program \"x\" calls kfunc bpf_rcu_read_lock (class kfunc), which your policy "
-		"does not allow");
+		"does not allow (policy key helper_classes: kfunc)");
 
 	/* Maps. */
 	d.n_programs = 0;
 	d.n_maps = 1;
 	maps[0] = map("big", 1001, false);
-	assert_denied(g, &d, "map \"big\" has 1001 entries, over your limit of 1000");
+	assert_denied(g, &d,
+		      "map \"big\" has 1001 entries, over your limit of 1000 (policy key "
+		      "max_map_entries)");
 	maps[0] = map("pins", 10, true);
-	assert_denied(g, &d, "map \"pins\" is pinned by name, which your policy does not allow");
+	assert_denied(g, &d,
+		      "map \"pins\" is pinned by name, which your policy does not allow (policy "
+		      "key pinning)");
 
 	/* The object's reason comes first, then programs, then maps. */
 	d.n_programs = 1;
 	d.n_maps = 1;
 	d.object_bytes = 20000;
 	progs[0] = prog("x", BPF_PROG_TYPE_XDP, true, 10);
-	assert_denied(g, &d, "object is 20000 bytes, over your limit of 10000");
+	assert_denied(
+		g, &d,
+		"object is 20000 bytes, over your limit of 10000 (policy key max_object_bytes)");
 	d.object_bytes = 1;
-	assert_denied(g, &d, "program \"x\" has type xdp, which your policy does not allow");
+	assert_denied(g, &d,
+		      "program \"x\" has type xdp, which your policy does not allow (policy key "
+		      "program_types: xdp)");
 
 	/* Every item carries its own reason. */
 	{
@@ -1053,11 +1071,185 @@ static void test_decide_denials(void **state)
 		assert_false(v.programs[0].allowed);
 		assert_false(v.maps[0].allowed);
 		assert_string_equal(v.maps[0].reason, "map \"pins\" is pinned by name, which your "
-						      "policy does not allow");
+						      "policy does not allow (policy key pinning)");
 		assert_false(v.prog_fd[0]);
 		policy_verdict_done(&v);
 	}
 
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+/* Reason i of it: its text and the policy key that would have to change. */
+static void assert_reason(const struct verdict_item *it, size_t i, const char *text,
+			  const char *key)
+{
+	assert_false(it->allowed);
+	assert_true(i < it->n_reasons);
+	assert_string_equal(it->reasons[i].text, text);
+	assert_string_equal(it->reasons[i].key, key);
+}
+
+/*
+ * Every reason of every item, each naming its policy key: a program refused
+ * for its type still shows its instruction count and each helper class it
+ * lacks; the object its three limits; a map all of its problems.
+ */
+static void test_decide_all_reasons(void **state)
+{
+	struct policy *p = load(decide_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	/* Sorted by id, as the inspection gives them. */
+	static int helpers[] = {BPF_FUNC_map_lookup_elem, BPF_FUNC_get_current_pid_tgid,
+				BPF_FUNC_probe_read_kernel, BPF_FUNC_probe_read_kernel_str};
+	char *ksyms[] = {"bpf_prog_active", "jiffies"};
+	struct object_program progs[] = {
+		prog("x", BPF_PROG_TYPE_XDP, true, 5000),
+		prog("b", BPF_PROG_TYPE_SOCKET_FILTER, true, 10),
+		prog("c", BPF_PROG_TYPE_SOCKET_FILTER, true, 10),
+	};
+	struct object_map maps[] = {
+		map("big", 1001, true),
+		map("rb", 1, false),
+		map("dev", 1, false),
+		map("outer", 1, false),
+	};
+	struct object_desc d = {
+		.object_bytes = 10001,
+		.programs = progs,
+		.n_programs = ARRAY_SIZE(progs),
+		.maps = maps,
+		.n_maps = ARRAY_SIZE(maps),
+	};
+	struct policy_verdict v = {};
+	const struct verdict_item *x;
+
+	progs[0].helpers = helpers;
+	progs[0].n_helpers = ARRAY_SIZE(helpers);
+	progs[0].kfuncs = kfuncs_rcu;
+	progs[0].n_kfuncs = 1;
+	progs[0].ksyms = ksyms;
+	progs[0].n_ksyms = 2;
+	maps[1].map_type = BPF_MAP_TYPE_RINGBUF;
+	maps[1].key_size = maps[1].value_size = 0;
+	maps[1].max_entries = 4096;
+	maps[2].map_type = BPF_MAP_TYPE_DEVMAP;
+	maps[2].map_flags = 1u << 16;
+	maps[3].map_type = BPF_MAP_TYPE_ARRAY_OF_MAPS;
+	maps[3].inner_map_type = BPF_MAP_TYPE_PROG_ARRAY;
+
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_false(v.allowed);
+
+	assert_int_equal(v.object.n_reasons, 3);
+	assert_reason(&v.object, 0,
+		      "object is 10001 bytes, over your limit of 10000 (policy key "
+		      "max_object_bytes)",
+		      "max_object_bytes");
+	assert_reason(&v.object, 1,
+		      "object loads 3 programs, over your limit of 2 (policy key max_programs)",
+		      "max_programs");
+	assert_reason(&v.object, 2, "object has 4 maps, over your limit of 3 (policy key max_maps)",
+		      "max_maps");
+	/* The one line for callers that want one: the first reason. */
+	assert_string_equal(policy_verdict_first_reason(&v), v.object.reasons[0].text);
+	assert_string_equal(v.object.reason, v.object.reasons[0].text);
+
+	x = &v.programs[0];
+	assert_int_equal(x->n_reasons, 6);
+	assert_reason(x, 0,
+		      "program \"x\" has type xdp, which your policy does not allow (policy key "
+		      "program_types: xdp)",
+		      "program_types: xdp");
+	assert_reason(x, 1,
+		      "program \"x\" has 5000 instructions, over your limit of 100 (policy key "
+		      "max_insns_per_program)",
+		      "max_insns_per_program");
+	/* One reason per class, naming every helper of it. */
+	assert_reason(x, 2,
+		      "program \"x\" calls bpf_get_current_pid_tgid (class current_task), which "
+		      "your policy does not allow (policy key helper_classes: current_task)",
+		      "helper_classes: current_task");
+	assert_reason(x, 3,
+		      "program \"x\" calls bpf_probe_read_kernel, bpf_probe_read_kernel_str (class "
+		      "read_kernel_memory), which your policy does not allow (policy key "
+		      "helper_classes: read_kernel_memory)",
+		      "helper_classes: read_kernel_memory");
+	assert_reason(x, 4,
+		      "program \"x\" calls kfunc bpf_rcu_read_lock (class kfunc), which your "
+		      "policy does not allow (policy key helper_classes: kfunc)",
+		      "helper_classes: kfunc");
+	assert_reason(x, 5,
+		      "program \"x\" references kernel symbols bpf_prog_active, jiffies (class "
+		      "read_kernel_memory), which your policy does not allow (policy key "
+		      "helper_classes: read_kernel_memory)",
+		      "helper_classes: read_kernel_memory");
+	assert_true(v.programs[1].allowed);
+	assert_int_equal(v.programs[1].n_reasons, 0);
+	assert_null(v.programs[1].reason);
+
+	assert_int_equal(v.maps[0].n_reasons, 2);
+	assert_reason(&v.maps[0], 0,
+		      "map \"big\" has 1001 entries, over your limit of 1000 (policy key "
+		      "max_map_entries)",
+		      "max_map_entries");
+	assert_reason(&v.maps[0], 1,
+		      "map \"big\" is pinned by name, which your policy does not allow (policy "
+		      "key pinning)",
+		      "pinning");
+	/* A ring buffer's max_entries is its size in bytes. */
+	assert_int_equal(v.maps[1].n_reasons, 1);
+	assert_reason(&v.maps[1], 0,
+		      "ring buffer \"rb\" is 4096 bytes, over your limit of 1000 (policy key "
+		      "max_map_entries, which limits a ring buffer's size in bytes)",
+		      "max_map_entries");
+	/* A flag no policy grants has no key. */
+	assert_int_equal(v.maps[2].n_reasons, 2);
+	assert_reason(&v.maps[2], 0,
+		      "map \"dev\" has flags 0x10000 the broker does not allow (it allows "
+		      "0x1fff)",
+		      "");
+	assert_reason(&v.maps[2], 1,
+		      "map \"dev\" has type devmap, which your policy does not allow (types "
+		      "beyond plain data are granted by name, in map_types) (policy key "
+		      "map_types: devmap)",
+		      "map_types: devmap");
+	assert_int_equal(v.maps[3].n_reasons, 2);
+	assert_reason(&v.maps[3], 0,
+		      "map \"outer\" is a map of maps, which your policy does not allow (it "
+		      "would let your programs write any map you hold a read-only fd of) (policy "
+		      "key map_types: array_of_maps)",
+		      "map_types: array_of_maps");
+	assert_reason(&v.maps[3], 1,
+		      "map \"outer\"'s inner map has type prog_array, which your policy does not "
+		      "allow (types beyond plain data are granted by name, in map_types) (policy "
+		      "key map_types: prog_array)",
+		      "map_types: prog_array");
+	policy_verdict_done(&v);
+
+	/* A reason names at most 16 symbols: an object may reference thousands. */
+	{
+		char *many[20];
+
+		for (size_t i = 0; i < ARRAY_SIZE(many); i++)
+			many[i] = "jiffies";
+		progs[0].ksyms = many;
+		progs[0].n_ksyms = ARRAY_SIZE(many);
+		assert_int_equal(policy_decide(g, &d, &v), 0);
+		assert_non_null(strstr(v.programs[0].reasons[5].text,
+				       "jiffies, jiffies and 4 more (class read_kernel_memory)"));
+		policy_verdict_done(&v);
+	}
+
+	/* No rule: the key is the rule's match. */
+	policy_grant_free(g);
+	g = resolve(p, 1001, 1001, NULL, 0);
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_reason(&v.object, 0,
+		      "no policy rule matches uid 1001; the broker allows nothing (policy key "
+		      "match)",
+		      "match");
+	policy_verdict_done(&v);
 	policy_grant_free(g);
 	policy_free(p);
 }
@@ -1119,8 +1311,9 @@ static void test_decide_no_rule(void **state)
 	assert_int_equal(policy_decide(g, &d, &v), 0);
 	assert_false(v.allowed);
 	assert_false(v.object.allowed);
-	assert_string_equal(v.object.reason,
-			    "no policy rule matches uid 1000; the broker allows nothing");
+	assert_string_equal(
+		v.object.reason,
+		"no policy rule matches uid 1000; the broker allows nothing (policy key match)");
 	assert_string_equal(policy_verdict_first_reason(&v), v.object.reason);
 	assert_false(v.programs[0].allowed);
 	assert_non_null(v.programs[0].reason);
@@ -1133,7 +1326,9 @@ static void test_decide_no_rule(void **state)
 
 	/* Even an empty object is denied. */
 	d = (struct object_desc){};
-	assert_denied(g, &d, "no policy rule matches uid 1000; the broker allows nothing");
+	assert_denied(
+		g, &d,
+		"no policy rule matches uid 1000; the broker allows nothing (policy key match)");
 
 	policy_grant_free(g);
 	policy_free(p);
@@ -1358,7 +1553,8 @@ static void test_maps_of_maps(void **state)
 	maps[0].map_type = BPF_MAP_TYPE_HASH_OF_MAPS;
 	assert_denied(g1, &d,
 		      "map \"outer\" is a map of maps, which your policy does not allow (it would "
-		      "let your programs write any map you hold a read-only fd of)");
+		      "let your programs write any map you hold a read-only fd of) (policy key "
+		      "map_types: hash_of_maps)");
 	reason = decide_reason(g2, &d);
 	assert_null(reason);
 	policy_grant_free(g1);
@@ -1397,14 +1593,17 @@ static void test_map_types(void **state)
 	maps[0].map_type = BPF_MAP_TYPE_STRUCT_OPS;
 	assert_denied(g1, &d,
 		      "map \"m\" has type struct_ops, which your policy does not allow (types "
-		      "beyond plain data are granted by name, in map_types)");
+		      "beyond plain data are granted by name, in map_types) (policy key map_types: "
+		      "struct_ops)");
 	assert_denied(g2, &d,
 		      "map \"m\" has type struct_ops, which your policy does not allow (types "
-		      "beyond plain data are granted by name, in map_types)");
+		      "beyond plain data are granted by name, in map_types) (policy key map_types: "
+		      "struct_ops)");
 	maps[0].map_type = BPF_MAP_TYPE_CPUMAP;
 	assert_denied(g1, &d,
 		      "map \"m\" has type cpumap, which your policy does not allow (types "
-		      "beyond plain data are granted by name, in map_types)");
+		      "beyond plain data are granted by name, in map_types) (policy key map_types: "
+		      "cpumap)");
 	maps[0].map_type = 99;
 	assert_denied(g2, &d, "map \"m\" has unknown type 99, which your policy does not allow");
 	maps[0].map_type = BPF_MAP_TYPE_PROG_ARRAY;
@@ -1474,12 +1673,13 @@ static void test_task_classes(void **state)
 	assert_false(policy_grant_helper(g3, BPF_PROG_TYPE_TRACEPOINT, BPF_FUNC_probe_write_user));
 	progs[0].helpers = read_user;
 	progs[0].n_helpers = 1;
-	assert_denied(g1, &d,
-		      "program \"tp\" calls bpf_probe_read_user (class read_user_memory), which "
-		      "acts on the task the program runs in: your policy grants read_user_memory "
-		      "only for programs that run in your own processes (uprobes the broker "
-		      "attaches), and a tracepoint program runs in anyone's; that needs class "
-		      "read_user_memory_any_task");
+	assert_denied(
+		g1, &d,
+		"program \"tp\" calls bpf_probe_read_user (class read_user_memory), which "
+		"acts on the task the program runs in: your policy grants read_user_memory "
+		"only for programs that run in your own processes (uprobes the broker "
+		"attaches), and a tracepoint program runs in anyone's; that needs class "
+		"read_user_memory_any_task (policy key helper_classes: read_user_memory_any_task)");
 	assert_null(decide_reason(g3, &d));
 	policy_grant_free(g1);
 	policy_grant_free(g2);
@@ -1505,7 +1705,8 @@ static void test_kernel_symbols(void **state)
 	progs[0].n_ksyms = 1;
 	assert_denied(g1, &d,
 		      "program \"f\" references kernel symbol bpf_prog_active (class "
-		      "read_kernel_memory), which your policy does not allow");
+		      "read_kernel_memory), which your policy does not allow (policy key "
+		      "helper_classes: read_kernel_memory)");
 	assert_null(decide_reason(g2, &d));
 	policy_grant_free(g1);
 	policy_grant_free(g2);
@@ -1823,6 +2024,7 @@ int main(void)
 		cmocka_unit_test(test_load_dir),
 		cmocka_unit_test(test_decide_allowed),
 		cmocka_unit_test(test_decide_denials),
+		cmocka_unit_test(test_decide_all_reasons),
 		cmocka_unit_test(test_decide_kfunc_and_pinning_granted),
 		cmocka_unit_test(test_decide_no_rule),
 		cmocka_unit_test(test_object_desc_done),
