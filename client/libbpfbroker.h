@@ -109,6 +109,8 @@ struct bpfbroker_error {
 	const char *message; /* one sentence */
 	const char *verifier_log; /* or NULL */
 	const char *const *reasons; /* NULL-terminated, or NULL */
+	/* libbpf's whole log (warnings and notes), if libbpf_log was asked for, or NULL */
+	const char *libbpf_log;
 };
 
 struct bpfbroker_global {
@@ -159,6 +161,8 @@ struct bpfbroker_load_opts {
 	 */
 	const char *const *freeze;
 	size_t n_freeze;
+	/* On failure, return libbpf's whole log in bpfbroker_error.libbpf_log. */
+	bool libbpf_log;
 };
 
 /*
