@@ -9,7 +9,7 @@
 _bpfctl_commands="check run policy doctor load check-insns load-insns list show unload attach detach
 	test-run map ringbuf"
 _bpfctl_global_opts="--socket --json -j --help -h"
-_bpfctl_load_opts="--global --map-size --program --object-name --freeze"
+_bpfctl_load_opts="--global --map-size --program --object-name --freeze --libbpf-log"
 _bpfctl_insns_opts="--type --attach-type --license --prog-name"
 # Program types by libbpf's names: those raw instructions are usually for.
 _bpfctl_prog_types="cgroup_device cgroup_skb cgroup_sock cgroup_sock_addr cgroup_sockopt

@@ -71,6 +71,7 @@ enum {
 	OPT_PID,
 	OPT_RETPROBE,
 	OPT_SEMAPHORE,
+	OPT_LIBBPF_LOG,
 };
 
 struct cli {
@@ -184,6 +185,7 @@ static void usage(FILE *f)
 		"                            optionally setting their type and expected attach "
 		"type\n"
 		"  --object-name NAME        libbpf object name\n"
+		"  --libbpf-log              on a failed load, also print libbpf's whole log\n"
 		"  --name NAME               load: keep the object as NAME; run: use the named "
 		"object\n"
 		"  --share MAP:user:USER:MODE, --share MAP:group:GROUP:MODE\n"
@@ -252,6 +254,8 @@ static int report_error(struct cli *c, int k, struct bpfbroker_error *e, const c
 	if (e->verifier_log)
 		fprintf(stderr, "--- verifier log ---\n%s\n--- end of verifier log ---\n",
 			e->verifier_log);
+	if (e->libbpf_log)
+		fprintf(stderr, "--- libbpf log ---\n%s--- end of libbpf log ---\n", e->libbpf_log);
 	/* Refusals (policy or quota) are 1, like a denied check; other failures 2. */
 	k = strcmp(e->code, PROTO_E_DENIED) == 0 || strcmp(e->code, PROTO_E_QUOTA) == 0
 		    ? EXIT_DENIED
@@ -1776,6 +1780,7 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		{"pid", required_argument, NULL, OPT_PID},
 		{"retprobe", no_argument, NULL, OPT_RETPROBE},
 		{"semaphore", required_argument, NULL, OPT_SEMAPHORE},
+		{"libbpf-log", no_argument, NULL, OPT_LIBBPF_LOG},
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -1847,6 +1852,9 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 			break;
 		case OPT_SEMAPHORE:
 			c->semaphore = optarg;
+			break;
+		case OPT_LIBBPF_LOG:
+			c->opts.libbpf_log = true;
 			break;
 		case 'G':
 		case 'M':

@@ -235,6 +235,7 @@ static int error_from_reply(json_object *reply, struct bpfbroker_error **err)
 	p->pub.err = code;
 	p->pub.message = get_str(e, "message") ?: "the broker reported an error";
 	p->pub.verifier_log = get_str(e, "verifier_log");
+	p->pub.libbpf_log = get_str(e, "libbpf_log");
 	p->reasons = string_array(e, "reasons");
 	p->pub.reasons = p->reasons;
 	p->reason_keys = reason_keys(e);
@@ -526,6 +527,7 @@ static int opts_to_request(const struct bpfbroker_load_opts *theirs, struct prot
 	if (k < 0)
 		return k;
 	req->check_only = opts->check_only;
+	req->libbpf_log = opts->libbpf_log;
 	if (opts->name && !(req->name = strdup(opts->name)))
 		return -ENOMEM;
 	k = shares_to_request(opts, req);

@@ -116,6 +116,8 @@ struct bpfbroker_error {
 	const char *message; /* one sentence */
 	const char *verifier_log; /* or NULL */
 	const char *const *reasons; /* NULL-terminated, or NULL */
+	/* libbpf's whole log (warnings and notes), if libbpf_log was asked for, or NULL */
+	const char *libbpf_log;
 	/*
 	 * Parallel to reasons (NULL exactly when reasons is): the policy key
 	 * that would have to change for each, as policy/POLICY.md spells it:
@@ -175,6 +177,8 @@ struct bpfbroker_load_opts {
 	 */
 	const char *const *freeze;
 	size_t n_freeze;
+	/* On failure, return libbpf's whole log in bpfbroker_error.libbpf_log. */
+	bool libbpf_log;
 };
 
 /*

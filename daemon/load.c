@@ -30,6 +30,7 @@
 #include "identity.h"
 #include "insns.h"
 #include "kaddr.h"
+#include "libbpflog.h"
 #include "ledger.h"
 #include "denial.h"
 #include "policy/verdict.h"
@@ -116,55 +117,11 @@ static bool helper_needs_perfmon(int id)
 	}
 }
 
-/* ---- libbpf's messages, kept for the client's error ---- */
-
-#define LIBBPF_LOG_MAX 8192
-static char libbpf_log[LIBBPF_LOG_MAX];
-static size_t libbpf_log_len;
-
-static int libbpf_print_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int n;
-
-	if (level == LIBBPF_DEBUG || libbpf_log_len >= LIBBPF_LOG_MAX - 1)
-		return 0;
-	n = vsnprintf(libbpf_log + libbpf_log_len, LIBBPF_LOG_MAX - libbpf_log_len, fmt, ap);
-	if (n > 0)
-		libbpf_log_len += (size_t)n < LIBBPF_LOG_MAX - libbpf_log_len
-					  ? (size_t)n
-					  : LIBBPF_LOG_MAX - 1 - libbpf_log_len;
-	return 0;
-}
-
-/* libbpf's own error numbers (LIBBPF_ERRNO__*, 4000 and up) and the kernel's, as text. */
-static const char *libbpf_error_text(int err, char *buf, size_t size)
-{
-	if (libbpf_strerror(err, buf, size) < 0)
-		snprintf(buf, size, "%s", strerror(err > 0 ? err : -err));
-	return buf;
-}
-
-/* The first line libbpf printed that says what failed, for one-line messages. */
-static const char *libbpf_last_line(char *buf, size_t size)
-{
-	const char *last = NULL;
-	char *save = NULL;
-	_cleanup_free_ char *copy = strndup(libbpf_log, libbpf_log_len);
-
-	if (!copy)
-		return "";
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (!strstr(line, "BEGIN PROG LOAD LOG") && !strstr(line, "END PROG LOAD LOG") &&
-		    strncmp(line, "libbpf: ", 8) == 0)
-			last = line;
-	snprintf(buf, size, "%s", last ? last + 8 : "");
-	return buf;
-}
-
 /* ---- the job ---- */
 
 struct job;
 static int job_map_index(const struct job *j, const char *name);
+static int job_add_libbpf_log(struct job *j, struct reply *r);
 
 static void object_release(uint8_t *object, size_t size, bool mapped)
 {
@@ -392,8 +349,10 @@ static int job_read_object(struct job *j, int fd, struct reply *r)
 static int job_open(struct job *j, struct reply *r)
 {
 	_cleanup_free_ char *error = NULL;
+	struct libbpflog_cause cause = {};
 	const char *why = NULL;
-	char msg[512], err_text[128];
+	char err_text[128];
+	size_t log_len;
 	int k;
 
 	/* Pins never resolve outside the caller's own directory, which only the broker writes. */
@@ -419,11 +378,15 @@ static int job_open(struct job *j, struct reply *r)
 				   error ? error : strerror(-k));
 	j->obj = bpf_object__open_mem(j->object, j->object_size, &opts);
 	if (!j->obj) {
+		const char *log = libbpflog_text(&log_len);
+		bool found = libbpflog_cause(log, log_len, &cause);
+
 		k = negative_errno();
 		j->obj = NULL;
-		return reply_error(r, PROTO_E_OBJECT, -k, "libbpf cannot open the object: %s%s%s",
-				   libbpf_error_text(k, err_text, sizeof(err_text)),
-				   libbpf_log_len ? ": " : "", libbpf_last_line(msg, sizeof(msg)));
+		reply_error(r, PROTO_E_OBJECT, -k, "libbpf could not open the object: %s%s%s",
+			    libbpflog_error_text(k, err_text, sizeof(err_text)), found ? ": " : "",
+			    found ? cause.line : "");
+		return job_add_libbpf_log(j, r);
 	}
 	return 1;
 }
@@ -944,12 +907,33 @@ static void verifier_timer_disarm(void)
 	setitimer(ITIMER_REAL, &off, NULL);
 }
 
+/*
+ * On request, libbpf's whole log goes with a failure's error (scrubbed as
+ * the verifier's log is): libbpf's notes and warnings, not its debug lines.
+ */
+static int job_add_libbpf_log(struct job *j, struct reply *r)
+{
+	_cleanup_free_ char *text = NULL;
+	json_object *e = reply_error_obj(r);
+	size_t len;
+	const char *log = libbpflog_text(&len);
+
+	if (!j->req.libbpf_log || !e)
+		return 0;
+	text = j->kernel_addresses_visible ? strndup(log, len) : kaddr_scrub(log, len, &len);
+	if (!text)
+		return -ENOMEM;
+	json_object_object_add(e, "libbpf_log",
+			       json_object_new_string_len(text, (int)strlen(text)));
+	return 0;
+}
+
 /* What went wrong in the kernel (or libbpf), with kernel addresses taken out where due. */
 static int job_load_failed(struct job *j, struct reply *r, int k)
 {
 	size_t log_len = strnlen(j->verifier_log, PROTO_MAX_VERIFIER_LOG), len;
 	_cleanup_free_ char *log = NULL, *text = NULL;
-	char line[512], message[1024], err_text[128];
+	char message[1024];
 	json_object *e;
 
 	/*
@@ -963,9 +947,8 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 			 "KiB, so the reason is in the last lines of the log",
 			 PROTO_MAX_VERIFIER_LOG / 1024);
 	else
-		snprintf(message, sizeof(message), "the kernel refused the object: %s%s%s",
-			 libbpf_error_text(k, err_text, sizeof(err_text)),
-			 libbpf_log_len ? ": " : "", libbpf_last_line(line, sizeof(line)));
+		libbpflog_failure(j->verifier_log, log_len, k, j->raw ? j->insns.prog_name : NULL,
+				  message, sizeof(message));
 	if (j->kernel_addresses_visible) {
 		text = strdup(message);
 		log = strndup(j->verifier_log, log_len);
@@ -981,7 +964,7 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 	if (e && len > 0)
 		json_object_object_add(e, "verifier_log",
 				       json_object_new_string_len(log, (int)len));
-	return 0;
+	return j->raw ? 0 : job_add_libbpf_log(j, r);
 }
 
 static int job_load(struct job *j, struct reply *r)
@@ -1798,7 +1781,8 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 	struct reply r = {};
 	int k;
 
-	libbpf_set_print(libbpf_print_capture);
+	libbpflog_reset();
+	libbpf_set_print(libbpflog_print);
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
 	/* A failure after the load started is on record too (with what it left undone). */
 	k = reply_fail(&r, k);

@@ -17,6 +17,7 @@
 #include "caps.h"
 #include "common/macro.h"
 #include "log.h"
+#include "modbtf.h"
 #include "named.h"
 #include "store.h"
 
@@ -202,6 +203,16 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 		log_error("worker: unexpected capabilities: %s", strerror(-k));
 		_exit(EXIT_FAILURE);
 	}
+	/*
+	 * libbpf 1.1.2 sees no modules' BTF instead of failing on EPERM
+	 * (modbtf.h). Without it (no seccomp in the kernel) loads still work,
+	 * but those that make libbpf look for modules' BTF fail as before.
+	 */
+	k = modbtf_hide();
+	if (k < 0)
+		log_warning("worker: cannot hide modules' BTF from libbpf, loads that look "
+			    "for it will fail: %s",
+			    strerror(-k));
 
 	do
 		k = poll(&pfd, 1, -1);

@@ -776,7 +776,7 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 {
 	static const char *const keys[] = {"object_fd", "object_name", "check_only", "globals",
 					   "map_sizes", "programs",    "name",	     "shares",
-					   "freeze",	NULL};
+					   "freeze",	"libbpf_log",  NULL};
 	struct proto_load_request req = {};
 	int64_t fd_index = -1;
 	int r;
@@ -800,6 +800,8 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 	}
 	req.object_fd = (size_t)fd_index;
 	r = proto_get_bool(params, "check_only", false, &req.check_only, error);
+	if (r >= 0)
+		r = proto_get_bool(params, "libbpf_log", false, &req.libbpf_log, error);
 	if (r >= 0 && json_object_object_get_ex(params, "object_name", NULL))
 		r = dup_optional(params, "object_name", &req.object_name, error);
 	if (r >= 0)
@@ -846,6 +848,8 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		json_object_object_add(o, "object_name", json_object_new_string(r->object_name));
 	if (r->check_only)
 		json_object_object_add(o, "check_only", json_object_new_boolean(true));
+	if (r->libbpf_log)
+		json_object_object_add(o, "libbpf_log", json_object_new_boolean(true));
 	if (r->name)
 		json_object_object_add(o, "name", json_object_new_string(r->name));
 	if (r->n_shares) {

@@ -164,6 +164,7 @@ struct proto_load_request {
 	size_t n_shares;
 	char *object_name; /* optional, for libbpf's object name and logs */
 	bool check_only; /* decide, but don't load */
+	bool libbpf_log; /* on failure, the error carries libbpf's whole log */
 	struct proto_global *globals;
 	size_t n_globals;
 	struct proto_map_size *map_sizes;

@@ -30,6 +30,7 @@ LOAD_FULL = {
     "object_fd": 0,
     "object_name": "counter",
     "check_only": True,
+    "libbpf_log": True,
     "name": "my-obj",
     "shares": [
         {"map": "counts", "user": "alice", "access": "ro"},

@@ -337,7 +337,7 @@ static void test_raw_denials(void **state)
 			       "invalid-request", "unknown program type \"no_such_type\""});
 	/* Allowed by the policy, refused by the verifier: its log comes back. */
 	run(&(struct raw_case){"verifier", &runtime, "socket_filter", no_exit, sizeof(no_exit),
-			       "load-failed", "the kernel refused"});
+			       "load-failed", "the kernel's verifier refused program 'prog'"});
 }
 
 /* Params a raw load does not take, and ones it needs, straight on the wire. */

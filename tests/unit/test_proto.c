@@ -872,6 +872,7 @@ static void test_load_decode_minimal(void **state)
 	assert_int_equal(req.object_fd, 0);
 	assert_null(req.object_name);
 	assert_false(req.check_only);
+	assert_false(req.libbpf_log);
 	assert_int_equal(req.n_globals, 0);
 	assert_null(req.globals);
 	assert_int_equal(req.n_map_sizes, 0);
@@ -976,6 +977,7 @@ static void test_load_decode_scalars(void **state)
 
 	reject_field("\"check_only\":\"yes\"", -EINVAL, "\"check_only\" must be true or false");
 	reject_field("\"check_only\":1", -EINVAL, "\"check_only\" must be true or false");
+	reject_field("\"libbpf_log\":\"yes\"", -EINVAL, "\"libbpf_log\" must be true or false");
 	reject_field("\"object_name\":5", -EINVAL, "\"object_name\" must be a string");
 	reject_field("\"object_name\":\"\"", -EINVAL,
 		     "\"object_name\" must have 1 to 64 characters");
@@ -1195,6 +1197,7 @@ static void test_load_roundtrip(void **state)
 		.object_fd = 2,
 		.object_name = "counter",
 		.check_only = true,
+		.libbpf_log = true,
 		.globals = globals,
 		.n_globals = ARRAY_SIZE(globals),
 		.map_sizes = sizes,
@@ -1219,6 +1222,7 @@ static void test_load_roundtrip(void **state)
 	assert_int_equal(out.object_fd, in.object_fd);
 	assert_string_equal(out.object_name, in.object_name);
 	assert_true(out.check_only);
+	assert_true(out.libbpf_log);
 	assert_int_equal(out.n_globals, in.n_globals);
 	for (size_t i = 0; i < in.n_globals; i++) {
 		assert_string_equal(out.globals[i].name, in.globals[i].name);
