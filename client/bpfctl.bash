@@ -9,7 +9,7 @@
 _bpfctl_commands="check run policy doctor load check-insns load-insns list show unload attach detach
 	test-run map ringbuf"
 _bpfctl_global_opts="--socket --json -j --help -h"
-_bpfctl_load_opts="--global --map-size --program --object-name --freeze --libbpf-log"
+_bpfctl_load_opts="--global --map-size --map-key-size --map-value-size --inner-map --attach-target --program --object-name --freeze --libbpf-log"
 _bpfctl_insns_opts="--type --attach-type --license --prog-name"
 # Program types by libbpf's names: those raw instructions are usually for.
 _bpfctl_prog_types="cgroup_device cgroup_skb cgroup_sock cgroup_sock_addr cgroup_sockopt
@@ -108,7 +108,8 @@ _bpfctl()
 		COMPREPLY=($(compgen -W "$(_bpfctl_objects)" -- "$cur"))
 		return
 		;;
-	--global | --map-size | --program | --object-name | --share | --repeat | --freeze | --count | \
+	--global | --map-size | --map-key-size | --map-value-size | --inner-map | --attach-target | \
+		--program | --object-name | --share | --repeat | --freeze | --count | \
 		--semaphore | --license | --prog-name)
 		return
 		;;
@@ -123,7 +124,8 @@ _bpfctl()
 		case ${COMP_WORDS[i]} in
 		--) [[ -n $cmd ]] && after_dashdash=1 ;;
 		--socket | --data-in | --ctx-in | --user | --attach-type | --name | --global | \
-			--map-size | --program | --object-name | --share | --repeat | --freeze | --count | --pid | \
+			--map-size | --map-key-size | --map-value-size | --inner-map | --attach-target | \
+			--program | --object-name | --share | --repeat | --freeze | --count | --pid | \
 			--semaphore | --type | --license | --prog-name)
 			((i++)) ;;
 		-*) ;;

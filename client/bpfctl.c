@@ -40,6 +40,7 @@
 #include <linux/bpf.h>
 
 #include "common/macro.h"
+#include "bpfctl_setup.h"
 #include "doctor.h"
 #include "libbpfbroker.h"
 #include "proto/proto.h"
@@ -84,6 +85,7 @@ struct cli {
 	struct bpfbroker_program_select programs[PROTO_MAX_CONFIG_ITEMS];
 	struct bpfbroker_share shares[PROTO_MAX_SHARES];
 	const char *freeze[PROTO_MAX_CONFIG_ITEMS];
+	struct bpfctl_setup setup; /* --map-key-size and the like (bpfctl_setup.h) */
 	struct bpfbroker_list_opts list;
 	const char *attach_type, *data_in, *ctx_in;
 	const char *prog_type, *license, *prog_name; /* load-insns, check-insns */
@@ -177,6 +179,13 @@ static void usage(FILE *f)
 		"  --global NAME=HEX         set a global variable in .rodata/.data/.bss before "
 		"load\n"
 		"  --map-size NAME=N         set a map's max_entries before load\n"
+		"  --map-key-size NAME=N, --map-value-size NAME=N  set a map's key or value size\n"
+		"                            before load (a stack-trace map's depth; 0 for a\n"
+		"                            ring buffer declared with a value type)\n"
+		"  --inner-map OUTER=TYPE:KEY:VALUE:ENTRIES  the inner map of a map of maps\n"
+		"                            declared without one (the broker creates it)\n"
+		"  --attach-target PROG=NAME  a tracing or lsm program's BTF attach target\n"
+		"                            (e.g. a tp_btf program's tracepoint)\n"
 		"  --freeze MAP              freeze MAP once loaded: no fd writes it from user\n"
 		"                            space (repeatable); an ro grant of a frozen\n"
 		"                            mmapable array can then be mapped\n"
@@ -1781,6 +1790,7 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 		{"retprobe", no_argument, NULL, OPT_RETPROBE},
 		{"semaphore", required_argument, NULL, OPT_SEMAPHORE},
 		{"libbpf-log", no_argument, NULL, OPT_LIBBPF_LOG},
+		BPFCTL_SETUP_LONGOPTS,
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
@@ -1870,6 +1880,11 @@ static int parse_options(struct cli *c, int argc, char **argv, bool stop_at_posi
 			usage(stdout);
 			exit(EXIT_SUCCESS);
 		default:
+			if (bpfctl_setup_is_option(opt)) {
+				if (bpfctl_setup_option(&c->setup, &c->opts, opt, optarg) < 0)
+					return -EINVAL;
+				break;
+			}
 			usage(stderr);
 			return -EINVAL;
 		}

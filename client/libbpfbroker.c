@@ -514,6 +514,72 @@ static int shares_to_request(const struct bpfbroker_load_opts *opts, struct prot
 	return 0;
 }
 
+/* A size of bpfbroker_map_def: 0 keeps it, BPFBROKER_SIZE_ZERO sets 0. */
+static void map_def_size(uint32_t size, bool *ret_set, uint32_t *ret)
+{
+	*ret_set = size != 0;
+	*ret = size == BPFBROKER_SIZE_ZERO ? 0 : size;
+}
+
+/* map_defs, inner_maps, attach_targets: the setup between open and load. */
+static int setup_to_request(const struct bpfbroker_load_opts *opts, struct proto_load_request *req)
+{
+	if (opts->n_map_defs) {
+		req->map_defs = calloc(opts->n_map_defs, sizeof(*req->map_defs));
+		if (!req->map_defs)
+			return -ENOMEM;
+		for (size_t i = 0; i < opts->n_map_defs; i++) {
+			const struct bpfbroker_map_def *d = &opts->map_defs[i];
+			struct proto_map_def *out = &req->map_defs[i];
+
+			req->n_map_defs = i + 1;
+			if (!d->name)
+				return -EINVAL;
+			if (!(out->name = strdup(d->name)))
+				return -ENOMEM;
+			map_def_size(d->key_size, &out->set_key_size, &out->key_size);
+			map_def_size(d->value_size, &out->set_value_size, &out->value_size);
+		}
+	}
+	if (opts->n_inner_maps) {
+		req->inner_maps = calloc(opts->n_inner_maps, sizeof(*req->inner_maps));
+		if (!req->inner_maps)
+			return -ENOMEM;
+		for (size_t i = 0; i < opts->n_inner_maps; i++) {
+			const struct bpfbroker_inner_map *im = &opts->inner_maps[i];
+			struct proto_inner_map *out = &req->inner_maps[i];
+
+			req->n_inner_maps = i + 1;
+			if (!im->outer || !im->type)
+				return -EINVAL;
+			out->outer = strdup(im->outer);
+			out->type = strdup(im->type);
+			if (!out->outer || !out->type)
+				return -ENOMEM;
+			out->key_size = im->key_size;
+			out->value_size = im->value_size;
+			out->max_entries = im->max_entries;
+		}
+	}
+	if (opts->n_attach_targets) {
+		req->attach_targets = calloc(opts->n_attach_targets, sizeof(*req->attach_targets));
+		if (!req->attach_targets)
+			return -ENOMEM;
+		for (size_t i = 0; i < opts->n_attach_targets; i++) {
+			struct proto_attach_target *out = &req->attach_targets[i];
+
+			req->n_attach_targets = i + 1;
+			if (!opts->attach_targets[i].program || !opts->attach_targets[i].target)
+				return -EINVAL;
+			out->program = strdup(opts->attach_targets[i].program);
+			out->target = strdup(opts->attach_targets[i].target);
+			if (!out->program || !out->target)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* Translate the public options into the wire request (copies; the caller keeps its own). */
 static int opts_to_request(const struct bpfbroker_load_opts *theirs, struct proto_load_request *req)
 {
@@ -591,7 +657,7 @@ static int opts_to_request(const struct bpfbroker_load_opts *theirs, struct prot
 				return -ENOMEM;
 		}
 	}
-	return 0;
+	return setup_to_request(opts, req);
 }
 
 /* Send a load (or load_insns) with params (taken) and the one fd; the result on success. */

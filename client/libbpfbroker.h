@@ -143,7 +143,47 @@ struct bpfbroker_map_size {
 struct bpfbroker_program_select {
 	const char *name;
 	const char *type; /* or NULL to keep what the section says */
-	const char *attach_type; /* or NULL */
+	/*
+	 * Or NULL. libbpf's name, this kernel's name of an attach type newer
+	 * than libbpf 1.1.2 (e.g. "cgroup_unix_sendmsg") or its number ("50").
+	 */
+	const char *attach_type;
+};
+
+/*
+ * A map's key and value size, set before load as bpf_map__set_key_size() and
+ * bpf_map__set_value_size() would (a stack-trace map's depth, a perf event
+ * array declared with its records' type). 0 keeps the object's size;
+ * BPFBROKER_SIZE_ZERO sets it to 0 (a ring buffer declared with a value type,
+ * which the kernel wants without one). Decided on as configured.
+ */
+#define BPFBROKER_SIZE_ZERO UINT32_MAX
+struct bpfbroker_map_def {
+	const char *name;
+	uint32_t key_size;
+	uint32_t value_size;
+};
+
+/*
+ * The inner map of a map of maps the object declares without an inner
+ * template (no __array(values, ...)), as bpf_map__set_inner_map_fd() would
+ * give it: the broker creates it, for the load only, under the policy as any
+ * map (its type granted, its entries and memory within the limits).
+ */
+struct bpfbroker_inner_map {
+	const char *outer; /* the map of maps */
+	const char *type; /* libbpf map type name, e.g. "array" */
+	uint32_t key_size, value_size, max_entries;
+};
+
+/*
+ * A program's BTF attach target in the kernel, as
+ * bpf_program__set_attach_target(prog, 0, target) would set it: tracing
+ * (fentry, fexit, tp_btf, ...) and lsm programs only; 1-128 of [A-Za-z0-9_.].
+ */
+struct bpfbroker_attach_target {
+	const char *program;
+	const char *target;
 };
 
 /* Grant one map of a named object to a user or a group (exactly one of them). */
@@ -177,6 +217,13 @@ struct bpfbroker_load_opts {
 	 */
 	const char *const *freeze;
 	size_t n_freeze;
+	/* Setup real loaders do between open and load (see the structs above). */
+	const struct bpfbroker_map_def *map_defs;
+	size_t n_map_defs;
+	const struct bpfbroker_inner_map *inner_maps;
+	size_t n_inner_maps;
+	const struct bpfbroker_attach_target *attach_targets;
+	size_t n_attach_targets;
 	/* On failure, return libbpf's whole log in bpfbroker_error.libbpf_log. */
 	bool libbpf_log;
 };

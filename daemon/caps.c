@@ -289,3 +289,18 @@ bool caps_is_effective(cap_value_t cap)
 		return false;
 	return v == CAP_SET;
 }
+
+bool caps_map_type_needs_net_admin(int map_type)
+{
+	switch (map_type) {
+	case BPF_MAP_TYPE_SOCKMAP:
+	case BPF_MAP_TYPE_SOCKHASH:
+	case BPF_MAP_TYPE_DEVMAP:
+	case BPF_MAP_TYPE_DEVMAP_HASH:
+	case BPF_MAP_TYPE_XSKMAP:
+	case BPF_MAP_TYPE_CPUMAP:
+		return true;
+	default:
+		return false;
+	}
+}

@@ -41,6 +41,8 @@ int caps_set_effective(const cap_value_t *caps, int n);
  * the send buffer whole, and replies may be larger than wmem_max.
  */
 int caps_sndbuf_force(int fd, int size);
+/* Map types whose creation needs CAP_NET_ADMIN (map_create() in kernel/bpf/syscall.c). */
+bool caps_map_type_needs_net_admin(int map_type);
 /* Drop every effective capability. */
 int caps_clear_effective(void);
 /* open(path, flags | O_CLOEXEC) with cap effective for that call only: an fd or -errno. */

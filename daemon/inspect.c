@@ -1330,8 +1330,15 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		m->max_entries = bpf_map__max_entries(map);
 		m->map_flags = bpf_map__map_flags(map);
 		/* libbpf creates a map of maps' inner template too, of the type declared. */
-		if (bpf_map__inner_map(map))
-			m->inner_map_type = bpf_map__type(bpf_map__inner_map(map));
+		if (bpf_map__inner_map(map)) {
+			const struct bpf_map *inner = bpf_map__inner_map(map);
+
+			m->inner_map_type = bpf_map__type(inner);
+			m->inner_key_size = bpf_map__key_size(inner);
+			m->inner_value_size = bpf_map__value_size(inner);
+			m->inner_max_entries = bpf_map__max_entries(inner);
+			m->inner_map_flags = bpf_map__map_flags(inner);
+		}
 		/* libbpf sets the pin path at open time exactly for LIBBPF_PIN_BY_NAME maps
 		 * (under opts.pin_root_path, default /sys/fs/bpf); nothing else sets it
 		 * before load unless the caller did. */

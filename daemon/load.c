@@ -34,7 +34,9 @@
 #include "ledger.h"
 #include "denial.h"
 #include "policy/verdict.h"
+#include "policy/attach_type.h"
 #include "reply.h"
+#include "setup.h"
 #include "store.h"
 
 #ifndef BPF_FS_MAGIC
@@ -81,22 +83,6 @@ static bool prog_type_needs_perfmon(int t)
 	case BPF_PROG_TYPE_LSM:
 	case BPF_PROG_TYPE_STRUCT_OPS:
 	case BPF_PROG_TYPE_EXT:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Map types whose creation needs CAP_NET_ADMIN (map_create() in kernel/bpf/syscall.c). */
-static bool map_type_needs_net_admin(int t)
-{
-	switch (t) {
-	case BPF_MAP_TYPE_SOCKMAP:
-	case BPF_MAP_TYPE_SOCKHASH:
-	case BPF_MAP_TYPE_DEVMAP:
-	case BPF_MAP_TYPE_DEVMAP_HASH:
-	case BPF_MAP_TYPE_XSKMAP:
-	case BPF_MAP_TYPE_CPUMAP:
 		return true;
 	default:
 		return false;
@@ -163,6 +149,7 @@ struct job {
 	 * addresses are taken out of what goes back (kaddr.h).
 	 */
 	bool kernel_addresses_visible;
+	struct setup setup; /* map_defs, inner_maps, attach_targets (setup.h) */
 };
 
 static void job_done(struct job *j)
@@ -184,6 +171,7 @@ static void job_done(struct job *j)
 		ledger_done(&j->ledger);
 	free(j->pin_created);
 	free(j->verifier_log);
+	setup_done(&j->setup);
 }
 
 static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply *r)
@@ -540,14 +528,8 @@ static int job_configure(struct job *j, struct reply *r)
 			bpf_program__set_type(prog, t);
 		}
 		if (sel && sel->attach_type) {
-			int t = -1;
+			int t = attach_type_from_string(sel->attach_type);
 
-			for (int a = 0; a < 64; a++) {
-				const char *s = libbpf_bpf_attach_type_str(a);
-
-				if (s && strcmp(s, sel->attach_type) == 0)
-					t = a;
-			}
 			if (t < 0)
 				return reply_error(r, PROTO_E_INVALID, EINVAL,
 						   "unknown attach type \"%s\" for program \"%s\"",
@@ -561,6 +543,10 @@ static int job_configure(struct job *j, struct reply *r)
 					   bpf_program__name(prog), bpf_program__section_name(prog),
 					   bpf_program__name(prog));
 	}
+	/* After the program loop: an attach target is looked up for the attach type set there. */
+	k = setup_configure(&j->setup, j->obj, &j->req, r);
+	if (k <= 0)
+		return k;
 	return job_check_struct_ops(j, r);
 }
 
@@ -617,7 +603,7 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 	json_object_object_add(result, "allowed", json_object_new_boolean(j->verdict.allowed));
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
 		const struct object_program *p = &j->desc.programs[i];
-		const char *attach = libbpf_bpf_attach_type_str(p->attach_type);
+		const char *attach = attach_type_to_string(p->attach_type);
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "name", json_object_new_string(p->name));
@@ -788,8 +774,10 @@ static int job_raise_caps(struct job *j)
 		for (size_t h = 0; h < p->n_helpers; h++)
 			perfmon |= helper_needs_perfmon(p->helpers[h]);
 	}
+	/* libbpf creates an inner map template from the object during the load, too. */
 	for (size_t i = 0; i < j->desc.n_maps; i++)
-		net_admin |= map_type_needs_net_admin(j->desc.maps[i].map_type);
+		net_admin |= caps_map_type_needs_net_admin(j->desc.maps[i].map_type) ||
+			     caps_map_type_needs_net_admin(j->desc.maps[i].inner_map_type);
 
 	caps[n++] = CAP_BPF;
 	if (net_admin)
@@ -1231,6 +1219,8 @@ static int job_check_quotas(struct job *j, struct reply *r)
 	for (size_t i = 0; i < j->desc.n_maps; i++) {
 		const struct object_map *m = &j->desc.maps[i];
 
+		/* Its inner map lives only while the load runs, but then it takes memory too. */
+		memory = u64_add_sat(memory, policy_map_inner_memory_estimate(m, cpus));
 		/* A by-name pin that exists is reused: it is counted already. */
 		if (m->pinned && pinned_map_exists(j, m->name))
 			continue;
@@ -1391,10 +1381,10 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 		json_object_object_add(o, "prog_type", json_object_new_int(p->prog_type));
 		json_object_object_add(o, "expected_attach_type",
 				       json_object_new_int(p->attach_type));
-		if (libbpf_bpf_attach_type_str(p->attach_type))
+		if (attach_type_to_string(p->attach_type))
 			json_object_object_add(
 				o, "attach_type",
-				json_object_new_string(libbpf_bpf_attach_type_str(p->attach_type)));
+				json_object_new_string(attach_type_to_string(p->attach_type)));
 		json_object_object_add(o, "id", json_object_new_int64(id));
 		json_object_object_add(o, "tag", json_object_new_string(tag));
 		json_object_object_add(o, "insns", json_object_new_int64(p->insn_cnt));
@@ -1506,6 +1496,7 @@ static int job_open_and_inspect(struct job *j, struct reply *r)
 	if (k < 0)
 		return reply_error(r, PROTO_E_OBJECT, -k, "cannot inspect the object: %s",
 				   error ? error : strerror(-k));
+	setup_describe(&j->req, &j->desc);
 	return 1;
 }
 
@@ -1608,7 +1599,11 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 	if (k > 0)
 		k = job_prepare_pins(j, r);
 	if (k > 0)
+		k = setup_create_inner_maps(&j->setup, j->obj, &j->req, r);
+	if (k > 0)
 		k = job_load(j, r);
+	/* The outer maps keep only the inner maps' shape: not recorded, not kept. */
+	setup_close_inner_maps(&j->setup);
 	if (k > 0)
 		k = job_record(j, r);
 	if (k > 0)

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "mapop.h"
 #include "netns.h"
+#include "policy/attach_type.h"
 #include "proto/proto.h"
 #include "reply.h"
 #include "store.h"
@@ -578,7 +579,7 @@ static json_object *link_json(const struct object *o, const struct link_entry *e
 	json_object_object_add(l, "type", json_object_new_string(type ? type : "unknown"));
 	switch (e->info.type) {
 	case BPF_LINK_TYPE_CGROUP: {
-		const char *at = libbpf_bpf_attach_type_str(e->info.cgroup.attach_type);
+		const char *at = attach_type_to_string((int)e->info.cgroup.attach_type);
 
 		snprintf(target, sizeof(target), "cgroup id %llu",
 			 (unsigned long long)e->info.cgroup.cgroup_id);
@@ -1343,17 +1344,6 @@ static bool prog_type_attaches_to_cgroup(int t)
 	}
 }
 
-static int attach_type_from_string(const char *s)
-{
-	for (int t = 0; t < 128; t++) {
-		const char *n = libbpf_bpf_attach_type_str((enum bpf_attach_type)t);
-
-		if (n && strcmp(n, s) == 0)
-			return t;
-	}
-	return -EINVAL;
-}
-
 /*
  * The caller owns a cgroup when it may manage it as a delegated subtree: the
  * directory and the files that move processes and enable controllers are
@@ -1521,8 +1511,7 @@ static int attach_cgroup(struct call *c, struct reply *r, const struct attach_re
 	if (!policy_grant_attach_cgroup(c->grant, at))
 		return reply_error(r, PROTO_E_DENIED, EPERM,
 				   "your policy does not allow attaching to cgroups as %s",
-				   libbpf_bpf_attach_type_str((enum bpf_attach_type)at)
-					   ?: "this type");
+				   attach_type_to_string(at) ?: "this type");
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
@@ -1533,8 +1522,7 @@ static int attach_cgroup(struct call *c, struct reply *r, const struct attach_re
 	if (k < 0)
 		return reply_error(r, PROTO_E_LOAD, -k,
 				   "the kernel refused to attach \"%s\" as %s: %s", a->program,
-				   libbpf_bpf_attach_type_str((enum bpf_attach_type)at) ?: "?",
-				   strerror(-k));
+				   attach_type_to_string(at) ?: "?", strerror(-k));
 	return k;
 }
 

@@ -25,6 +25,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "attach_type.h"
 #include "common/macro.h"
 #include "policy.h"
 #include "trust.h"
@@ -36,7 +37,6 @@
 #define POLICY_MAX_ID 4294967294u
 /* Bit masks of program types, attach types and helper classes are 64 bits wide. */
 #define PROG_TYPE_BITS 64
-#define ATTACH_TYPE_BITS 64
 #define MAP_TYPE_BITS 64
 #define MAPS_OF_MAPS_TYPES                                                                         \
 	((1ull << BPF_MAP_TYPE_ARRAY_OF_MAPS) | (1ull << BPF_MAP_TYPE_HASH_OF_MAPS))
@@ -154,11 +154,6 @@ static const char *map_type_name(int t)
 	return libbpf_bpf_map_type_str((enum bpf_map_type)t);
 }
 
-static const char *attach_type_name(int t)
-{
-	return libbpf_bpf_attach_type_str((enum bpf_attach_type)t);
-}
-
 /* The value in [first, bits) that name() calls s, or -EINVAL. */
 static int enum_from_string(const char *(*name)(int), int first, int bits, const char *s)
 {
@@ -197,7 +192,7 @@ const char *policy_map_type_to_string(int map_type)
 
 int policy_attach_type_from_string(const char *s)
 {
-	return enum_from_string(attach_type_name, 0, ATTACH_TYPE_BITS, s);
+	return attach_type_from_string(s);
 }
 
 /* ---- Messages ---- */
@@ -1226,8 +1221,12 @@ static bool attach_type_is_cgroup(int t)
 	case BPF_CGROUP_INET4_GETSOCKNAME:
 	case BPF_CGROUP_INET6_GETSOCKNAME:
 		return true;
-	default:
-		return false;
+	default: {
+		/* Newer than libbpf: this kernel's cgroup_unix_* hooks (49-53 on 6.18) and such. */
+		const char *n = attach_type_to_string(t);
+
+		return n && strncmp(n, "cgroup_", 7) == 0;
+	}
 	}
 }
 
@@ -2393,9 +2392,7 @@ static json_object *cgroup_attach_to_json(uint64_t mask)
 		return NULL;
 	for (int t = 0; t < 64; t++)
 		if ((mask & (1ull << t)) &&
-		    json_append(arr, json_object_new_string(
-					     libbpf_bpf_attach_type_str((enum bpf_attach_type)t)
-						     ?: "?")) < 0)
+		    json_append(arr, json_object_new_string(attach_type_to_string(t) ?: "?")) < 0)
 			return NULL;
 	return TAKE_PTR(arr);
 }
@@ -2794,6 +2791,12 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 		k = verdict_item_deny(
 			it, "pinning",
 			"map \"%s\" is pinned by name, which your policy does not allow", name);
+	/* Its inner map is a map too, for as long as the load runs. */
+	if (k >= 0 && map->inner_max_entries > g->limits.max_map_entries)
+		k = verdict_item_deny(it, "max_map_entries",
+				      "map \"%s\"'s inner map has %" PRIu32
+				      " entries, over your limit of %" PRIu64,
+				      name, map->inner_max_entries, g->limits.max_map_entries);
 	/*
 	 * Flags the broker knows to change only how the map holds its data;
 	 * the rest (a token or BTF object passed by fd, which the kernel would
@@ -2806,6 +2809,12 @@ static int decide_map(const struct policy_grant *g, const struct object_map *map
 			"map \"%s\" has flags 0x%" PRIx32 " the broker does not allow "
 			"(it allows 0x%x)",
 			name, map->map_flags & ~POLICY_MAP_FLAGS_KNOWN, POLICY_MAP_FLAGS_KNOWN);
+	if (k >= 0 && (map->inner_map_flags & ~POLICY_MAP_FLAGS_KNOWN))
+		k = verdict_item_deny(it, NULL,
+				      "map \"%s\"'s inner map has flags 0x%" PRIx32
+				      " the broker does not allow (it allows 0x%x)",
+				      name, map->inner_map_flags & ~POLICY_MAP_FLAGS_KNOWN,
+				      POLICY_MAP_FLAGS_KNOWN);
 	if (k >= 0)
 		k = decide_map_type(g, map, name, it);
 	return k;
@@ -2942,6 +2951,19 @@ static uint64_t hash_buckets(uint64_t n)
  * become, with kmalloc's sizes and the elements their allocator caches on
  * every CPU (per-CPU values in each of those too).
  */
+uint64_t policy_map_inner_memory_estimate(const struct object_map *m, unsigned n_cpus)
+{
+	const struct object_map inner = {
+		.map_type = m->inner_map_type,
+		.key_size = m->inner_key_size,
+		.value_size = m->inner_value_size,
+		.max_entries = m->inner_max_entries,
+		.map_flags = m->inner_map_flags,
+	};
+
+	return m->inner_map_type ? policy_map_memory_estimate(&inner, n_cpus) : 0;
+}
+
 uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 {
 	uint64_t key = ((uint64_t)m->key_size + 7) & ~7ull;

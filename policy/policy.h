@@ -349,6 +349,12 @@ struct object_map {
 	uint32_t key_size, value_size, max_entries;
 	uint32_t map_flags; /* BPF_F_MMAPABLE and friends, as the object declares them */
 	bool pinned; /* LIBBPF_PIN_BY_NAME */
+	/*
+	 * A map of maps' inner map (the object's template, or the one the
+	 * request describes): created for the load only, but decided on and
+	 * counted like a map. Zero without one.
+	 */
+	uint32_t inner_key_size, inner_value_size, inner_max_entries, inner_map_flags;
 };
 
 struct object_desc {
@@ -421,6 +427,8 @@ void policy_verdict_done(struct policy_verdict *v);
  * generous, saturating.
  */
 uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus);
+/* The same for m's inner map (inner_*), or 0 without one. */
+uint64_t policy_map_inner_memory_estimate(const struct object_map *m, unsigned n_cpus);
 /* array_of_maps, hash_of_maps: fds of these are never handed out writable. */
 bool policy_map_type_is_map_of_maps(int map_type);
 /*

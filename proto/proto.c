@@ -658,6 +658,56 @@ static int decode_freeze(json_object *params, struct proto_load_request *req, ch
 	return 0;
 }
 
+/* Is key there with a value (null counts as absent)? */
+static bool has_value(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && !json_object_is_type(v, json_type_null);
+}
+
+/* "map_defs": [{"name": MAP, "key_size": N, "value_size": N}], either size or both. */
+static int decode_map_defs(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = {"name", "key_size", "value_size", NULL};
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "map_defs", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	req->map_defs = calloc(n, sizeof(*req->map_defs));
+	if (!req->map_defs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(a, i);
+		struct proto_map_def *out = &req->map_defs[i];
+		int64_t key = 0, value = 0;
+
+		r = proto_check_keys(m, "map def", keys, error);
+		if (r >= 0)
+			r = get_name(m, "name", &out->name, error);
+		req->n_map_defs = i + 1;
+		out->set_key_size = has_value(m, "key_size");
+		out->set_value_size = has_value(m, "value_size");
+		if (r >= 0 && !out->set_key_size && !out->set_value_size) {
+			set_error(error, "a map def sets \"key_size\", \"value_size\" or both");
+			r = -EINVAL;
+		}
+		if (r >= 0 && out->set_key_size)
+			r = proto_get_int(m, "key_size", true, 0, PROTO_MAX_MAP_KEY_SIZE, &key,
+					  error);
+		if (r >= 0 && out->set_value_size)
+			r = proto_get_int(m, "value_size", true, 0, PROTO_MAX_MAP_VALUE_SIZE,
+					  &value, error);
+		if (r < 0)
+			return item_error(error, "map_defs", i, r);
+		out->key_size = (uint32_t)key;
+		out->value_size = (uint32_t)value;
+	}
+	return 0;
+}
+
 static int dup_optional(json_object *o, const char *key, char **ret, char **error)
 {
 	const char *s;
@@ -699,6 +749,100 @@ static int decode_programs(json_object *params, struct proto_load_request *req, 
 			r = dup_optional(p, "attach_type", &out->attach_type, error);
 		if (r < 0)
 			return item_error(error, "programs", i, r);
+	}
+	return 0;
+}
+
+/* "inner_maps": [{"outer": MAP, "type": T, "key_size": N, "value_size": N, "max_entries": N}]. */
+static int decode_inner_maps(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = {"outer",	 "type",	"key_size",
+					   "value_size", "max_entries", NULL};
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "inner_maps", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	req->inner_maps = calloc(n, sizeof(*req->inner_maps));
+	if (!req->inner_maps)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *m = json_object_array_get_idx(a, i);
+		struct proto_inner_map *out = &req->inner_maps[i];
+		int64_t key = 0, value = 0, entries = 0;
+
+		r = proto_check_keys(m, "inner map", keys, error);
+		if (r >= 0)
+			r = get_name(m, "outer", &out->outer, error);
+		req->n_inner_maps = i + 1;
+		if (r >= 0) {
+			r = dup_optional(m, "type", &out->type, error);
+			if (r >= 0 && !out->type) {
+				set_error(error, "missing \"type\"");
+				r = -EINVAL;
+			}
+		}
+		if (r >= 0)
+			r = proto_get_int(m, "key_size", true, 0, PROTO_MAX_MAP_KEY_SIZE, &key,
+					  error);
+		if (r >= 0)
+			r = proto_get_int(m, "value_size", true, 0, PROTO_MAX_MAP_VALUE_SIZE,
+					  &value, error);
+		if (r >= 0)
+			r = proto_get_int(m, "max_entries", true, 1, UINT32_MAX, &entries, error);
+		if (r < 0)
+			return item_error(error, "inner_maps", i, r);
+		out->key_size = (uint32_t)key;
+		out->value_size = (uint32_t)value;
+		out->max_entries = (uint32_t)entries;
+	}
+	return 0;
+}
+
+bool proto_attach_target_is_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > PROTO_MAX_ATTACH_TARGET)
+		return false;
+	for (const char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '.'))
+			return false;
+	return true;
+}
+
+/* "attach_targets": [{"program": PROG, "target": NAME}]. */
+static int decode_attach_targets(json_object *params, struct proto_load_request *req, char **error)
+{
+	static const char *const keys[] = {"program", "target", NULL};
+	json_object *a;
+	size_t n;
+	int r = get_array(params, "attach_targets", &a, &n, error);
+
+	if (r < 0 || n == 0)
+		return r;
+	req->attach_targets = calloc(n, sizeof(*req->attach_targets));
+	if (!req->attach_targets)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		json_object *t = json_object_array_get_idx(a, i);
+		struct proto_attach_target *out = &req->attach_targets[i];
+
+		r = proto_check_keys(t, "attach target", keys, error);
+		if (r >= 0)
+			r = get_name(t, "program", &out->program, error);
+		req->n_attach_targets = i + 1;
+		if (r >= 0)
+			r = get_name(t, "target", &out->target, error);
+		if (r >= 0 && !proto_attach_target_is_valid(out->target)) {
+			set_error(error, "\"target\" must be 1 to %d of [A-Za-z0-9_.]",
+				  PROTO_MAX_ATTACH_TARGET);
+			r = -EINVAL;
+		}
+		if (r < 0)
+			return item_error(error, "attach_targets", i, r);
 	}
 	return 0;
 }
@@ -774,9 +918,10 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
 			      char **error)
 {
-	static const char *const keys[] = {"object_fd", "object_name", "check_only", "globals",
-					   "map_sizes", "programs",    "name",	     "shares",
-					   "freeze",	"libbpf_log",  NULL};
+	static const char *const keys[] = {
+		"object_fd",  "object_name",	"check_only", "globals", "map_sizes",
+		"programs",   "name",		"shares",     "freeze",	 "map_defs",
+		"inner_maps", "attach_targets", "libbpf_log", NULL};
 	struct proto_load_request req = {};
 	int64_t fd_index = -1;
 	int r;
@@ -812,6 +957,12 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 		r = decode_programs(params, &req, error);
 	if (r >= 0)
 		r = decode_freeze(params, &req, error);
+	if (r >= 0)
+		r = decode_map_defs(params, &req, error);
+	if (r >= 0)
+		r = decode_inner_maps(params, &req, error);
+	if (r >= 0)
+		r = decode_attach_targets(params, &req, error);
 	if (r >= 0 && json_object_object_get_ex(params, "name", NULL)) {
 		r = get_name(params, "name", &req.name, error);
 		if (r >= 0 && !proto_object_name_is_valid(req.name)) {
@@ -924,6 +1075,53 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		}
 		json_object_object_add(o, "freeze", a);
 	}
+	if (r->n_map_defs) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_map_defs; i++) {
+			const struct proto_map_def *d = &r->map_defs[i];
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(m, "name", json_object_new_string(d->name));
+			if (d->set_key_size)
+				json_object_object_add(m, "key_size",
+						       json_object_new_int64(d->key_size));
+			if (d->set_value_size)
+				json_object_object_add(m, "value_size",
+						       json_object_new_int64(d->value_size));
+			json_object_array_add(a, m);
+		}
+		json_object_object_add(o, "map_defs", a);
+	}
+	if (r->n_inner_maps) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_inner_maps; i++) {
+			const struct proto_inner_map *im = &r->inner_maps[i];
+			json_object *m = json_object_new_object();
+
+			json_object_object_add(m, "outer", json_object_new_string(im->outer));
+			json_object_object_add(m, "type", json_object_new_string(im->type));
+			json_object_object_add(m, "key_size", json_object_new_int64(im->key_size));
+			json_object_object_add(m, "value_size",
+					       json_object_new_int64(im->value_size));
+			json_object_object_add(m, "max_entries",
+					       json_object_new_int64(im->max_entries));
+			json_object_array_add(a, m);
+		}
+		json_object_object_add(o, "inner_maps", a);
+	}
+	if (r->n_attach_targets) {
+		a = json_object_new_array();
+		for (size_t i = 0; i < r->n_attach_targets; i++) {
+			json_object *t = json_object_new_object();
+
+			json_object_object_add(
+				t, "program", json_object_new_string(r->attach_targets[i].program));
+			json_object_object_add(t, "target",
+					       json_object_new_string(r->attach_targets[i].target));
+			json_object_array_add(a, t);
+		}
+		json_object_object_add(o, "attach_targets", a);
+	}
 	return o;
 }
 
@@ -946,6 +1144,19 @@ void proto_load_request_done(struct proto_load_request *r)
 	for (size_t i = 0; i < r->n_freeze; i++)
 		free(r->freeze[i]);
 	free(r->freeze);
+	for (size_t i = 0; i < r->n_map_defs; i++)
+		free(r->map_defs[i].name);
+	free(r->map_defs);
+	for (size_t i = 0; i < r->n_inner_maps; i++) {
+		free(r->inner_maps[i].outer);
+		free(r->inner_maps[i].type);
+	}
+	free(r->inner_maps);
+	for (size_t i = 0; i < r->n_attach_targets; i++) {
+		free(r->attach_targets[i].program);
+		free(r->attach_targets[i].target);
+	}
+	free(r->attach_targets);
 	for (size_t i = 0; i < r->n_shares; i++) {
 		free(r->shares[i].map);
 		free(r->shares[i].user);

@@ -149,6 +149,29 @@ struct proto_program_select {
 	char *attach_type; /* libbpf attach type name, or NULL to keep */
 };
 
+/* A map's key and value size, set before load (bpf_map__set_key_size/_value_size). */
+#define PROTO_MAX_MAP_KEY_SIZE 65536u
+#define PROTO_MAX_MAP_VALUE_SIZE (16u * 1024 * 1024)
+struct proto_map_def {
+	char *name;
+	bool set_key_size, set_value_size; /* at least one; 0 is a size (a ring buffer's) */
+	uint32_t key_size, value_size;
+};
+
+/* The inner map the broker creates for a map of maps declared without a template. */
+struct proto_inner_map {
+	char *outer;
+	char *type; /* libbpf map type name */
+	uint32_t key_size, value_size, max_entries;
+};
+
+/* A program's BTF attach target in the kernel (bpf_program__set_attach_target(prog, 0, target)). */
+#define PROTO_MAX_ATTACH_TARGET 128 /* 1..this of [A-Za-z0-9_.] */
+struct proto_attach_target {
+	char *program;
+	char *target;
+};
+
 /* An owner's grant of one map of a named object to a user or a group. */
 struct proto_share {
 	char *map;
@@ -173,6 +196,12 @@ struct proto_load_request {
 	size_t n_programs;
 	char **freeze; /* maps to freeze (BPF_MAP_FREEZE) once loaded */
 	size_t n_freeze;
+	struct proto_map_def *map_defs;
+	size_t n_map_defs;
+	struct proto_inner_map *inner_maps;
+	size_t n_inner_maps;
+	struct proto_attach_target *attach_targets;
+	size_t n_attach_targets;
 };
 
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
@@ -214,6 +243,8 @@ bool proto_prog_name_is_valid(const char *name);
 #define PROTO_MAX_LIST_LIMIT 65536
 #define PROTO_LIST_PAGE_BYTES (PROTO_MAX_REPLY_BYTES - 64u * 1024)
 bool proto_object_name_is_valid(const char *name);
+/* A BTF attach target: 1..PROTO_MAX_ATTACH_TARGET of [A-Za-z0-9_.]. */
+bool proto_attach_target_is_valid(const char *s);
 
 /* Hex helpers for globals ("0a0b..", even length, no prefix). */
 int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size);

@@ -42,6 +42,17 @@ LOAD_FULL = {
                   "attach_type": "cgroup_inet_egress"}],
 }
 
+# The setup between open and load: map sizes, an inner map, a BTF target, a kernel attach type.
+LOAD_SETUP = {
+    "object_fd": 0,
+    "map_defs": [{"name": "events", "value_size": 0},
+                 {"name": "stacks", "key_size": 4, "value_size": 1016}],
+    "inner_maps": [{"outer": "tables", "type": "array", "key_size": 4, "value_size": 8,
+                    "max_entries": 16}],
+    "attach_targets": [{"program": "on_fork", "target": "sched_process_fork"}],
+    "programs": [{"name": "unix_sendmsg", "type": "cgroup_sock_addr", "attach_type": "50"}],
+}
+
 LOAD_INSNS_FULL = {
     "insns_fd": 0,
     "type": "cgroup_device",
@@ -70,6 +81,13 @@ SEEDS = {
     "bad-load-params": [(req("load", {"object_fd": 1, "globals": [{"name": "g", "value": "abc"}]}), 1),
                         (req("load", {"object_fd": 0, "shares": [{"map": "m", "user": "u", "group": "g", "access": "ro"}]}), 1)],
     "small-limit": [(req("load", LOAD_FULL), 1)],
+    "load-setup": [(req("load", LOAD_SETUP, id=9), 1)],
+    "bad-load-setup": [(req("load", {"object_fd": 0, "map_defs": [{"name": "m"}]}), 1),
+                       (req("load", {"object_fd": 0, "inner_maps": [
+                           {"outer": "o", "type": "array", "key_size": 4,
+                            "value_size": 16777217, "max_entries": 1}]}), 1),
+                       (req("load", {"object_fd": 0, "attach_targets": [
+                           {"program": "p", "target": "../x"}]}), 1)],
     "load-insns-full": [(req("load_insns", LOAD_INSNS_FULL, id=8), 1)],
     "load-insns-minimal": [(req("load_insns", {"insns_fd": 0, "type": "socket_filter",
                                                "license": "Dual MIT/GPL"}), 1)],

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <bpf/btf.h>
 #include <linux/bpf.h>
 #include <pwd.h>
 #include <setjmp.h>
@@ -1459,6 +1460,80 @@ static void test_cgroup_attach_list(void **state)
 		"type (such as cgroup_inet_egress, cgroup_device or cgroup_inet4_connect)");
 }
 
+/* The value of enumerator name of enum type in the running kernel's BTF, or -1. */
+static int kernel_enum_value(const char *type, const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id = btf ? btf__find_by_name_kind(btf, type, BTF_KIND_ENUM) : -1, v = -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+
+	for (unsigned i = 0; t && i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), name) == 0)
+			v = btf_enum(t)[i].val;
+	btf__free(btf);
+	return v;
+}
+
+/*
+ * Attach types newer than libbpf 1.1.2 (cgroup_unix_sendmsg is 50 on this
+ * kernel's BTF): named as the kernel names them, or by number, the same
+ * type; granted only when named, like any other.
+ */
+static void test_cgroup_attach_kernel_names(void **state)
+{
+	int unix_sendmsg = kernel_enum_value("bpf_attach_type", "BPF_CGROUP_UNIX_SENDMSG");
+	struct policy *p;
+	struct policy_grant *g;
+	json_object *j;
+
+	if (unix_sendmsg < 0)
+		skip(); /* no kernel BTF, or a kernel without the hook */
+	assert_int_equal(policy_attach_type_from_string("cgroup_unix_sendmsg"), unix_sendmsg);
+	assert_int_equal(policy_attach_type_from_string("50"), unix_sendmsg);
+	/* libbpf's name where libbpf knows the value; numbers of names it knows too. */
+	assert_int_equal(policy_attach_type_from_string("cgroup_inet_egress"),
+			 BPF_CGROUP_INET_EGRESS);
+	assert_int_equal(policy_attach_type_from_string("1"), BPF_CGROUP_INET_EGRESS);
+	assert_int_equal(policy_attach_type_from_string("01"), -EINVAL);
+	assert_int_equal(policy_attach_type_from_string("-1"), -EINVAL);
+	assert_int_equal(policy_attach_type_from_string("63"), -EINVAL);
+	assert_int_equal(policy_attach_type_from_string("64"), -EINVAL);
+	assert_int_equal(policy_attach_type_from_string("__max_bpf_attach_type"), -EINVAL);
+	assert_int_equal(policy_attach_type_from_string(""), -EINVAL);
+
+	p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+		 "{\"cgroups\":[\"cgroup_unix_sendmsg\"]}}}]}",
+		 NULL);
+	g = resolve(p, 1, 1, NULL, 0);
+	assert_true(policy_grant_attach_cgroup(g, unix_sendmsg));
+	assert_false(policy_grant_attach_cgroup(g, unix_sendmsg - 1));
+	assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_UDP4_SENDMSG));
+	j = policy_grant_to_json(g);
+	assert_non_null(strstr(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN),
+			       "\"cgroups\":[\"cgroup_unix_sendmsg\"]"));
+	json_object_put(j);
+	policy_grant_free(g);
+	policy_free(p);
+	p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+		 "{\"cgroups\":[\"50\"]}}}]}",
+		 NULL);
+	g = resolve(p, 1, 1, NULL, 0);
+	assert_true(policy_grant_attach_cgroup(g, unix_sendmsg));
+	policy_grant_free(g);
+	policy_free(p);
+	/* A kernel-only name that is no cgroup hook is refused as xdp is. */
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+			   "{\"cgroups\":[\"tcx_ingress\"]}}}]}",
+			   "e.json: rules[0].allow.attach.cgroups[0]: \"tcx_ingress\" is not a "
+			   "cgroup attach type (such as cgroup_inet_egress, cgroup_device or "
+			   "cgroup_inet4_connect)");
+	assert_parse_error("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
+			   "{\"cgroups\":[\"cgroup_unix_nope\"]}}}]}",
+			   "e.json: rules[0].allow.attach.cgroups[0]: \"cgroup_unix_nope\" is not "
+			   "a cgroup attach type (such as cgroup_inet_egress, cgroup_device or "
+			   "cgroup_inet4_connect)");
+}
+
 static void test_uprobes_grant(void **state)
 {
 	struct policy *p = load("{\"rules\":["
@@ -1559,6 +1634,45 @@ static void test_maps_of_maps(void **state)
 	assert_null(reason);
 	policy_grant_free(g1);
 	policy_grant_free(g2);
+	policy_free(p);
+}
+
+/* A map of maps' inner map is a map: its entries, flags and memory count. */
+static void test_inner_map_limits(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":"
+				"{\"maps_of_maps\":true},\"limits\":{\"max_map_entries\":100}}]}",
+				NULL);
+	struct policy_grant *g = resolve(p, 1, 1, NULL, 0);
+	struct object_map maps[] = {map("outer", 1, false)};
+	struct object_desc d = {.maps = maps, .n_maps = 1};
+	char *reason;
+
+	maps[0].map_type = BPF_MAP_TYPE_HASH_OF_MAPS;
+	maps[0].inner_map_type = BPF_MAP_TYPE_ARRAY;
+	maps[0].inner_key_size = 4;
+	maps[0].inner_value_size = 8;
+	maps[0].inner_max_entries = 100;
+	reason = decide_reason(g, &d);
+	assert_null(reason);
+	assert_int_equal(policy_map_inner_memory_estimate(&maps[0], 2), 8192 + 100 * 8);
+	maps[0].inner_max_entries = 101;
+	assert_denied(g, &d, "map \"outer\"'s inner map has 101 entries, over your limit of 100");
+	maps[0].inner_max_entries = 1;
+	maps[0].inner_map_flags = 1u << 16; /* BPF_F_TOKEN_FD */
+	reason = decide_reason(g, &d);
+	assert_non_null(reason);
+	assert_non_null(strstr(reason, "map \"outer\"'s inner map has flags 0x10000 the broker "
+				       "does not allow"));
+	free(reason);
+	maps[0].inner_map_flags = 0;
+	maps[0].inner_map_type = BPF_MAP_TYPE_CGROUP_ARRAY;
+	assert_denied(g, &d,
+		      "map \"outer\"'s inner map has type cgroup_array, which your policy does "
+		      "not allow (types beyond plain data are granted by name, in map_types)");
+	maps[0].inner_map_type = 0;
+	assert_int_equal(policy_map_inner_memory_estimate(&maps[0], 2), 0);
+	policy_grant_free(g);
 	policy_free(p);
 }
 
@@ -2032,12 +2146,14 @@ int main(void)
 		cmocka_unit_test(test_lifecycle_parse_errors),
 		cmocka_unit_test(test_map_memory_estimate),
 		cmocka_unit_test(test_maps_of_maps),
+		cmocka_unit_test(test_inner_map_limits),
 		cmocka_unit_test(test_map_types),
 		cmocka_unit_test(test_task_classes),
 		cmocka_unit_test(test_kernel_symbols),
 		cmocka_unit_test(test_consume),
 		cmocka_unit_test(test_load_with_perfmon),
 		cmocka_unit_test(test_cgroup_attach_list),
+		cmocka_unit_test(test_cgroup_attach_kernel_names),
 		cmocka_unit_test(test_uprobes_grant),
 		cmocka_unit_test(test_unit_match),
 		cmocka_unit_test(test_unit_parse_errors),

@@ -1106,6 +1106,175 @@ static void test_load_decode_map_sizes(void **state)
 	check_too_many("map_sizes", "{\"name\":\"m\",\"max_entries\":1}");
 }
 
+/* "map_defs": either size or both, 0 a size too (a ring buffer's), both bounded. */
+static void test_load_decode_map_defs(void **state)
+{
+	struct proto_load_request req = {};
+
+	reject_field("\"map_defs\":{}", -EINVAL, "\"map_defs\" must be an array");
+	reject_field("\"map_defs\":[{\"name\":\"m\"}]", -EINVAL,
+		     "map_defs[0]: a map def sets \"key_size\", \"value_size\" or both");
+	reject_field("\"map_defs\":[{\"name\":\"m\",\"value_size\":8,\"max_entries\":1}]", -EINVAL,
+		     "map_defs[0]: map def: unknown key \"max_entries\"");
+	reject_field("\"map_defs\":[{\"value_size\":8}]", -EINVAL, "map_defs[0]: missing \"name\"");
+	reject_field("\"map_defs\":[{\"name\":\"\",\"value_size\":8}]", -EINVAL,
+		     "\"name\" must have 1 to 255 characters");
+	reject_field("\"map_defs\":[{\"name\":\"m\",\"value_size\":-1}]", -ERANGE,
+		     "map_defs[0]: \"value_size\" must be between 0 and 16777216");
+	reject_field("\"map_defs\":[{\"name\":\"m\",\"value_size\":16777217}]", -ERANGE,
+		     "\"value_size\" must be between 0 and 16777216");
+	reject_field("\"map_defs\":[{\"name\":\"m\",\"key_size\":65537}]", -ERANGE,
+		     "map_defs[0]: \"key_size\" must be between 0 and 65536");
+	/* null counts as absent, as everywhere. */
+	reject_field("\"map_defs\":[{\"name\":\"m\",\"key_size\":null}]", -EINVAL,
+		     "a map def sets \"key_size\", \"value_size\" or both");
+	reject_field("\"map_defs\":[{\"name\":\"m\",\"value_size\":\"8\"}]", -EINVAL,
+		     "\"value_size\" must be an integer");
+	check_too_many("map_defs", "{\"name\":\"m\",\"value_size\":8}");
+
+	assert_int_equal(decode("{\"object_fd\":0,\"map_defs\":[{\"name\":\"rb\",\"value_size\":0},"
+				"{\"name\":\"st\",\"key_size\":4,\"value_size\":null}]}",
+				1, &req, NULL),
+			 0);
+	assert_int_equal(req.n_map_defs, 2);
+	assert_true(req.map_defs[0].set_value_size);
+	assert_false(req.map_defs[0].set_key_size);
+	assert_int_equal(req.map_defs[0].value_size, 0);
+	assert_true(req.map_defs[1].set_key_size);
+	assert_false(req.map_defs[1].set_value_size);
+	assert_int_equal(req.map_defs[1].key_size, 4);
+	proto_load_request_done(&req);
+}
+
+/* "inner_maps": every field required and bounded; the type a bounded string. */
+static void test_load_decode_inner_maps(void **state)
+{
+	_cleanup_free_ char *t65 = repeat('t', 65);
+	char field[1024];
+
+	reject_field("\"inner_maps\":[{\"type\":\"array\",\"key_size\":4,\"value_size\":8,"
+		     "\"max_entries\":1}]",
+		     -EINVAL, "inner_maps[0]: missing \"outer\"");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"key_size\":4,\"value_size\":8,"
+		     "\"max_entries\":1}]",
+		     -EINVAL, "inner_maps[0]: missing \"type\"");
+	snprintf(field, sizeof(field),
+		 "\"inner_maps\":[{\"outer\":\"o\",\"type\":\"%s\",\"key_size\":4,"
+		 "\"value_size\":8,\"max_entries\":1}]",
+		 t65);
+	reject_field(field, -EINVAL, "inner_maps[0]: \"type\" must have 1 to 64 characters");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"value_size\":8,"
+		     "\"max_entries\":1}]",
+		     -EINVAL, "inner_maps[0]: missing \"key_size\"");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":8}]",
+		     -EINVAL, "inner_maps[0]: missing \"max_entries\"");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":8,\"max_entries\":0}]",
+		     -ERANGE, "\"max_entries\" must be between 1 and 4294967295");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":33554432,\"max_entries\":1}]",
+		     -ERANGE, "\"value_size\" must be between 0 and 16777216");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":8,\"max_entries\":1,\"map_flags\":1024}]",
+		     -EINVAL, "inner_maps[0]: inner map: unknown key \"map_flags\"");
+	check_too_many("inner_maps", "{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+				     "\"value_size\":8,\"max_entries\":1}");
+	accept_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":8,\"max_entries\":4294967295}]");
+}
+
+/* "attach_targets": a program and a bounded [A-Za-z0-9_.]+ name. */
+static void test_load_decode_attach_targets(void **state)
+{
+	_cleanup_free_ char *t129 = repeat('t', 129), *t128 = repeat('t', 128);
+	char field[1024];
+
+	reject_field("\"attach_targets\":[{\"target\":\"f\"}]", -EINVAL,
+		     "attach_targets[0]: missing \"program\"");
+	reject_field("\"attach_targets\":[{\"program\":\"p\"}]", -EINVAL,
+		     "attach_targets[0]: missing \"target\"");
+	reject_field("\"attach_targets\":[{\"program\":\"p\",\"target\":\"f\",\"fd\":3}]", -EINVAL,
+		     "attach_targets[0]: attach target: unknown key \"fd\"");
+	/* Nothing a path, a pattern or a BTF kind prefix could hide in. */
+	reject_field("\"attach_targets\":[{\"program\":\"p\",\"target\":\"../f\"}]", -EINVAL,
+		     "attach_targets[0]: \"target\" must be 1 to 128 of [A-Za-z0-9_.]");
+	reject_field("\"attach_targets\":[{\"program\":\"p\",\"target\":\"a:b\"}]", -EINVAL,
+		     "must be 1 to 128 of");
+	reject_field("\"attach_targets\":[{\"program\":\"p\",\"target\":\"f*\"}]", -EINVAL,
+		     "must be 1 to 128 of");
+	reject_field("\"attach_targets\":[{\"program\":\"p\",\"target\":\"a b\"}]", -EINVAL,
+		     "must be 1 to 128 of");
+	reject_field("\"attach_targets\":[{\"program\":\"p\",\"target\":\"\"}]", -EINVAL,
+		     "\"target\" must have 1 to 255 characters");
+	snprintf(field, sizeof(field), "\"attach_targets\":[{\"program\":\"p\",\"target\":\"%s\"}]",
+		 t129);
+	reject_field(field, -EINVAL, "must be 1 to 128 of");
+	snprintf(field, sizeof(field), "\"attach_targets\":[{\"program\":\"p\",\"target\":\"%s\"}]",
+		 t128);
+	accept_field(field);
+	accept_field(
+		"\"attach_targets\":[{\"program\":\"p\",\"target\":\"tcp_v4_connect.isra.0\"}]");
+	check_too_many("attach_targets", "{\"program\":\"p\",\"target\":\"f\"}");
+}
+
+/* The setup fields survive the wire: encoded by the library, decoded by the broker. */
+static void test_load_setup_roundtrip(void **state)
+{
+	struct proto_map_def defs[] = {
+		{.name = "rb", .set_value_size = true, .value_size = 0},
+		{.name = "st",
+		 .set_key_size = true,
+		 .key_size = 4,
+		 .set_value_size = true,
+		 .value_size = 1016},
+	};
+	struct proto_inner_map inner[] = {
+		{.outer = "o",
+		 .type = "array",
+		 .key_size = 4,
+		 .value_size = 8,
+		 .max_entries = UINT32_MAX},
+	};
+	struct proto_attach_target targets[] = {{.program = "p", .target = "sched_process_fork"}};
+	const struct proto_load_request in = {
+		.map_defs = defs,
+		.n_map_defs = ARRAY_SIZE(defs),
+		.inner_maps = inner,
+		.n_inner_maps = ARRAY_SIZE(inner),
+		.attach_targets = targets,
+		.n_attach_targets = ARRAY_SIZE(targets),
+	};
+	struct proto_load_request out = {};
+	json_object *enc = proto_load_request_encode(&in), *parsed;
+	char *error = NULL;
+
+	assert_non_null(enc);
+	parsed = J(json_object_to_json_string_ext(enc, JSON_C_TO_STRING_PLAIN));
+	json_object_put(enc);
+	if (proto_load_request_decode(parsed, 1, &out, &error) != 0)
+		fail_msg("encoded request rejected: %s", error);
+	json_object_put(parsed);
+	assert_int_equal(out.n_map_defs, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_string_equal(out.map_defs[i].name, defs[i].name);
+		assert_int_equal(out.map_defs[i].set_key_size, defs[i].set_key_size);
+		assert_int_equal(out.map_defs[i].set_value_size, defs[i].set_value_size);
+		assert_int_equal(out.map_defs[i].key_size, defs[i].key_size);
+		assert_int_equal(out.map_defs[i].value_size, defs[i].value_size);
+	}
+	assert_int_equal(out.n_inner_maps, 1);
+	assert_string_equal(out.inner_maps[0].outer, "o");
+	assert_string_equal(out.inner_maps[0].type, "array");
+	assert_int_equal(out.inner_maps[0].key_size, 4);
+	assert_int_equal(out.inner_maps[0].value_size, 8);
+	assert_int_equal(out.inner_maps[0].max_entries, UINT32_MAX);
+	assert_int_equal(out.n_attach_targets, 1);
+	assert_string_equal(out.attach_targets[0].program, "p");
+	assert_string_equal(out.attach_targets[0].target, "sched_process_fork");
+	proto_load_request_done(&out);
+}
+
 static void test_load_decode_freeze(void **state)
 {
 	_cleanup_free_ char *n256 = repeat('m', 256);
@@ -2207,6 +2376,10 @@ int main(void)
 		cmocka_unit_test(test_load_decode_freeze),
 		cmocka_unit_test(test_load_decode_share_access),
 		cmocka_unit_test(test_load_decode_programs),
+		cmocka_unit_test(test_load_decode_map_defs),
+		cmocka_unit_test(test_load_decode_inner_maps),
+		cmocka_unit_test(test_load_decode_attach_targets),
+		cmocka_unit_test(test_load_setup_roundtrip),
 		cmocka_unit_test(test_insns_decode),
 		cmocka_unit_test(test_map_decode),
 		cmocka_unit_test(test_map_roundtrip),

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+#include "attach_type.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The kernel's names, read once from its BTF: the daemon reads them before
+ * it forks workers (the policy names attach types), and a process that
+ * can't read the BTF names only what libbpf knows.
+ */
+static char *kernel_names[ATTACH_TYPE_MAX];
+static bool kernel_names_read;
+
+static void kernel_names_load(void)
+{
+	struct btf *btf;
+	int n;
+
+	if (kernel_names_read)
+		return;
+	kernel_names_read = true;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return;
+	n = (int)btf__type_cnt(btf);
+	for (int id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(btf, (uint32_t)id);
+		const struct btf_enum *e;
+		const char *name = btf__name_by_offset(btf, t->name_off);
+
+		if (!btf_is_enum(t) || !name || strcmp(name, "bpf_attach_type") != 0)
+			continue;
+		e = btf_enum(t);
+		for (unsigned i = 0; i < btf_vlen(t); i++, e++) {
+			const char *v = btf__name_by_offset(btf, e->name_off);
+			char *lower;
+
+			/* __MAX_BPF_ATTACH_TYPE and anything not BPF_* is no attach type. */
+			if (!v || strncmp(v, "BPF_", 4) != 0 || e->val < 0 ||
+			    e->val >= ATTACH_TYPE_MAX || kernel_names[e->val])
+				continue;
+			lower = strdup(v + 4);
+			if (!lower)
+				break;
+			for (char *c = lower; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			kernel_names[e->val] = lower;
+		}
+		break;
+	}
+	btf__free(btf);
+}
+
+const char *attach_type_to_string(int t)
+{
+	const char *s;
+
+	if (t < 0 || t >= ATTACH_TYPE_MAX)
+		return NULL;
+	s = libbpf_bpf_attach_type_str((enum bpf_attach_type)t);
+	if (s)
+		return s;
+	kernel_names_load();
+	return kernel_names[t];
+}
+
+/* "0" to "63", no sign, no leading zero: -EINVAL for anything else. */
+static int parse_number(const char *s)
+{
+	int v = 0;
+
+	if (!s[0] || (s[0] == '0' && s[1]) || strlen(s) > 2)
+		return -EINVAL;
+	for (const char *c = s; *c; c++) {
+		if (*c < '0' || *c > '9')
+			return -EINVAL;
+		v = v * 10 + (*c - '0');
+	}
+	return v < ATTACH_TYPE_MAX ? v : -EINVAL;
+}
+
+int attach_type_from_string(const char *s)
+{
+	int t;
+
+	if (!s)
+		return -EINVAL;
+	t = parse_number(s);
+	if (t >= 0)
+		return attach_type_to_string(t) ? t : -EINVAL;
+	for (t = 0; t < ATTACH_TYPE_MAX; t++) {
+		const char *n = attach_type_to_string(t);
+
+		if (n && strcmp(n, s) == 0)
+			return t;
+	}
+	/* The kernel's name of a value libbpf names otherwise (trace_raw_tp for libbpf's
+	 * raw_tp...). */
+	kernel_names_load();
+	for (t = 0; t < ATTACH_TYPE_MAX; t++)
+		if (kernel_names[t] && strcmp(kernel_names[t], s) == 0)
+			return t;
+	return -EINVAL;
+}
