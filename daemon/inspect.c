@@ -1328,6 +1328,15 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		m->key_size = bpf_map__key_size(map);
 		m->value_size = bpf_map__value_size(map);
 		m->max_entries = bpf_map__max_entries(map);
+		/* libbpf gives a perf event array declared without a size one entry per
+		 * possible CPU when it creates it: decide on, and report, that size. */
+		if (m->map_type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && m->max_entries == 0) {
+			int cpus = libbpf_num_possible_cpus();
+
+			if (cpus < 0)
+				return cpus;
+			m->max_entries = (uint32_t)cpus;
+		}
 		m->map_flags = bpf_map__map_flags(map);
 		/* libbpf creates a map of maps' inner template too, of the type declared. */
 		if (bpf_map__inner_map(map)) {
