@@ -413,9 +413,9 @@ static void print_check(const struct bpfbroker_result *r)
 
 		/* Programs left out by --program are neither decided on nor loaded. */
 		printf("program %s (%s, %u insns): %s\n", p->name, p->type, p->insns,
-		       !p->selected			    ? "not selected"
-		       : strcmp(p->verdict, "allowed") == 0 ? "allowed"
-							    : "denied");
+		       !bpfbroker_result_program_selected(r, p->name) ? "not selected"
+		       : strcmp(p->verdict, "allowed") == 0	      ? "allowed"
+								      : "denied");
 		printf("  helpers:");
 		for (const char *const *h = p->helpers; h && *h; h++)
 			printf(" %s", *h);

@@ -335,8 +335,6 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		p->type = get_str(o, "type") ?: "";
 		p->attach_type = get_str(o, "attach_type");
 		p->loaded = get_int(o, "id", 0) > 0;
-		/* "load": false only for programs a load left out (load_opts.programs). */
-		p->selected = !json_object_object_get_ex(o, "load", NULL) || get_bool(o, "load");
 		p->id = (uint32_t)get_int(o, "id", 0);
 		p->tag = get_str(o, "tag");
 		p->insns = (uint32_t)get_int(o, "insns", 0);
@@ -438,6 +436,25 @@ const struct bpfbroker_program *bpfbroker_result_program(const struct bpfbroker_
 		if (strcmp(r->programs[i].name, name) == 0)
 			return &r->programs[i];
 	return NULL;
+}
+
+bool bpfbroker_result_program_selected(const struct bpfbroker_result *pub, const char *name)
+{
+	const struct result_priv *r = (const struct result_priv *)pub;
+	json_object *result = NULL, *progs = NULL;
+
+	if (!json_object_object_get_ex(r->reply, "result", &result) ||
+	    !json_object_object_get_ex(result, "programs", &progs))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(progs); i++) {
+		json_object *o = json_object_array_get_idx(progs, i);
+		const char *n = get_str(o, "name");
+
+		/* "load": false only for programs a load left out (load_opts.programs). */
+		if (n && strcmp(n, name) == 0)
+			return !json_object_object_get_ex(o, "load", NULL) || get_bool(o, "load");
+	}
+	return false;
 }
 
 const char *bpfbroker_access_to_string(enum bpfbroker_access a)

@@ -62,11 +62,6 @@ struct bpfbroker_program {
 	const char *verdict; /* "allowed" or the reason it is denied */
 	const char *const *helpers; /* NULL-terminated names */
 	const char *const *kfuncs; /* NULL-terminated names */
-	/*
-	 * false: not among the programs the request selected
-	 * (bpfbroker_load_opts.programs), so neither decided on nor loaded.
-	 */
-	bool selected;
 };
 
 struct bpfbroker_map {
@@ -537,6 +532,14 @@ const struct bpfbroker_map *bpfbroker_result_map(const struct bpfbroker_result *
 						 const char *name);
 const struct bpfbroker_program *bpfbroker_result_program(const struct bpfbroker_result *r,
 							 const char *name);
+/*
+ * Whether the program is among those the request selected
+ * (bpfbroker_load_opts.programs; all when none were given); false for a
+ * program left out, which is neither decided on nor loaded, or no such
+ * program. A function, not a field: bpfbroker_program is handed out in an
+ * array, whose element size must not change.
+ */
+bool bpfbroker_result_program_selected(const struct bpfbroker_result *r, const char *name);
 
 void bpfbroker_error_free(struct bpfbroker_error *e);
 const char *bpfbroker_access_to_string(enum bpfbroker_access a);

@@ -1657,7 +1657,10 @@ static void test_inner_map_limits(void **state)
 	assert_null(reason);
 	assert_int_equal(policy_map_inner_memory_estimate(&maps[0], 2), 8192 + 100 * 8);
 	maps[0].inner_max_entries = 101;
-	assert_denied(g, &d, "map \"outer\"'s inner map has 101 entries, over your limit of 100");
+	assert_denied(
+		g, &d,
+		"map \"outer\"'s inner map has 101 entries, over your limit of 100 (policy key "
+		"max_map_entries)");
 	maps[0].inner_max_entries = 1;
 	maps[0].inner_map_flags = 1u << 16; /* BPF_F_TOKEN_FD */
 	reason = decide_reason(g, &d);
@@ -1669,7 +1672,8 @@ static void test_inner_map_limits(void **state)
 	maps[0].inner_map_type = BPF_MAP_TYPE_CGROUP_ARRAY;
 	assert_denied(g, &d,
 		      "map \"outer\"'s inner map has type cgroup_array, which your policy does "
-		      "not allow (types beyond plain data are granted by name, in map_types)");
+		      "not allow (types beyond plain data are granted by name, in map_types) "
+		      "(policy key map_types: cgroup_array)");
 	maps[0].inner_map_type = 0;
 	assert_int_equal(policy_map_inner_memory_estimate(&maps[0], 2), 0);
 	policy_grant_free(g);
