@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "bpfctl_setup.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -12,16 +13,22 @@ bool bpfctl_setup_is_option(int opt)
 	return opt >= BPFCTL_OPT_MAP_KEY_SIZE && opt <= BPFCTL_OPT_ATTACH_TARGET;
 }
 
-/* A decimal uint32 that ends at end_char ('\0' or ':'): 0, or -EINVAL. */
-static int parse_u32(const char *s, char **ret_end, char end_char, uint32_t *ret)
+/*
+ * A decimal (or, with hex, also 0x-prefixed hexadecimal) uint32 that ends at
+ * end_char ('\0' or ':'): 0, or -EINVAL.
+ */
+static int parse_u32_base(const char *s, char **ret_end, char end_char, bool hex, uint32_t *ret)
 {
+	bool is_hex = hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
 	unsigned long v;
 	char *end;
 
-	if (*s < '0' || *s > '9')
+	if (is_hex)
+		s += 2;
+	if (!(is_hex ? isxdigit((unsigned char)*s) : *s >= '0' && *s <= '9'))
 		return -EINVAL;
 	errno = 0;
-	v = strtoul(s, &end, 10);
+	v = strtoul(s, &end, is_hex ? 16 : 10);
 	if (errno || *end != end_char || v > UINT32_MAX)
 		return -EINVAL;
 	*ret = (uint32_t)v;
@@ -30,17 +37,28 @@ static int parse_u32(const char *s, char **ret_end, char end_char, uint32_t *ret
 	return 0;
 }
 
+static int parse_u32(const char *s, char **ret_end, char end_char, uint32_t *ret)
+{
+	return parse_u32_base(s, ret_end, end_char, false, ret);
+}
+
 /* NAME=N: the map's key or value size (0 too: a ring buffer's value size). */
 static int parse_map_def(struct bpfctl_setup *s, struct bpfbroker_load_opts *opts, bool key,
 			 char *arg)
 {
 	struct bpfbroker_map_def *d = NULL;
 	char *eq = strchr(arg, '=');
-	uint32_t v;
+	uint32_t v, max = key ? PROTO_MAX_MAP_KEY_SIZE : PROTO_MAX_MAP_VALUE_SIZE;
 
 	if (!eq || eq == arg || parse_u32(eq + 1, NULL, '\0', &v) < 0) {
 		fprintf(stderr, "bpfctl: --map-%s-size takes NAME=N (N a decimal size)\n",
 			key ? "key" : "value");
+		return -EINVAL;
+	}
+	/* Also keeps N off BPFBROKER_SIZE_ZERO (UINT32_MAX), which would send 0. */
+	if (v > max) {
+		fprintf(stderr, "bpfctl: --map-%s-size %s: at most %u bytes\n",
+			key ? "key" : "value", eq + 1, max);
 		return -EINVAL;
 	}
 	*eq = '\0';
@@ -65,7 +83,7 @@ static int parse_map_def(struct bpfctl_setup *s, struct bpfbroker_load_opts *opt
 	return 0;
 }
 
-/* OUTER=TYPE:KEY:VALUE:ENTRIES */
+/* OUTER=TYPE:KEY:VALUE:ENTRIES[:FLAGS] */
 static int parse_inner_map(struct bpfctl_setup *s, struct bpfbroker_load_opts *opts, char *arg)
 {
 	struct bpfbroker_inner_map *im = &s->inner_maps[opts->n_inner_maps];
@@ -81,14 +99,18 @@ static int parse_inner_map(struct bpfctl_setup *s, struct bpfbroker_load_opts *o
 	*p++ = '\0';
 	*im = (struct bpfbroker_inner_map){.outer = arg, .type = type};
 	if (parse_u32(p, &p, ':', &im->key_size) < 0 ||
-	    parse_u32(p + 1, &p, ':', &im->value_size) < 0 ||
-	    parse_u32(p + 1, NULL, '\0', &im->max_entries) < 0)
+	    parse_u32(p + 1, &p, ':', &im->value_size) < 0)
+		goto bad;
+	/* ENTRIES ends the option, or FLAGS follows it. */
+	if (parse_u32(p + 1, NULL, '\0', &im->max_entries) < 0 &&
+	    (parse_u32(p + 1, &p, ':', &im->max_entries) < 0 ||
+	     parse_u32_base(p + 1, NULL, '\0', true, &im->map_flags) < 0))
 		goto bad;
 	opts->n_inner_maps++;
 	return 0;
 bad:
-	fprintf(stderr, "bpfctl: --inner-map takes OUTER=TYPE:KEY:VALUE:ENTRIES, e.g. "
-			"tables=array:4:8:1024\n");
+	fprintf(stderr, "bpfctl: --inner-map takes OUTER=TYPE:KEY:VALUE:ENTRIES[:FLAGS], e.g. "
+			"tables=array:4:8:1024 or prefixes=lpm_trie:8:4:256:0x1\n");
 	return -EINVAL;
 }
 

@@ -2,7 +2,7 @@
 /*
  * bpfctl's options for the setup real loaders do between open and load:
  * --map-key-size NAME=N, --map-value-size NAME=N, --inner-map
- * OUTER=TYPE:KEY:VALUE:ENTRIES, --attach-target PROG=NAME.
+ * OUTER=TYPE:KEY:VALUE:ENTRIES[:FLAGS], --attach-target PROG=NAME.
  */
 #pragma once
 

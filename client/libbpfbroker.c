@@ -210,6 +210,17 @@ static const char **reason_keys(json_object *o)
 	return v;
 }
 
+/* Did string_array() and reason_keys() give o's reasons, and their keys, exactly when it has them?
+ */
+static bool reasons_complete(json_object *o, const char *const *reasons, const char *const *keys)
+{
+	json_object *a;
+	bool has = json_object_object_get_ex(o, "reasons", &a) &&
+		   json_object_is_type(a, json_type_array);
+
+	return has ? reasons && keys : !reasons && !keys;
+}
+
 static int error_from_reply(json_object *reply, struct bpfbroker_error **err)
 {
 	json_object *e;
@@ -240,6 +251,11 @@ static int error_from_reply(json_object *reply, struct bpfbroker_error **err)
 	p->pub.reasons = p->reasons;
 	p->reason_keys = reason_keys(e);
 	p->pub.reason_keys = p->reason_keys;
+	/* Out of memory: no error rather than one without the reasons or their keys. */
+	if (!reasons_complete(e, p->reasons, p->reason_keys)) {
+		bpfbroker_error_free(&p->pub);
+		return -ENOMEM;
+	}
 	*err = &p->pub;
 	return -code;
 }
@@ -326,6 +342,10 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 	r->pub.btf_fd = fd_index(r, get_int(result, "btf_fd", -1));
 	r->pub.reasons = remember(r, string_array(result, "reasons"));
 	r->pub.reason_keys = remember(r, reason_keys(result));
+	if (!reasons_complete(result, r->pub.reasons, r->pub.reason_keys)) {
+		bpfbroker_result_free(&r->pub);
+		return -ENOMEM;
+	}
 	r->pub.json = json_object_to_json_string_ext(r->reply, JSON_C_TO_STRING_PLAIN);
 	for (size_t i = 0; i < np; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
@@ -576,6 +596,7 @@ static int setup_to_request(const struct bpfbroker_load_opts *opts, struct proto
 			out->key_size = im->key_size;
 			out->value_size = im->value_size;
 			out->max_entries = im->max_entries;
+			out->map_flags = im->map_flags;
 		}
 	}
 	if (opts->n_attach_targets) {

@@ -169,6 +169,8 @@ struct bpfbroker_inner_map {
 	const char *outer; /* the map of maps */
 	const char *type; /* libbpf map type name, e.g. "array" */
 	uint32_t key_size, value_size, max_entries;
+	/* BPF_F_* flags to create it with, e.g. BPF_F_NO_PREALLOC for an "lpm_trie"; 0: none */
+	uint32_t map_flags;
 };
 
 /*
@@ -231,8 +233,12 @@ struct bpfbroker_load_opts {
 struct bpfbroker_insns_opts {
 	size_t sz; /* sizeof(struct bpfbroker_insns_opts) */
 	const char *prog_type; /* required: libbpf name, e.g. "cgroup_device" */
-	const char *
-		attach_type; /* expected attach type, libbpf name (e.g. "cgroup_device"), or NULL */
+	/*
+	 * Expected attach type, or NULL: libbpf's name (e.g. "cgroup_device"), this
+	 * kernel's name of one libbpf does not know (e.g. "cgroup_unix_sendmsg"), or
+	 * its decimal number ("50"), as in bpfbroker_program_select.
+	 */
+	const char *attach_type;
 	const char *license; /* required, e.g. "GPL" (GPL-only helpers need a GPL-compatible one) */
 	const char *prog_name; /* 1-15 of [A-Za-z0-9_.], or NULL for "prog" */
 	/* Keep the program loaded under this name, for brokered attach (see name in load_opts). */
@@ -255,8 +261,9 @@ struct bpfbroker_attach_opts {
 	const char *target_type;
 	int cgroup_fd; /* cgroup: the cgroup v2 directory, opened O_RDONLY|O_DIRECTORY */
 	/*
-	 * cgroup: the cgroup attach type, libbpf name (e.g. "cgroup_inet_egress"; the
-	 * policy must grant it), or NULL for the program's own; tc: "ingress" (also
+	 * cgroup: the cgroup attach type (libbpf's name, e.g. "cgroup_inet_egress", this
+	 * kernel's name of a newer one, e.g. "cgroup_unix_sendmsg", or its decimal
+	 * number; the policy must grant it), or NULL for the program's own; tc: "ingress" (also
 	 * NULL) or "egress"; others: NULL.
 	 */
 	const char *attach_type;

@@ -14,6 +14,7 @@
 #include "common/macro.h"
 #include "insncheck.h"
 #include "inspect.h"
+#include "policy/attach_type.h"
 
 #define INSN_SIZE sizeof(struct bpf_insn)
 
@@ -203,7 +204,7 @@ int insns_describe(const void *insns, size_t size, const char *prog_name, const 
 	if (prog_type < 0)
 		return error_setf(error, -EINVAL, "unknown program type \"%.64s\"", type);
 	if (attach_type) {
-		expected = policy_attach_type_from_string(attach_type);
+		expected = attach_type_from_string(attach_type);
 		if (expected < 0)
 			return error_setf(error, -EINVAL, "unknown attach type \"%.64s\"",
 					  attach_type);

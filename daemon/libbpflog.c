@@ -208,9 +208,21 @@ static const char *const missing_in_vmlinux[] = {
 	"prog '*': failed to find kernel BTF type ID of '*': *",
 };
 
+void libbpflog_module_hint(const char *name, char *buf, size_t size)
+{
+	char module[64];
+
+	buf[0] = '\0';
+	if (modbtf_find(name, module, sizeof(module)) == 0)
+		snprintf(buf, size,
+			 " (kernel module %s has it, and the broker lets libbpf look in vmlinux's "
+			 "BTF only)",
+			 module);
+}
+
 static void module_hint(const char *line, char *buf, size_t size)
 {
-	char name[128], module[64];
+	char name[128];
 	const char *end = strrchr(line, '\''), *start = end;
 
 	buf[0] = '\0';
@@ -225,11 +237,7 @@ static void module_hint(const char *line, char *buf, size_t size)
 		if (fnmatch(missing_in_vmlinux[i], line, 0) != 0)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(end - start - 1), start + 1);
-		if (modbtf_find(name, module, sizeof(module)) == 0)
-			snprintf(buf, size,
-				 " (kernel module %s has it, and the broker lets libbpf look "
-				 "in vmlinux's BTF only)",
-				 module);
+		libbpflog_module_hint(name, buf, size);
 		return;
 	}
 }

@@ -65,6 +65,13 @@ bool libbpflog_verifier_reason(const char *log, size_t len, char *buf, size_t si
 const char *libbpflog_error_text(int err, char *buf, size_t size);
 
 /*
+ * " (kernel module M has it, and the broker lets libbpf look in vmlinux's
+ * BTF only)" if a kernel module's BTF has a type named name (an extern, an
+ * attach target), else "": the words every "not found" says (modbtf.h).
+ */
+void libbpflog_module_hint(const char *name, char *buf, size_t size);
+
+/*
  * The sentence a failed load's error says (err: the load's negative errno):
  * the kernel's verifier refused program 'p': <its reason> | the kernel
  * refused program 'p': <errno> | the kernel refused: <libbpf's line> |

@@ -371,9 +371,11 @@ static int job_open(struct job *j, struct reply *r)
 
 		k = negative_errno();
 		j->obj = NULL;
-		reply_error(r, PROTO_E_OBJECT, -k, "libbpf could not open the object: %s%s%s",
-			    libbpflog_error_text(k, err_text, sizeof(err_text)), found ? ": " : "",
-			    found ? cause.line : "");
+		k = reply_error(r, PROTO_E_OBJECT, -k, "libbpf could not open the object: %s%s%s",
+				libbpflog_error_text(k, err_text, sizeof(err_text)),
+				found ? ": " : "", found ? cause.line : "");
+		if (k < 0)
+			return k;
 		return job_add_libbpf_log(j, r);
 	}
 	return 1;
@@ -902,7 +904,7 @@ static void verifier_timer_disarm(void)
 static int job_add_libbpf_log(struct job *j, struct reply *r)
 {
 	_cleanup_free_ char *text = NULL;
-	json_object *e = reply_error_obj(r);
+	json_object *e = reply_error_obj(r), *v;
 	size_t len;
 	const char *log = libbpflog_text(&len);
 
@@ -911,8 +913,11 @@ static int job_add_libbpf_log(struct job *j, struct reply *r)
 	text = j->kernel_addresses_visible ? strndup(log, len) : kaddr_scrub(log, len, &len);
 	if (!text)
 		return -ENOMEM;
-	json_object_object_add(e, "libbpf_log",
-			       json_object_new_string_len(text, (int)strlen(text)));
+	v = json_object_new_string_len(text, (int)strlen(text));
+	if (!v || json_object_object_add(e, "libbpf_log", v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -923,6 +928,7 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 	_cleanup_free_ char *log = NULL, *text = NULL;
 	char message[1024];
 	json_object *e;
+	int answered;
 
 	/*
 	 * libbpf retries a failed load with the verifier log on; a log longer
@@ -946,7 +952,9 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 	}
 	if (!text || !log)
 		return -ENOMEM;
-	reply_error(r, PROTO_E_LOAD, -k, "%s", text);
+	answered = reply_error(r, PROTO_E_LOAD, -k, "%s", text);
+	if (answered < 0)
+		return answered;
 	e = reply_error_obj(r);
 	len = strlen(log);
 	if (e && len > 0)
@@ -1560,8 +1568,14 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 			 */
 			json_object_object_get_ex(result, "reasons", &reasons);
 			json_object_object_get_ex(result, "denials", &denials);
-			reply_error(r, PROTO_E_DENIED, EPERM, "%s",
-				    policy_verdict_first_reason(&j->verdict));
+			k = reply_error(r, PROTO_E_DENIED, EPERM, "%s",
+					policy_verdict_first_reason(&j->verdict));
+			if (k < 0) {
+				json_object_put(result);
+				json_object_put(progs);
+				json_object_put(maps);
+				return k;
+			}
 			e = reply_error_obj(r);
 			if (e) {
 				json_object_object_add(e, "reasons", json_object_get(reasons));

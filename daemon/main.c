@@ -23,6 +23,7 @@
 #include "caps.h"
 #include "common/macro.h"
 #include "log.h"
+#include "policy/attach_type.h"
 #include "policy/policy.h"
 #include "proto/proto.h"
 #include "handout.h"
@@ -502,6 +503,8 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &d.opt) < 0)
 		return EXIT_FAILURE;
+	/* Before the policy names them, and before the spawner forks workers that use them. */
+	attach_type_init();
 	{
 		char why[1024];
 

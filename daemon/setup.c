@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "caps.h"
+#include "libbpflog.h"
 #include "common/macro.h"
 
 /* The sizes the kernel fixes for a map type (map_alloc_check of each type), or -1: any. */
@@ -118,6 +119,9 @@ static int setup_map_defs(struct bpf_object *obj, const struct proto_load_reques
 	return 1;
 }
 
+/* What the wire takes is what the policy decides on (and refuses beyond). */
+_Static_assert(PROTO_MAX_INNER_MAP_FLAGS == POLICY_MAP_FLAGS_KNOWN, "inner map flags");
+
 /* Only checked here: the inner maps are created once the load is allowed. */
 static int setup_check_inner_maps(struct setup *s, struct bpf_object *obj,
 				  const struct proto_load_request *req, struct reply *r)
@@ -226,16 +230,28 @@ static int setup_attach_targets(struct bpf_object *obj, const struct proto_load_
 		/* Looked up in the kernel's BTF for the program's attach type; nothing is created.
 		 */
 		k = bpf_program__set_attach_target(prog, 0, t->target);
+		if (k == -ESRCH || k == -ENOENT) {
+			char hint[256];
+
+			/*
+			 * Answered as a target named in the section is
+			 * (load-failed, ESRCH from libbpf 1.1.2, as for root's own
+			 * bpf_program__set_attach_target()), and naming the module
+			 * whose BTF has it, which workers never see (modbtf.h).
+			 */
+			libbpflog_module_hint(t->target, hint, sizeof(hint));
+			return reply_error(r, PROTO_E_LOAD, -k,
+					   "attach_targets: libbpf could not set the attach target "
+					   "of program \"%s\" to \"%s\": the kernel's BTF has no "
+					   "such target for its attach type%s",
+					   t->program, t->target, hint);
+		}
 		if (k < 0)
 			return reply_error(
 				r, PROTO_E_INVALID, -k,
 				"attach_targets: cannot set the attach target of program "
 				"\"%s\" to \"%s\": %s",
-				t->program, t->target,
-				k == -ENOENT || k == -ESRCH
-					? "the kernel's BTF has no such target for its "
-					  "attach type"
-					: strerror(-k));
+				t->program, t->target, strerror(-k));
 	}
 	return 1;
 }
@@ -266,7 +282,7 @@ void setup_describe(const struct proto_load_request *req, struct object_desc *de
 			om->inner_key_size = im->key_size;
 			om->inner_value_size = im->value_size;
 			om->inner_max_entries = im->max_entries;
-			om->inner_map_flags = 0;
+			om->inner_map_flags = im->map_flags;
 		}
 	}
 }
@@ -279,6 +295,7 @@ int setup_create_inner_maps(struct setup *s, struct bpf_object *obj,
 		int type = policy_map_type_from_string(im->type);
 		cap_value_t caps[2] = {CAP_BPF, CAP_NET_ADMIN};
 		struct bpf_map *outer = bpf_object__find_map_by_name(obj, im->outer);
+		LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = im->map_flags);
 		int k, fd;
 
 		if (!outer || type < 0)
@@ -289,15 +306,16 @@ int setup_create_inner_maps(struct setup *s, struct bpf_object *obj,
 			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot raise capabilities: %s",
 					   strerror(-k));
 		fd = bpf_map_create((enum bpf_map_type)type, "inner", im->key_size, im->value_size,
-				    im->max_entries, NULL);
+				    im->max_entries, &opts);
 		k = fd < 0 ? negative_errno() : 0;
 		caps_clear_effective();
 		if (fd < 0)
 			return reply_error(r, PROTO_E_LOAD, -k,
 					   "the kernel refused to create the inner map of \"%s\" "
-					   "(%s, key_size %u, value_size %u, max_entries %u): %s",
+					   "(%s, key_size %u, value_size %u, max_entries %u, "
+					   "map_flags 0x%x): %s",
 					   im->outer, im->type, im->key_size, im->value_size,
-					   im->max_entries, strerror(-k));
+					   im->max_entries, im->map_flags, strerror(-k));
 		s->inner_fds[i] = fd;
 		/* libbpf passes it as the outer map's template; it never closes it. */
 		k = bpf_map__set_inner_map_fd(outer, fd);

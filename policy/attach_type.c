@@ -9,9 +9,11 @@
 #include <string.h>
 
 /*
- * The kernel's names, read once from its BTF: the daemon reads them before
- * it forks workers (the policy names attach types), and a process that
- * can't read the BTF names only what libbpf knows.
+ * The kernel's names, read once from its BTF. The daemon reads them at start
+ * (attach_type_init()), so that its workers, forked from it, have them:
+ * parsing vmlinux's BTF costs each single-use worker milliseconds. Other
+ * processes (tests, tools) read them on first use. A process that can't
+ * read the BTF names only what libbpf knows.
  */
 static char *kernel_names[ATTACH_TYPE_MAX];
 static bool kernel_names_read;
@@ -54,6 +56,11 @@ static void kernel_names_load(void)
 		break;
 	}
 	btf__free(btf);
+}
+
+void attach_type_init(void)
+{
+	kernel_names_load();
 }
 
 const char *attach_type_to_string(int t)

@@ -15,6 +15,12 @@
 #define ATTACH_TYPE_MAX 64
 
 /*
+ * Read this kernel's names now (else on first use), so that processes forked
+ * later have them without reading its BTF (the daemon, before its workers).
+ */
+void attach_type_init(void);
+
+/*
  * The attach type s names (libbpf name, kernel name, or decimal number of
  * an attach type libbpf or this kernel knows), or -EINVAL.
  */

@@ -190,11 +190,6 @@ const char *policy_map_type_to_string(int map_type)
 	return map_type < 0 || map_type >= MAP_TYPE_BITS ? NULL : map_type_name(map_type);
 }
 
-int policy_attach_type_from_string(const char *s)
-{
-	return attach_type_from_string(s);
-}
-
 /* ---- Messages ---- */
 
 _printf_(3, 4) static int set_error(char **error, int r, const char *fmt, ...)
@@ -1257,7 +1252,7 @@ static int parse_cgroup_attach(struct parse_ctx *c, const char *parent, json_obj
 		r = expect_type(c, epath, e, json_type_string);
 		if (r < 0)
 			return r;
-		t = policy_attach_type_from_string(json_object_get_string(e));
+		t = attach_type_from_string(json_object_get_string(e));
 		if (t < 0 || !attach_type_is_cgroup(t))
 			return parse_fail(
 				c, epath,

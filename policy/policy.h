@@ -310,8 +310,6 @@ json_object *policy_grant_to_json(const struct policy_grant *g);
 /* Program type by libbpf name ("socket_filter") or -EINVAL; name by type or NULL. */
 int policy_prog_type_from_string(const char *s);
 const char *policy_prog_type_to_string(int prog_type);
-/* Attach type by libbpf name ("cgroup_device") or -EINVAL. */
-int policy_attach_type_from_string(const char *s);
 
 /* ---- Decisions on an inspected object ---- */
 

@@ -753,11 +753,14 @@ static int decode_programs(json_object *params, struct proto_load_request *req, 
 	return 0;
 }
 
-/* "inner_maps": [{"outer": MAP, "type": T, "key_size": N, "value_size": N, "max_entries": N}]. */
+/*
+ * "inner_maps": [{"outer": MAP, "type": T, "key_size": N, "value_size": N, "max_entries": N,
+ * "map_flags": N (optional)}].
+ */
 static int decode_inner_maps(json_object *params, struct proto_load_request *req, char **error)
 {
-	static const char *const keys[] = {"outer",	 "type",	"key_size",
-					   "value_size", "max_entries", NULL};
+	static const char *const keys[] = {"outer",	  "type",      "key_size", "value_size",
+					   "max_entries", "map_flags", NULL};
 	json_object *a;
 	size_t n;
 	int r = get_array(params, "inner_maps", &a, &n, error);
@@ -770,7 +773,7 @@ static int decode_inner_maps(json_object *params, struct proto_load_request *req
 	for (size_t i = 0; i < n; i++) {
 		json_object *m = json_object_array_get_idx(a, i);
 		struct proto_inner_map *out = &req->inner_maps[i];
-		int64_t key = 0, value = 0, entries = 0;
+		int64_t key = 0, value = 0, entries = 0, flags = 0;
 
 		r = proto_check_keys(m, "inner map", keys, error);
 		if (r >= 0)
@@ -791,11 +794,15 @@ static int decode_inner_maps(json_object *params, struct proto_load_request *req
 					  &value, error);
 		if (r >= 0)
 			r = proto_get_int(m, "max_entries", true, 1, UINT32_MAX, &entries, error);
+		if (r >= 0)
+			r = proto_get_int(m, "map_flags", false, 0, PROTO_MAX_INNER_MAP_FLAGS,
+					  &flags, error);
 		if (r < 0)
 			return item_error(error, "inner_maps", i, r);
 		out->key_size = (uint32_t)key;
 		out->value_size = (uint32_t)value;
 		out->max_entries = (uint32_t)entries;
+		out->map_flags = (uint32_t)flags;
 	}
 	return 0;
 }
@@ -1105,6 +1112,9 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 					       json_object_new_int64(im->value_size));
 			json_object_object_add(m, "max_entries",
 					       json_object_new_int64(im->max_entries));
+			if (im->map_flags)
+				json_object_object_add(m, "map_flags",
+						       json_object_new_int64(im->map_flags));
 			json_object_array_add(a, m);
 		}
 		json_object_object_add(o, "inner_maps", a);

@@ -163,7 +163,10 @@ struct proto_inner_map {
 	char *outer;
 	char *type; /* libbpf map type name */
 	uint32_t key_size, value_size, max_entries;
+	uint32_t map_flags; /* BPF_F_*, at most PROTO_MAX_INNER_MAP_FLAGS */
 };
+/* The BPF_F_* map flags a policy knows (bits 0 to 12, POLICY_MAP_FLAGS_KNOWN). */
+#define PROTO_MAX_INNER_MAP_FLAGS 0x1fffu
 
 /* A program's BTF attach target in the kernel (bpf_program__set_attach_target(prog, 0, target)). */
 #define PROTO_MAX_ATTACH_TARGET 128 /* 1..this of [A-Za-z0-9_.] */

@@ -48,7 +48,7 @@ LOAD_SETUP = {
     "map_defs": [{"name": "events", "value_size": 0},
                  {"name": "stacks", "key_size": 4, "value_size": 1016}],
     "inner_maps": [{"outer": "tables", "type": "array", "key_size": 4, "value_size": 8,
-                    "max_entries": 16}],
+                    "max_entries": 16, "map_flags": 1}],
     "attach_targets": [{"program": "on_fork", "target": "sched_process_fork"}],
     "programs": [{"name": "unix_sendmsg", "type": "cgroup_sock_addr", "attach_type": "50"}],
 }

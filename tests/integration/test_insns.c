@@ -156,6 +156,54 @@ static void test_bpfctl_load_insns(void **state)
 #define MOV0(v) INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, (v))
 #define EXIT INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 
+/*
+ * Expected attach types the kernel knows and libbpf 1.1.2 does not, by the
+ * kernel's name or number: a socket address program on unix sockets, loaded
+ * from raw instructions; it attaches where the policy grants its hook.
+ */
+static void test_kernel_attach_types(void **state)
+{
+	static const struct bpf_insn prog[] = {MOV0(1), EXIT};
+	char path[160];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/sock_addr.insns", H.dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, prog, sizeof(prog)), (ssize_t)sizeof(prog));
+	close(fd);
+	/* cgroup_unix_sendmsg (50), which the policy grants. */
+	assert_int_equal(ctl(&runtime, "load-insns", path, "--type", "cgroup_sock_addr",
+			     "--attach-type", "cgroup_unix_sendmsg", "--name", "unix_send", NULL),
+			 0);
+	assert_int_equal(ctl(&runtime, "-j", "show", "unix_send", NULL), 0);
+	assert_non_null(strstr(out, "cgroup_unix_sendmsg"));
+	assert_int_equal(ctl(&runtime, "attach", "unix_send/prog", "cgroup", cg_ctr, "--pin", NULL),
+			 0);
+	assert_int_equal(ctl(&runtime, "unload", "unix_send", NULL), 0);
+	assert_int_equal(ctl(&runtime, "load-insns", path, "--type", "cgroup_sock_addr",
+			     "--attach-type", "50", "--name", "unix_send50", NULL),
+			 0);
+	assert_int_equal(
+		ctl(&runtime, "attach", "unix_send50/prog", "cgroup", cg_ctr, "--pin", NULL), 0);
+	assert_int_equal(ctl(&runtime, "unload", "unix_send50", NULL), 0);
+	/* cgroup_unix_connect (49): loads, but the policy grants no attaching it. */
+	assert_int_equal(ctl(&runtime, "load-insns", path, "--type", "cgroup_sock_addr",
+			     "--attach-type", "cgroup_unix_connect", "--name", "unix_conn", NULL),
+			 0);
+	assert_int_not_equal(
+		ctl(&runtime, "attach", "unix_conn/prog", "cgroup", cg_ctr, "--pin", NULL), 0);
+	assert_int_equal(ctl(&runtime, "unload", "unix_conn", NULL), 0);
+	/* A number this kernel names no attach type by is an invalid request. */
+	assert_int_equal(ctl(&runtime, "check-insns", path, "--type", "cgroup_sock_addr",
+			     "--attach-type", "63", NULL),
+			 2);
+	/* Without the program type granted, the kernel's names don't help. */
+	assert_int_equal(ctl(&small, "check-insns", path, "--type", "cgroup_sock_addr",
+			     "--attach-type", "cgroup_unix_sendmsg", NULL),
+			 1);
+}
+
 struct raw_case {
 	const char *what;
 	const struct user *as;
@@ -404,9 +452,10 @@ static int setup(void **state)
 	snprintf(policy, sizeof(policy),
 		 "{\"rules\": ["
 		 " {\"match\": {\"uids\": [\"100000-165535\"]},"
-		 "  \"allow\": {\"program_types\": [\"cgroup_device\", \"socket_filter\"],"
+		 "  \"allow\": {\"program_types\": [\"cgroup_device\", \"socket_filter\","
+		 "   \"cgroup_sock_addr\"],"
 		 "   \"helper_classes\": [\"base\"], \"attach\": {\"cgroups\": "
-		 "[\"cgroup_device\"]}},"
+		 "[\"cgroup_device\", \"cgroup_unix_sendmsg\"]}},"
 		 "  \"limits\": {\"max_insns_per_program\": %d}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
@@ -437,7 +486,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runtime_example), cmocka_unit_test(test_bpfctl_load_insns),
 		cmocka_unit_test(test_raw_loads),	cmocka_unit_test(test_raw_denials),
-		cmocka_unit_test(test_raw_bad_params),
+		cmocka_unit_test(test_raw_bad_params),	cmocka_unit_test(test_kernel_attach_types),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

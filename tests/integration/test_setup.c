@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -102,17 +103,25 @@ static void direct_load(const char *object, const struct bpfbroker_map_def *defs
 
 /* ---- map key and value sizes ---- */
 
-static int client_sized_like_libbpf(void *arg)
+/* setup_maps with its loader's sizes and this inner map. */
+static int load_setup_maps(const struct bpfbroker_inner_map *inner, struct bpfbroker_result **res,
+			   struct bpfbroker_error **err)
 {
-	const struct direct *d = arg;
 	struct bpfbroker_load_opts o = {.sz = sizeof(o),
 					.map_defs = good_defs,
 					.n_map_defs = 3,
-					.inner_maps = good_inner,
+					.inner_maps = inner,
 					.n_inner_maps = 1};
+
+	return harness_load("setup_maps", &o, res, err);
+}
+
+static int client_sized_like_libbpf(void *arg)
+{
+	const struct direct *d = arg;
 	struct bpfbroker_result *res;
 	struct bpfbroker_error *err;
-	int k = harness_load("setup_maps", &o, &res, &err);
+	int k = load_setup_maps(good_inner, &res, &err);
 
 	CHECK(k == 0, "setup_maps with its loader's setup: %s", err ? err->message : strerror(-k));
 	/* The inner map was for the load only: the result has the object's four maps. */
@@ -322,6 +331,47 @@ static void test_inner_maps(void **state)
 		       "map \"outer\" has an inner map template in the object already");
 }
 
+static int client_inner_lpm_trie(void *arg)
+{
+	struct bpfbroker_result *res;
+	struct bpfbroker_error *err;
+	int k = load_setup_maps(arg, &res, &err);
+
+	CHECK(k == 0, "an lpm_trie inner map with BPF_F_NO_PREALLOC: %s",
+	      err ? err->message : strerror(-k));
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+/* Inner maps with map flags: an lpm_trie exists only without preallocation. */
+static void test_inner_map_flags(void **state)
+{
+	/* A 4-byte prefix length and an IPv4 address, as a loader's per-CPU prefix tables. */
+	static const struct bpfbroker_inner_map lpm = {.outer = "per_cpu_tables",
+						       .type = "lpm_trie",
+						       .key_size = 8,
+						       .value_size = 4,
+						       .max_entries = 16,
+						       .map_flags = 1 /* BPF_F_NO_PREALLOC */};
+	struct bpfbroker_inner_map m = lpm;
+	struct bpfbroker_load_opts o = {.sz = sizeof(o),
+					.map_defs = good_defs,
+					.n_map_defs = 3,
+					.inner_maps = &m,
+					.n_inner_maps = 1};
+
+	assert_int_equal(harness_as_user(&all, client_inner_lpm_trie, &m), 0);
+	/* Without the flag the kernel refuses the inner map, as it would root's. */
+	m.map_flags = 0;
+	expect_refused(&all, "setup_maps", &o, "load-failed",
+		       "the kernel refused to create the inner map of \"per_cpu_tables\" "
+		       "(lpm_trie, key_size 8, value_size 4, max_entries 16, map_flags 0x0)");
+	/* Flags no policy knows (BPF_F_TOKEN_FD, bit 16): refused before anything is made. */
+	m.map_flags = 1u << 16;
+	expect_refused(&all, "setup_maps", &o, "invalid-request",
+		       "inner_maps[0]: \"map_flags\" must be between 0 and 8191");
+}
+
 /* ---- attach types newer than libbpf 1.1.2 ---- */
 
 struct attach_case {
@@ -460,18 +510,67 @@ static void test_attach_types_brokered(void **state)
 
 /* ---- BTF attach targets ---- */
 
-static int client_attach_target(void *arg)
+/*
+ * What libbpf answers root for bpf_program__set_attach_target(prog, 0, target),
+ * in a child: libbpf 1.1.2 frees the vmlinux BTF it reads for that only in a
+ * load, not in bpf_object__close().
+ */
+static int root_set_attach_target(const char *object, const char *prog, const char *target)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct bpf_object *obj = bpf_object__open_file(harness_object(object), NULL);
+		int k = obj ? bpf_program__set_attach_target(
+				      bpf_object__find_program_by_name(obj, prog), 0, target)
+			    : -errno;
+
+		_exit(k < 0 && k > -256 ? -k : k == 0 ? 0 : 255);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 1;
+	return -WEXITSTATUS(status);
+}
+
+/* setup_progs' on_fork alone, with this BTF attach target. */
+static int load_on_fork(const char *target, struct bpfbroker_result **res,
+			struct bpfbroker_error **err)
 {
 	struct bpfbroker_program_select sel = {.name = "on_fork"};
-	struct bpfbroker_attach_target t = {.program = "on_fork", .target = "sched_process_fork"};
+	struct bpfbroker_attach_target t = {.program = "on_fork", .target = target};
 	struct bpfbroker_load_opts o = {.sz = sizeof(o),
 					.programs = &sel,
 					.n_programs = 1,
 					.attach_targets = &t,
 					.n_attach_targets = 1};
+
+	return harness_load("setup_progs", &o, res, err);
+}
+
+static int client_target_missing(void *arg)
+{
 	struct bpfbroker_result *res;
 	struct bpfbroker_error *err;
-	int k = harness_load("setup_progs", &o, &res, &err);
+	int k = load_on_fork(arg, &res, &err);
+
+	if (k == 0)
+		bpfbroker_result_free(res);
+	CHECK(k == -ESRCH && err && strcmp(err->code, "load-failed") == 0,
+	      "a missing target: %d %s: %s", k, code_of(err), err ? err->message : "");
+	CHECK(strstr(err->message, "libbpf could not set the attach target of program "
+				   "\"on_fork\"") &&
+		      strstr(err->message, "the kernel's BTF has no such target"),
+	      "message: %s", err->message);
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+static int client_attach_target(void *arg)
+{
+	struct bpfbroker_result *res;
+	struct bpfbroker_error *err;
+	int k = load_on_fork("sched_process_fork", &res, &err);
 
 	CHECK(k == 0, "tp_btf on sched_process_fork: %s", err ? err->message : strerror(-k));
 	bpfbroker_result_free(res);
@@ -496,9 +595,13 @@ static void test_attach_targets(void **state)
 	o.n_attach_targets = 0;
 	expect_refused(&all, "setup_progs", &o, "load-failed", "");
 	o.n_attach_targets = 1;
+	/*
+	 * A target the kernel lacks fails as one named in the section does, and as
+	 * bpf_program__set_attach_target() answers root: load-failed, ESRCH.
+	 */
 	t.target = "no_such_tracepoint_here";
-	expect_refused(&all, "setup_progs", &o, "invalid-request",
-		       "the kernel's BTF has no such target");
+	assert_int_equal(root_set_attach_target("setup_progs", "on_fork", t.target), -ESRCH);
+	assert_int_equal(harness_as_user(&all, client_target_missing, (void *)t.target), 0);
 	t.target = "sched-process-fork";
 	expect_refused(&all, "setup_progs", &o, "invalid-request", "\"target\" must be 1 to 128");
 	t.target = "sched_process_fork";
@@ -540,6 +643,40 @@ static void test_bpfctl(void **state)
 		harness_ctl(&all, "--inner-map", "per_cpu_tables=array:4:8", "check", obj, NULL),
 		2);
 	assert_int_equal(harness_ctl(&all, "--map-value-size", "stacks", "check", obj, NULL), 2);
+	/*
+	 * Above the protocol's sizes: refused, not sent. UINT32_MAX would go as 0, which a
+	 * ring buffer takes: the check would pass with another size than the one typed.
+	 */
+	assert_int_equal(harness_ctl(&all, "--map-value-size", "stacks=1016", "--map-value-size",
+				     "events=4294967295", "--map-value-size", "perf_events=4",
+				     "--inner-map", "per_cpu_tables=array:4:8:16", "check", obj,
+				     NULL),
+			 2);
+	assert_int_equal(
+		harness_ctl(&all, "--map-value-size", "stacks=16777217", "check", obj, NULL), 2);
+	assert_int_equal(harness_ctl(&all, "--map-key-size", "stacks=65537", "check", obj, NULL),
+			 2);
+	/* An inner map's flags, decimal or hex; refused by the broker beyond the known ones. */
+	assert_int_equal(harness_ctl(&all, "--map-value-size", "stacks=1016", "--map-value-size",
+				     "events=0", "--map-value-size", "perf_events=4", "--inner-map",
+				     "per_cpu_tables=lpm_trie:8:4:16:0x1", "load", obj, "--name",
+				     "lpm", NULL),
+			 0);
+	assert_int_equal(harness_ctl(&all, "unload", "lpm", NULL), 0);
+	assert_int_equal(harness_ctl(&all, "--map-value-size", "stacks=1016", "--map-value-size",
+				     "events=0", "--map-value-size", "perf_events=4", "--inner-map",
+				     "per_cpu_tables=lpm_trie:8:4:16:1", "check", obj, NULL),
+			 0);
+	assert_int_equal(harness_ctl(&all, "--map-value-size", "stacks=1016", "--map-value-size",
+				     "events=0", "--map-value-size", "perf_events=4", "--inner-map",
+				     "per_cpu_tables=lpm_trie:8:4:16:0x10000", "check", obj, NULL),
+			 2);
+	assert_int_equal(harness_ctl(&all, "--inner-map", "per_cpu_tables=array:4:8:16:0xg",
+				     "check", obj, NULL),
+			 2);
+	assert_int_equal(harness_ctl(&all, "--inner-map", "per_cpu_tables=array:4:8:16:", "check",
+				     obj, NULL),
+			 2);
 	assert_int_equal(harness_ctl(&all, "--attach-target", "on_fork", "check", obj, NULL), 2);
 	assert_int_equal(harness_ctl(&all, "--attach-target", "on_fork=sched_process_fork",
 				     "--program", "on_fork", "check", harness_object("setup_progs"),
@@ -564,13 +701,14 @@ static int setup(void **state)
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
 		 "[\"base\"], \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}],"
 		 "   \"map_types\": [\"hash_of_maps\", \"perf_event_array\"]}},"
+		 " {\"match\": {\"uids\": [\"%d\"]}, \"allow\": {\"map_types\": [\"lpm_trie\"]}},"
 		 " {\"match\": {\"uids\": [\"%d\", \"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"cgroup_sock_addr\", \"tracing\"],"
 		 "   \"map_types\": [\"stack_trace\"]}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"attach\": {\"cgroups\": [\"cgroup_unix_sendmsg\"]}}}"
 		 "]}",
-		 UID_ALL, UID_NARROW, UID_NOHOOK, UID_ALL, UID_NOHOOK, UID_ALL);
+		 UID_ALL, UID_NARROW, UID_NOHOOK, UID_ALL, UID_ALL, UID_NOHOOK, UID_ALL);
 	if (harness_write_policy("50-test.json", policy) < 0)
 		return -1;
 	harness_mark_kernel_objects();
@@ -588,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_map_sizes_like_libbpf),
 		cmocka_unit_test(test_map_sizes_refused),
 		cmocka_unit_test(test_inner_maps),
+		cmocka_unit_test(test_inner_map_flags),
 		cmocka_unit_test(test_attach_types),
 		cmocka_unit_test(test_attach_types_brokered),
 		cmocka_unit_test(test_attach_targets),

@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
+#include "policy/attach_type.h"
 #include "policy/policy.h"
 
 #define MAX_WARNINGS 16
@@ -1488,18 +1489,17 @@ static void test_cgroup_attach_kernel_names(void **state)
 
 	if (unix_sendmsg < 0)
 		skip(); /* no kernel BTF, or a kernel without the hook */
-	assert_int_equal(policy_attach_type_from_string("cgroup_unix_sendmsg"), unix_sendmsg);
-	assert_int_equal(policy_attach_type_from_string("50"), unix_sendmsg);
+	assert_int_equal(attach_type_from_string("cgroup_unix_sendmsg"), unix_sendmsg);
+	assert_int_equal(attach_type_from_string("50"), unix_sendmsg);
 	/* libbpf's name where libbpf knows the value; numbers of names it knows too. */
-	assert_int_equal(policy_attach_type_from_string("cgroup_inet_egress"),
-			 BPF_CGROUP_INET_EGRESS);
-	assert_int_equal(policy_attach_type_from_string("1"), BPF_CGROUP_INET_EGRESS);
-	assert_int_equal(policy_attach_type_from_string("01"), -EINVAL);
-	assert_int_equal(policy_attach_type_from_string("-1"), -EINVAL);
-	assert_int_equal(policy_attach_type_from_string("63"), -EINVAL);
-	assert_int_equal(policy_attach_type_from_string("64"), -EINVAL);
-	assert_int_equal(policy_attach_type_from_string("__max_bpf_attach_type"), -EINVAL);
-	assert_int_equal(policy_attach_type_from_string(""), -EINVAL);
+	assert_int_equal(attach_type_from_string("cgroup_inet_egress"), BPF_CGROUP_INET_EGRESS);
+	assert_int_equal(attach_type_from_string("1"), BPF_CGROUP_INET_EGRESS);
+	assert_int_equal(attach_type_from_string("01"), -EINVAL);
+	assert_int_equal(attach_type_from_string("-1"), -EINVAL);
+	assert_int_equal(attach_type_from_string("63"), -EINVAL);
+	assert_int_equal(attach_type_from_string("64"), -EINVAL);
+	assert_int_equal(attach_type_from_string("__max_bpf_attach_type"), -EINVAL);
+	assert_int_equal(attach_type_from_string(""), -EINVAL);
 
 	p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{\"attach\":"
 		 "{\"cgroups\":[\"cgroup_unix_sendmsg\"]}}}]}",

@@ -1146,7 +1146,10 @@ static void test_load_decode_map_defs(void **state)
 	proto_load_request_done(&req);
 }
 
-/* "inner_maps": every field required and bounded; the type a bounded string. */
+/*
+ * "inner_maps": every field but map_flags required, all bounded (map_flags by
+ * the flags the policy knows); the type a bounded string.
+ */
 static void test_load_decode_inner_maps(void **state)
 {
 	_cleanup_free_ char *t65 = repeat('t', 65);
@@ -1176,8 +1179,20 @@ static void test_load_decode_inner_maps(void **state)
 		     "\"value_size\":33554432,\"max_entries\":1}]",
 		     -ERANGE, "\"value_size\" must be between 0 and 16777216");
 	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
-		     "\"value_size\":8,\"max_entries\":1,\"map_flags\":1024}]",
-		     -EINVAL, "inner_maps[0]: inner map: unknown key \"map_flags\"");
+		     "\"value_size\":8,\"max_entries\":1,\"flags\":1}]",
+		     -EINVAL, "inner_maps[0]: inner map: unknown key \"flags\"");
+	/* BPF_F_TOKEN_FD (bit 16) and beyond: no flag a policy knows. */
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":8,\"max_entries\":1,\"map_flags\":65536}]",
+		     -ERANGE, "inner_maps[0]: \"map_flags\" must be between 0 and 8191");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":8,\"max_entries\":1,\"map_flags\":-1}]",
+		     -ERANGE, "\"map_flags\" must be between 0 and 8191");
+	reject_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
+		     "\"value_size\":8,\"max_entries\":1,\"map_flags\":\"1\"}]",
+		     -EINVAL, "\"map_flags\" must be an integer");
+	accept_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"lpm_trie\",\"key_size\":8,"
+		     "\"value_size\":4,\"max_entries\":16,\"map_flags\":8191}]");
 	check_too_many("inner_maps", "{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
 				     "\"value_size\":8,\"max_entries\":1}");
 	accept_field("\"inner_maps\":[{\"outer\":\"o\",\"type\":\"array\",\"key_size\":4,"
@@ -1235,6 +1250,12 @@ static void test_load_setup_roundtrip(void **state)
 		 .key_size = 4,
 		 .value_size = 8,
 		 .max_entries = UINT32_MAX},
+		{.outer = "p",
+		 .type = "lpm_trie",
+		 .key_size = 8,
+		 .value_size = 4,
+		 .max_entries = 16,
+		 .map_flags = 1 /* BPF_F_NO_PREALLOC */},
 	};
 	struct proto_attach_target targets[] = {{.program = "p", .target = "sched_process_fork"}};
 	const struct proto_load_request in = {
@@ -1263,12 +1284,15 @@ static void test_load_setup_roundtrip(void **state)
 		assert_int_equal(out.map_defs[i].key_size, defs[i].key_size);
 		assert_int_equal(out.map_defs[i].value_size, defs[i].value_size);
 	}
-	assert_int_equal(out.n_inner_maps, 1);
-	assert_string_equal(out.inner_maps[0].outer, "o");
-	assert_string_equal(out.inner_maps[0].type, "array");
-	assert_int_equal(out.inner_maps[0].key_size, 4);
-	assert_int_equal(out.inner_maps[0].value_size, 8);
-	assert_int_equal(out.inner_maps[0].max_entries, UINT32_MAX);
+	assert_int_equal(out.n_inner_maps, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_string_equal(out.inner_maps[i].outer, inner[i].outer);
+		assert_string_equal(out.inner_maps[i].type, inner[i].type);
+		assert_int_equal(out.inner_maps[i].key_size, inner[i].key_size);
+		assert_int_equal(out.inner_maps[i].value_size, inner[i].value_size);
+		assert_int_equal(out.inner_maps[i].max_entries, inner[i].max_entries);
+		assert_int_equal(out.inner_maps[i].map_flags, inner[i].map_flags);
+	}
 	assert_int_equal(out.n_attach_targets, 1);
 	assert_string_equal(out.attach_targets[0].program, "p");
 	assert_string_equal(out.attach_targets[0].target, "sched_process_fork");
