@@ -412,11 +412,16 @@ static void print_check(const struct bpfbroker_result *r)
 	for (size_t i = 0; i < r->n_programs; i++) {
 		const struct bpfbroker_program *p = &r->programs[i];
 
-		/* Programs left out by --program are neither decided on nor loaded. */
+		/*
+		 * Programs left out by --program are neither decided on nor
+		 * loaded; nor are libbpf's opt-in SEC("?...") ones unless named.
+		 */
 		printf("program %s (%s, %u insns): %s\n", p->name, p->type, p->insns,
 		       !bpfbroker_result_program_selected(r, p->name) ? "not selected"
-		       : strcmp(p->verdict, "allowed") == 0	      ? "allowed"
-								      : "denied");
+		       : !bpfbroker_result_program_autoload(r, p->name)
+			       ? "not loaded (autoload off)"
+		       : strcmp(p->verdict, "allowed") == 0 ? "allowed"
+							    : "denied");
 		printf("  helpers:");
 		for (const char *const *h = p->helpers; h && *h; h++)
 			printf(" %s", *h);

@@ -458,23 +458,51 @@ const struct bpfbroker_program *bpfbroker_result_program(const struct bpfbroker_
 	return NULL;
 }
 
-bool bpfbroker_result_program_selected(const struct bpfbroker_result *pub, const char *name)
+/* The reply's "programs" entry of the program called name, or NULL. */
+static json_object *result_program_json(const struct bpfbroker_result *pub, const char *name)
 {
 	const struct result_priv *r = (const struct result_priv *)pub;
 	json_object *result = NULL, *progs = NULL;
 
 	if (!json_object_object_get_ex(r->reply, "result", &result) ||
 	    !json_object_object_get_ex(result, "programs", &progs))
-		return false;
+		return NULL;
 	for (size_t i = 0; i < json_object_array_length(progs); i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
 		const char *n = get_str(o, "name");
 
-		/* "load": false only for programs a load left out (load_opts.programs). */
 		if (n && strcmp(n, name) == 0)
-			return !json_object_object_get_ex(o, "load", NULL) || get_bool(o, "load");
+			return o;
 	}
-	return false;
+	return NULL;
+}
+
+/* "load": whether the broker loads it, libbpf's autoload (true when absent). */
+static bool program_json_load(json_object *o)
+{
+	return !json_object_object_get_ex(o, "load", NULL) || get_bool(o, "load");
+}
+
+bool bpfbroker_result_program_selected(const struct bpfbroker_result *pub, const char *name)
+{
+	json_object *o = result_program_json(pub, name);
+
+	/*
+	 * "selected": false only for programs the request's list left out. Not
+	 * "load", which is false for libbpf's opt-in SEC("?...") programs too;
+	 * brokers before "selected" sent only that.
+	 */
+	if (!o)
+		return false;
+	return json_object_object_get_ex(o, "selected", NULL) ? get_bool(o, "selected")
+							      : program_json_load(o);
+}
+
+bool bpfbroker_result_program_autoload(const struct bpfbroker_result *pub, const char *name)
+{
+	json_object *o = result_program_json(pub, name);
+
+	return o && program_json_load(o);
 }
 
 const char *bpfbroker_access_to_string(enum bpfbroker_access a)

@@ -547,6 +547,12 @@ const struct bpfbroker_program *bpfbroker_result_program(const struct bpfbroker_
  * array, whose element size must not change.
  */
 bool bpfbroker_result_program_selected(const struct bpfbroker_result *r, const char *name);
+/*
+ * Whether the broker loads the program (a check: would load it): selected
+ * and, as libbpf decides, to be loaded. False for a program left out, and
+ * for libbpf's opt-in SEC("?...") programs when no programs were given.
+ */
+bool bpfbroker_result_program_autoload(const struct bpfbroker_result *r, const char *name);
 
 void bpfbroker_error_free(struct bpfbroker_error *e);
 const char *bpfbroker_access_to_string(enum bpfbroker_access a);

@@ -1301,7 +1301,13 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 				    "a SEC()",
 				    key.name && inspect_name_is_valid(key.name) ? key.name
 										: "<unnamed>");
-		if (!found || !section || strcmp((*found)->section, section) != 0)
+		/*
+		 * libbpf names SEC("?socket")'s section "socket": the "?" only
+		 * turns autoload off (bpf_object__init_prog()). Skip it as
+		 * libbpf does, one "?" and only at the start.
+		 */
+		if (!found || !section ||
+		    strcmp((*found)->section + ((*found)->section[0] == '?'), section) != 0)
 			return fail(error, -EBADMSG,
 				    "a program was not found in the object's code where libbpf "
 				    "sees it (%s)",

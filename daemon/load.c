@@ -359,8 +359,9 @@ static int job_open(struct job *j, struct reply *r)
 	k = inspect_elf_calls(j->object, j->object_size, &j->calls, &error);
 	if (k == -ENOMEM)
 		return k;
-	if (k == -EPERM)
-		return reply_error(r, PROTO_E_DENIED, EPERM, "%s", error ? error : strerror(-k));
+	if (k == -EPERM) /* no policy lets the broker load these */
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL, "%s",
+				    error ? error : strerror(-k));
 	if (k < 0)
 		return reply_error(r, PROTO_E_OBJECT, -k, "not a usable BPF object: %s",
 				   error ? error : strerror(-k));
@@ -586,6 +587,21 @@ static json_object *verdict_item_json(const struct verdict_item *v)
 	return text ? json_object_new_string(text) : NULL;
 }
 
+/*
+ * Whether the request's "programs" list (if any) names the program. Not
+ * bpf_program__autoload(): libbpf's opt-in SEC("?...") programs are not
+ * loaded by default either, though nobody left them out.
+ */
+static bool job_program_selected(const struct job *j, const char *name)
+{
+	if (j->raw || j->req.n_programs == 0)
+		return true;
+	for (size_t i = 0; i < j->req.n_programs; i++)
+		if (strcmp(j->req.programs[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 /* Describe programs and maps with their verdicts (fds and ids are added after loading). */
 static json_object *describe(const struct job *j, json_object **ret_progs, json_object **ret_maps)
 {
@@ -615,6 +631,8 @@ static json_object *describe(const struct job *j, json_object **ret_progs, json_
 						       ?: "unspec"));
 		if (attach && p->attach_type != 0)
 			json_object_object_add(o, "attach_type", json_object_new_string(attach));
+		json_object_object_add(o, "selected",
+				       json_object_new_boolean(job_program_selected(j, p->name)));
 		json_object_object_add(o, "load", json_object_new_boolean(p->load));
 		json_object_object_add(o, "insns", json_object_new_int64(p->insn_cnt));
 		json_object_object_add(o, "helpers", json_helper_array(p->helpers, p->n_helpers));
@@ -712,10 +730,11 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 		if (!pin_name_is_safe(bpf_map__name(map)) ||
 		    strncmp(path, j->pin_dir, dir_len) != 0 || path[dir_len] != '/' ||
 		    strcmp(path + dir_len + 1, bpf_map__name(map)) != 0)
-			return reply_error(r, PROTO_E_DENIED, EPERM,
-					   "map \"%s\" cannot be pinned: pinned maps need a plain "
-					   "name of letters, digits, '_', '.' or '-'",
-					   bpf_map__name(map));
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "map", bpf_map__name(map),
+					    NULL,
+					    "map \"%s\" cannot be pinned: pinned maps need a plain "
+					    "name of letters, digits, '_', '.' or '-'",
+					    bpf_map__name(map));
 		any = true;
 	}
 	if (!any)
@@ -820,7 +839,7 @@ static int job_post_load_check(struct job *j, struct reply *r)
 					    error ? error : strerror(-k));
 		for (size_t h = 0; h < sum.n_helpers; h++) {
 			int id = sum.helpers[h];
-			char key[64];
+			char key[64], buf[32];
 
 			if (policy_grant_helper(j->grant, type, id))
 				continue;
@@ -831,7 +850,7 @@ static int job_post_load_check(struct job *j, struct reply *r)
 			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, key,
 					    "program \"%s\" calls %s after relocation (class "
 					    "%s), which your policy does not allow",
-					    name, helper_name(id) ?: "an unknown helper",
+					    name, helper_display_name(id, buf),
 					    helper_class_to_string(helper_classify(id)));
 		}
 		if (sum.n_kfunc_calls &&
@@ -1054,7 +1073,8 @@ static int job_hand_out(struct job *j, struct reply *r, json_object *progs, json
 		if (j->verdict.map_access[i] != MAP_ACCESS_NONE &&
 		    j->verdict.map_access[i] != MAP_ACCESS_RW) {
 			if (handout_check_bpffs(msg, sizeof(msg)) < 0)
-				return reply_error(r, PROTO_E_DENIED, EACCES, "%s", msg);
+				return denial_reply(r, PROTO_E_DENIED, EACCES, "map",
+						    j->desc.maps[i].name, NULL, "%s", msg);
 			break;
 		}
 	}
@@ -1517,12 +1537,12 @@ static int job_describe_insns(struct job *j, struct reply *r)
 
 	if (k == -ENOMEM)
 		return k;
+	if (k == -EPERM) /* maps and modules' symbols: no policy lets raw instructions use them */
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", j->insns.prog_name, NULL,
+				    "%s", error ? error : strerror(-k));
 	if (k < 0)
-		return reply_error(r,
-				   k == -EINVAL	 ? PROTO_E_INVALID
-				   : k == -EPERM ? PROTO_E_DENIED
-						 : PROTO_E_OBJECT,
-				   -k, "%s", error ? error : strerror(-k));
+		return reply_error(r, k == -EINVAL ? PROTO_E_INVALID : PROTO_E_OBJECT, -k, "%s",
+				   error ? error : strerror(-k));
 	return 1;
 }
 

@@ -11,6 +11,7 @@
 
 #include "caps.h"
 #include "common/macro.h"
+#include "denial.h"
 
 /* Linux 6.2, newer than these headers: keys are cgroup fds. */
 #define MAP_TYPE_CGRP_STORAGE 32
@@ -426,7 +427,7 @@ static int check_sizes(const struct map_shape *m, const struct proto_map_request
 }
 
 static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_access access,
-	       const struct proto_map_request *req, struct reply *r)
+	       const char *access_key, const struct proto_map_request *req, struct reply *r)
 {
 	struct map_shape m = {.name = name, .n_cpus = 1};
 	uint32_t len = sizeof(m.info);
@@ -448,8 +449,15 @@ static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_a
 			m.info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
 				m.info.type == BPF_MAP_TYPE_HASH_OF_MAPS,
 			access, name, msg, sizeof(msg));
+	/* A map of maps is never written through the broker: no key; otherwise the access's. */
 	if (k == -EPERM)
-		return reply_error(r, PROTO_E_DENIED, EPERM, "%s", msg);
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "map", name,
+				    proto_map_op_writes(req->op) &&
+						    (m.info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+						     m.info.type == BPF_MAP_TYPE_HASH_OF_MAPS)
+					    ? NULL
+					    : access_key,
+				    "%s", msg);
 	if (k < 0)
 		return reply_error(r, PROTO_E_INVALID, -k, "%s", msg);
 	k = check_sizes(&m, req, r);
@@ -475,7 +483,7 @@ static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_a
 }
 
 int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum map_access access,
-	      const struct proto_map_request *req, struct reply *r)
+	      const char *access_key, const struct proto_map_request *req, struct reply *r)
 {
 	static const cap_value_t bpf_cap[] = {CAP_BPF};
 	int k;
@@ -489,7 +497,7 @@ int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum ma
 	k = caps_set_effective(bpf_cap, 1);
 	if (k < 0)
 		return k;
-	k = run(map_fd, btf, name, access, req, r);
+	k = run(map_fd, btf, name, access, access_key, req, r);
 	caps_clear_effective();
 	return k;
 }

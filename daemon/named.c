@@ -25,6 +25,7 @@
 #include "caps.h"
 #include "common/fdinfo.h"
 #include "common/macro.h"
+#include "denial.h"
 #include "handout.h"
 #include "identity.h"
 #include "ledger.h"
@@ -868,10 +869,11 @@ static int named_list(struct call *c, struct reply *r)
 	    proto_get_int(c->params, "limit", false, 1, PROTO_MAX_LIST_LIMIT, &limit, &error) < 0)
 		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
 	pg.limit = (uint64_t)limit;
+	/* The admin group is the daemon's option, not a policy key. */
 	if ((all || user) && !call_is_admin(c))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "listing other users' objects needs root or the broker's admin "
-				   "group");
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+				    "listing other users' objects needs root or the broker's admin "
+				    "group");
 	if (user && shared)
 		return reply_error(
 			r, PROTO_E_INVALID, EINVAL,
@@ -1299,7 +1301,8 @@ static int named_fds(struct call *c, struct reply *r)
 			char msg[2048];
 
 			if (handout_check_bpffs(msg, sizeof(msg)) < 0)
-				return reply_error(r, PROTO_E_DENIED, EACCES, "%s", msg);
+				return denial_reply(r, PROTO_E_DENIED, EACCES, "map", name, NULL,
+						    "%s", msg);
 		}
 		pinfd = pin_open(&o, m);
 		fd = pinfd < 0 ? pinfd : handout_map_fd(pinfd, fa, &h);
@@ -1362,11 +1365,12 @@ static int check_cgroup_owned(struct call *c, struct reply *r, int fd)
 	    fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "the target fd is not a cgroup v2 directory");
+	/* Ownership is the system's to delegate: no policy key grants others' cgroups. */
 	if (st.st_uid != uid)
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "you do not own this cgroup (its directory belongs to uid %u); "
-				   "the broker attaches only to cgroups delegated to you",
-				   (unsigned)st.st_uid);
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+				    "you do not own this cgroup (its directory belongs to uid %u); "
+				    "the broker attaches only to cgroups delegated to you",
+				    (unsigned)st.st_uid);
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
 		if (fstatat(fd, files[i], &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
@@ -1375,10 +1379,11 @@ static int check_cgroup_owned(struct call *c, struct reply *r, int fd)
 					   files[i]);
 		}
 		if (st.st_uid != uid)
-			return reply_error(r, PROTO_E_DENIED, EPERM,
-					   "you do not own this cgroup (its %s belongs to uid %u); "
-					   "the broker attaches only to cgroups delegated to you",
-					   files[i], (unsigned)st.st_uid);
+			return denial_reply(
+				r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+				"you do not own this cgroup (its %s belongs to uid %u); "
+				"the broker attaches only to cgroups delegated to you",
+				files[i], (unsigned)st.st_uid);
 	}
 	return 1;
 }
@@ -1508,10 +1513,17 @@ static int attach_cgroup(struct call *c, struct reply *r, const struct attach_re
 	} else {
 		at = (int)meta_int(prog, "expected_attach_type");
 	}
-	if (!policy_grant_attach_cgroup(c->grant, at))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "your policy does not allow attaching to cgroups as %s",
-				   attach_type_to_string(at) ?: "this type");
+	if (!policy_grant_attach_cgroup(c->grant, at)) {
+		const char *name = attach_type_to_string(at);
+		char key[96];
+
+		/* A type without a name cannot be listed in attach.cgroups. */
+		snprintf(key, sizeof(key), "attach.cgroups: %s", name ?: "");
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", a->program,
+				    name ? key : NULL,
+				    "your policy does not allow attaching to cgroups as %s",
+				    name ?: "this type");
+	}
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
@@ -1538,11 +1550,15 @@ static int attach_raw_tracepoint(struct call *c, struct reply *r, const struct a
 	if (!a->name)
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "a raw_tracepoint target needs \"name\"");
-	if (!policy_grant_attach_raw_tracepoint(c->grant, a->name))
-		return reply_error(
-			r, PROTO_E_DENIED, EPERM,
+	if (!policy_grant_attach_raw_tracepoint(c->grant, a->name)) {
+		char key[PROTO_MAX_NAME + 32];
+
+		snprintf(key, sizeof(key), "attach.raw_tracepoints: %s", a->name);
+		return denial_reply(
+			r, PROTO_E_DENIED, EPERM, "program", a->program, key,
 			"your policy does not allow attaching to raw tracepoint \"%.64s\"",
 			a->name);
+	}
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
@@ -1570,10 +1586,14 @@ static int attach_tracepoint(struct call *c, struct reply *r, const struct attac
 	if (!a->name)
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "a tracepoint target needs \"name\": \"CATEGORY:NAME\"");
-	if (!policy_grant_attach_tracepoint(c->grant, a->name))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "your policy does not allow attaching to tracepoint \"%.64s\"",
-				   a->name);
+	if (!policy_grant_attach_tracepoint(c->grant, a->name)) {
+		char key[PROTO_MAX_NAME + 32];
+
+		snprintf(key, sizeof(key), "attach.tracepoints: %s", a->name);
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", a->program, key,
+				    "your policy does not allow attaching to tracepoint \"%.64s\"",
+				    a->name);
+	}
 	k = tracepoint_id(a->name, &id);
 	if (k < 0)
 		return reply_error(r, PROTO_E_NOT_FOUND, -k,
@@ -1651,6 +1671,7 @@ static void netns_leave(int saved)
  */
 static int check_interface_grant(struct call *c, struct reply *r, const char *ifname)
 {
+	char key[64];
 	int own;
 
 	if (c->netns < 0)
@@ -1665,20 +1686,21 @@ static int check_interface_grant(struct call *c, struct reply *r, const char *if
 	if (own ? policy_grant_attach_interface(c->grant, ifname)
 		: policy_grant_attach_host_interface(c->grant, ifname))
 		return 1;
+	/* In a namespace not yours only host_interfaces grants, even what interfaces names. */
+	snprintf(key, sizeof(key), "attach.%sinterfaces: %.16s", own ? "" : "host_", ifname);
 	if (!own && policy_grant_attach_interface(c->grant, ifname))
-		return reply_error(
-			r, PROTO_E_DENIED, EPERM,
+		return denial_reply(
+			r, PROTO_E_DENIED, EPERM, "object", NULL, key,
 			"the network namespace you are in is not yours (no user namespace you own "
 			"owns it: it is the host's, or one root or another user made): your policy "
 			"grants interface \"%.16s\" only in network namespaces you own "
 			"(\"interfaces\"); in others only \"host_interfaces\" grants interfaces, "
-			"and "
-			"it does not name this one",
+			"and it does not name this one",
 			ifname);
-	return reply_error(r, PROTO_E_DENIED, EPERM,
-			   "your policy does not allow attaching to interface \"%.16s\" in %s "
-			   "network namespace",
-			   ifname, own ? "your own" : "a (host's or another's)");
+	return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, key,
+			    "your policy does not allow attaching to interface \"%.16s\" in %s "
+			    "network namespace",
+			    ifname, own ? "your own" : "a (host's or another's)");
 }
 
 static int attach_interface(struct call *c, struct reply *r, const struct attach_req *a,
@@ -1744,8 +1766,9 @@ static int attach_uprobe(struct call *c, struct reply *r, const struct attach_re
 				   "program \"%s\" is not a kprobe-type program (SEC(\"uprobe\"))",
 				   a->program);
 	if (!policy_grant_attach_uprobes(c->grant))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "your policy does not allow attaching uprobes");
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", a->program,
+				    "attach.uprobes",
+				    "your policy does not allow attaching uprobes");
 	return uprobe_attach(&a->uprobe, &c->ident.id, prog_fd, a->program, r, c->target_desc,
 			     sizeof(c->target_desc));
 }
@@ -1800,11 +1823,11 @@ static int attach_check_quotas(struct call *c, struct reply *r)
 				   strerror(-k));
 	/* n counts the link just made. */
 	if (n > l->max_attachments)
-		return reply_error(r, PROTO_E_QUOTA, EDQUOT,
-				   "this attach would exceed your quota max_attachments: you have "
-				   "%llu, your limit is %llu",
-				   (unsigned long long)(n - 1),
-				   (unsigned long long)l->max_attachments);
+		return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, "max_attachments",
+				    "this attach would exceed your quota max_attachments: you have "
+				    "%llu, your limit is %llu",
+				    (unsigned long long)(n - 1),
+				    (unsigned long long)l->max_attachments);
 	return 1;
 }
 
@@ -1841,12 +1864,17 @@ static int named_attach(struct call *c, struct reply *r)
 		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no program \"%s\"", o.name, a.program);
 	type = (int)meta_int(prog, "prog_type");
-	if (!policy_grant_prog_type(c->grant, type))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "program \"%s\" has type %s, which your policy allows %s",
-				   a.program, policy_prog_type_to_string(type) ?: "unknown",
-				   policy_grant_test_run(c->grant, type) ? "for test runs only"
-									 : "no longer");
+	if (!policy_grant_prog_type(c->grant, type)) {
+		const char *tname = policy_prog_type_to_string(type);
+		char key[64];
+
+		snprintf(key, sizeof(key), "program_types: %s", tname ?: "");
+		return denial_reply(
+			r, PROTO_E_DENIED, EPERM, "program", a.program, tname ? key : NULL,
+			"program \"%s\" has type %s, which your policy allows %s", a.program,
+			tname ?: "unknown",
+			policy_grant_test_run(c->grant, type) ? "for test runs only" : "no longer");
+	}
 	prog_fd = pin_open(&o, prog);
 	if (prog_fd < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -prog_fd, "cannot open program \"%s\": %s",
@@ -2081,10 +2109,17 @@ static int named_test_run(struct call *c, struct reply *r)
 		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no program \"%s\"", o.name, program);
 	type = (int)meta_int(prog, "prog_type");
-	if (!policy_grant_test_run(c->grant, type))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "program \"%s\" has type %s, which your policy no longer allows",
-				   program, policy_prog_type_to_string(type) ?: "unknown");
+	if (!policy_grant_test_run(c->grant, type)) {
+		const char *tname = policy_prog_type_to_string(type);
+		char key[64];
+
+		/* test_run_types grants test runs and nothing more; program_types would too. */
+		snprintf(key, sizeof(key), "test_run_types: %s", tname ?: "");
+		return denial_reply(
+			r, PROTO_E_DENIED, EPERM, "program", program, tname ? key : NULL,
+			"program \"%s\" has type %s, which your policy no longer allows", program,
+			tname ?: "unknown");
+	}
 	prog_fd = pin_open(&o, prog);
 	if (prog_fd < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -prog_fd, "cannot open program \"%s\": %s",
@@ -2179,8 +2214,8 @@ static int named_map_insert(struct call *c, struct reply *r)
 				   "object \"%s\" has no map of maps \"%s\"", o.name, map);
 	/* The policy's grant for the outer map still says whether you may change it at all. */
 	if (!(policy_grant_map_access(c->grant, map) & MAP_ACCESS_WO))
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "your policy does not let you write map \"%s\"", map);
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "map", map, "maps",
+				    "your policy does not let you write map \"%s\"", map);
 	if (bpf_obj_get_info_by_fd(inner_fd, &info, &len) < 0)
 		return reply_error(r, PROTO_E_INVALID, EBADF, "the fd sent is not a BPF map");
 	/*
@@ -2190,23 +2225,23 @@ static int named_map_insert(struct call *c, struct reply *r)
 	 * handout_map_fd()).
 	 */
 	if (info.type == BPF_MAP_TYPE_RINGBUF)
-		return reply_error(r, PROTO_E_DENIED, EACCES,
-				   "map %u is a ring buffer: its fd is for consuming it, and a "
-				   "map of maps would let programs write records into it",
-				   info.id);
+		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", map, NULL,
+				    "map %u is a ring buffer: its fd is for consuming it, and a "
+				    "map of maps would let programs write records into it",
+				    info.id);
 	k = fdinfo_get_u64(inner_fd, "frozen", &frozen);
 	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k,
 				   "cannot tell whether map %u is frozen: %s", info.id,
 				   strerror(-k));
 	if (frozen)
-		return reply_error(r, PROTO_E_DENIED, EACCES,
-				   "map %u is frozen: its fd may be a read-only grant, and a map "
-				   "of maps would let programs write it",
-				   info.id);
+		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", map, NULL,
+				    "map %u is frozen: its fd may be a read-only grant, and a map "
+				    "of maps would let programs write it",
+				    info.id);
 	if ((fcntl(inner_fd, F_GETFL) & O_ACCMODE) != O_RDWR)
-		return reply_error(
-			r, PROTO_E_DENIED, EACCES,
+		return denial_reply(
+			r, PROTO_E_DENIED, EACCES, "map", map, NULL,
 			"map %u is not writable through the fd you sent: a map of maps "
 			"would let programs write it, so it takes only maps you may write",
 			info.id);
@@ -2266,9 +2301,9 @@ static int named_map(struct call *c, struct reply *r)
 		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no map \"%s\"%s", req.object, req.map,
 				   o.is_owner ? "" : " shared with you");
-	if (a == MAP_ACCESS_NONE)
-		return reply_error(r, PROTO_E_DENIED, EACCES,
-				   "your policy grants you no access to map \"%s\"", req.map);
+	if (a == MAP_ACCESS_NONE) /* only the owner gets here (above) */
+		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", req.map, "maps",
+				    "your policy grants you no access to map \"%s\"", req.map);
 	fd = pin_open(&o, m);
 	if (fd < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -fd, "cannot open map \"%s\": %s", req.map,
@@ -2287,7 +2322,7 @@ static int named_map(struct call *c, struct reply *r)
 				mb.value_type_id = btf.ids[2 * i + 1];
 			}
 	}
-	return mapop_run(fd, &mb, req.map, a, &req, r);
+	return mapop_run(fd, &mb, req.map, a, o.is_owner ? "maps" : "shared", &req, r);
 }
 
 /* ---- policy: the caller's effective policy and what counts against it ---- */

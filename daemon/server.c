@@ -16,6 +16,7 @@
 #include "caps.h"
 #include "common/macro.h"
 #include "peer_unit.h"
+#include "policy/verdict.h"
 #include "rate.h"
 #include "uprobe.h"
 #include "log.h"
@@ -107,6 +108,28 @@ static int conn_send_error(struct conn *c, int64_t id, const char *code, int err
 
 	if (!e)
 		return -ENOMEM;
+	k = conn_send(c, e, NULL, 0);
+	json_object_put(e);
+	return k;
+}
+
+/*
+ * A refusal answered by the event loop itself, worded and keyed as the
+ * workers' (daemon/denial.h): the message ends with "(policy key KEY)", and
+ * the error carries "reasons" and "denials".
+ */
+static int conn_send_denial(struct conn *c, int64_t id, const char *code, int err, const char *key,
+			    const char *message)
+{
+	_cleanup_free_ char *text = verdict_reason_format(key, "%s", message);
+	json_object *e = text ? proto_error_new(id, code, err, text) : NULL, *error = NULL;
+	int k;
+
+	if (!e || !json_object_object_get_ex(e, "error", &error) ||
+	    verdict_error_add(error, "object", NULL, text, key) < 0) {
+		json_object_put(e);
+		return -ENOMEM;
+	}
 	k = conn_send(c, e, NULL, 0);
 	json_object_put(e);
 	return k;
@@ -424,7 +447,7 @@ static int conn_rate_take(struct conn *c, int64_t id)
 			 "you reached your quota max_loads_per_minute (loads and attaches): %llu "
 			 "in the last minute, your limit is %llu",
 			 (unsigned long long)count, (unsigned long long)max);
-		k = conn_send_error(c, id, PROTO_E_QUOTA, EDQUOT, buf);
+		k = conn_send_denial(c, id, PROTO_E_QUOTA, EDQUOT, "max_loads_per_minute", buf);
 		return k < 0 ? k : 0;
 	}
 	if (k < 0) {

@@ -17,6 +17,7 @@
 
 #include "caps.h"
 #include "common/macro.h"
+#include "denial.h"
 #include "elfsym.h"
 #include "proto/proto.h"
 
@@ -413,8 +414,9 @@ static int process_check(const struct uprobe_request *req, pid_t pid,
 	k = uprobe_process_refusal(&p, st.st_uid, caller, why, sizeof(why));
 	if (k == -ESRCH)
 		return reply_error(r, PROTO_E_NOT_FOUND, ESRCH, "%s (the pidfd is stale)", why);
+	/* Whose process it is, not the policy, decides: no key. */
 	if (k < 0)
-		return reply_error(r, PROTO_E_DENIED, EPERM, "%s", why);
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL, "%s", why);
 	return 1;
 }
 
@@ -430,8 +432,9 @@ static int target_pid(const struct uprobe_request *req, pid_t *ret, struct reply
 		return reply_error(r, PROTO_E_NOT_FOUND, ESRCH,
 				   "the process of the pidfd has exited (the pidfd is stale)");
 	if (k == -EXDEV)
-		return reply_error(r, PROTO_E_DENIED, EXDEV,
-				   "the process of the pidfd is not in the broker's pid namespace");
+		return denial_reply(
+			r, PROTO_E_DENIED, EXDEV, "object", NULL, NULL,
+			"the process of the pidfd is not in the broker's pid namespace");
 	if (k < 0)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read the pidfd: %s",
 				   strerror(-k));
@@ -527,24 +530,26 @@ static int check_semaphore_place(const struct uprobe_request *req, const struct 
 
 	if (st->st_uid == caller->uid)
 		return 1;
+	/* The binary's owner, not the policy, decides these two: no key. */
 	if (ref_ctr)
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "a USDT semaphore only in a binary you own: this one belongs "
-				   "to uid %u, and the kernel keeps one semaphore per file and "
-				   "place, so yours would make every other user's probe there fail",
-				   (unsigned)st->st_uid);
+		return denial_reply(
+			r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+			"a USDT semaphore only in a binary you own: this one belongs "
+			"to uid %u, and the kernel keeps one semaphore per file and "
+			"place, so yours would make every other user's probe there fail",
+			(unsigned)st->st_uid);
 	k = elfsym_usdt_semaphore_at(req->binary_fd, offset);
 	if (k < 0)
 		return reply_error(r, k == -EFBIG ? PROTO_E_TOO_LARGE : PROTO_E_INVALID, -k,
 				   "cannot read the binary's USDT notes (.note.stapsdt): %s",
 				   strerror(-k));
 	if (k > 0)
-		return reply_error(r, PROTO_E_DENIED, EPERM,
-				   "file offset 0x%" PRIx64 " is a USDT probe site with a "
-				   "semaphore, in a binary you do not own (it belongs to uid %u): "
-				   "a probe there without its semaphore would make the kernel "
-				   "refuse the USDT users' probes",
-				   offset, (unsigned)st->st_uid);
+		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+				    "file offset 0x%" PRIx64 " is a USDT probe site with a "
+				    "semaphore, in a binary you do not own (it belongs to uid %u): "
+				    "a probe there without its semaphore would make the kernel "
+				    "refuse the USDT users' probes",
+				    offset, (unsigned)st->st_uid);
 	return 1;
 }
 

@@ -11,6 +11,7 @@
  */
 #include <linux/bpf.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "helpers.h"
@@ -398,4 +399,14 @@ enum helper_class helper_class_from_string(const char *s)
 int helper_max_id(void)
 {
 	return __BPF_FUNC_MAX_ID - 1;
+}
+
+const char *helper_display_name(int helper_id, char buf[static 32])
+{
+	const char *name = helper_name(helper_id);
+
+	if (name)
+		return name;
+	snprintf(buf, 32, "helper %d", helper_id);
+	return buf;
 }

@@ -53,6 +53,8 @@ enum helper_class helper_classify(int helper_id);
 
 /* "bpf_probe_read_kernel" for BPF_FUNC_probe_read_kernel, NULL if unknown. */
 const char *helper_name(int helper_id);
+/* helper_name(), or "helper N" for an id this libbpf has no name for (in buf). */
+const char *helper_display_name(int helper_id, char buf[static 32]);
 
 /* Policy-file name of a class ("read_kernel_memory"); NULL if out of range. */
 const char *helper_class_to_string(enum helper_class c);

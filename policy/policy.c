@@ -2540,15 +2540,8 @@ enum helper_class policy_helper_class_needed(const struct policy_grant *g, int h
 	return need_any ? any : cls;
 }
 
-static const char *helper_display_name(int id, char buf[static 32])
-{
-	const char *name = helper_name(id);
-
-	if (name)
-		return name;
-	snprintf(buf, 32, "helper %d", id);
-	return buf;
-}
+/* At most this many names in one reason: an object can reference thousands of symbols. */
+#define REASON_MAX_NAMES 16
 
 /* One reason per helper class the program lacks, naming every helper of that class it calls. */
 static int decide_helpers(const struct policy_grant *g, const struct object_program *prog,
@@ -2561,7 +2554,7 @@ static int decide_helpers(const struct policy_grant *g, const struct object_prog
 		const char *prog_type = policy_prog_type_to_string(prog->prog_type);
 		char key[64], buf[32];
 		bool any_task, seen = false;
-		size_t len = 0;
+		size_t len = 0, listed = 0;
 		FILE *f;
 		int k;
 
@@ -2578,12 +2571,16 @@ static int decide_helpers(const struct policy_grant *g, const struct object_prog
 		if (!f)
 			return -ENOMEM;
 		for (size_t j = i; j < prog->n_helpers; j++) {
-			if (j == i ||
-			    (!policy_grant_helper(g, prog->prog_type, prog->helpers[j]) &&
-			     policy_helper_class_needed(g, prog->helpers[j], NULL) == need))
+			if (j != i &&
+			    (policy_grant_helper(g, prog->prog_type, prog->helpers[j]) ||
+			     policy_helper_class_needed(g, prog->helpers[j], NULL) != need))
+				continue;
+			if (listed++ < REASON_MAX_NAMES)
 				fprintf(f, "%s%s", j == i ? "" : ", ",
 					helper_display_name(prog->helpers[j], buf));
 		}
+		if (listed > REASON_MAX_NAMES)
+			fprintf(f, " and %zu more", listed - REASON_MAX_NAMES);
 		if (fclose(f) != 0 || !helpers)
 			return -ENOMEM;
 		snprintf(key, sizeof(key), "helper_classes: %s",
@@ -2609,9 +2606,6 @@ static int decide_helpers(const struct policy_grant *g, const struct object_prog
 	}
 	return 0;
 }
-
-/* At most this many names in one reason: an object can reference thousands of symbols. */
-#define REASON_MAX_NAMES 16
 
 /* "a, b, c" of names (NULL ones as "(unnamed)"), "... and N more" past the bound; NULL: -ENOMEM. */
 static char *join_list(char *const *names, size_t n)
@@ -2759,39 +2753,51 @@ static int decide_map_type(const struct policy_grant *g, const struct object_map
 	return k;
 }
 
+static bool map_type_sized_in_bytes(int map_type)
+{
+	return map_type == BPF_MAP_TYPE_RINGBUF || map_type == BPF_MAP_TYPE_USER_RINGBUF;
+}
+
+/*
+ * max_entries over max_map_entries, of map name or (inner) of its inner map.
+ * A ring buffer's max_entries is its data size in bytes, limited by the same
+ * key: said so, whether it is the map or a map of maps' inner map.
+ */
+static int deny_size(const struct policy_grant *g, struct verdict_item *it, const char *name,
+		     bool inner, int map_type, uint32_t max_entries)
+{
+	char *text = NULL;
+
+	if (!map_type_sized_in_bytes(map_type))
+		return verdict_item_deny(
+			it, "max_map_entries",
+			"map \"%s\"%s has %" PRIu32 " entries, over your limit of %" PRIu64, name,
+			inner ? "'s inner map" : "", max_entries, g->limits.max_map_entries);
+	if (asprintf(&text,
+		     "%s%s%s is %" PRIu32 " bytes, over your limit of %" PRIu64
+		     " (policy key max_map_entries, which limits a ring buffer's size in bytes)",
+		     inner ? "map \"" : "ring buffer \"", name,
+		     inner ? "\"'s inner ring buffer" : "\"", max_entries,
+		     g->limits.max_map_entries) < 0)
+		return -ENOMEM;
+	return verdict_item_add(it, "max_map_entries", text);
+}
+
 static int decide_map(const struct policy_grant *g, const struct object_map *map,
 		      struct verdict_item *it)
 {
 	const char *name = name_or_unnamed(map->name);
 	int k = 0;
 
-	/* A ring buffer's max_entries is its data size in bytes, limited by the same key. */
-	if (map->max_entries > g->limits.max_map_entries &&
-	    (map->map_type == BPF_MAP_TYPE_RINGBUF || map->map_type == BPF_MAP_TYPE_USER_RINGBUF)) {
-		char *text = NULL;
-
-		k = asprintf(&text,
-			     "ring buffer \"%s\" is %" PRIu32 " bytes, over your limit of %" PRIu64
-			     " (policy key max_map_entries, which limits a ring buffer's size in "
-			     "bytes)",
-			     name, map->max_entries, g->limits.max_map_entries) < 0
-			    ? -ENOMEM
-			    : verdict_item_add(it, "max_map_entries", text);
-	} else if (map->max_entries > g->limits.max_map_entries)
-		k = verdict_item_deny(it, "max_map_entries",
-				      "map \"%s\" has %" PRIu32
-				      " entries, over your limit of %" PRIu64,
-				      name, map->max_entries, g->limits.max_map_entries);
+	if (map->max_entries > g->limits.max_map_entries)
+		k = deny_size(g, it, name, false, map->map_type, map->max_entries);
 	if (k >= 0 && map->pinned && !g->pinning)
 		k = verdict_item_deny(
 			it, "pinning",
 			"map \"%s\" is pinned by name, which your policy does not allow", name);
 	/* Its inner map is a map too, for as long as the load runs. */
 	if (k >= 0 && map->inner_max_entries > g->limits.max_map_entries)
-		k = verdict_item_deny(it, "max_map_entries",
-				      "map \"%s\"'s inner map has %" PRIu32
-				      " entries, over your limit of %" PRIu64,
-				      name, map->inner_max_entries, g->limits.max_map_entries);
+		k = deny_size(g, it, name, true, map->inner_map_type, map->inner_max_entries);
 	/*
 	 * Flags the broker knows to change only how the map holds its data;
 	 * the rest (a token or BTF object passed by fd, which the kernel would
@@ -2946,19 +2952,6 @@ static uint64_t hash_buckets(uint64_t n)
  * become, with kmalloc's sizes and the elements their allocator caches on
  * every CPU (per-CPU values in each of those too).
  */
-uint64_t policy_map_inner_memory_estimate(const struct object_map *m, unsigned n_cpus)
-{
-	const struct object_map inner = {
-		.map_type = m->inner_map_type,
-		.key_size = m->inner_key_size,
-		.value_size = m->inner_value_size,
-		.max_entries = m->inner_max_entries,
-		.map_flags = m->inner_map_flags,
-	};
-
-	return m->inner_map_type ? policy_map_memory_estimate(&inner, n_cpus) : 0;
-}
-
 uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 {
 	uint64_t key = ((uint64_t)m->key_size + 7) & ~7ull;
@@ -3010,4 +3003,18 @@ uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus)
 				   u64_mul_sat(n, elem));
 	}
 	}
+}
+
+/* A map of maps' inner map is estimated as a map of its own (inner_*). */
+uint64_t policy_map_inner_memory_estimate(const struct object_map *m, unsigned n_cpus)
+{
+	const struct object_map inner = {
+		.map_type = m->inner_map_type,
+		.key_size = m->inner_key_size,
+		.value_size = m->inner_value_size,
+		.max_entries = m->inner_max_entries,
+		.map_flags = m->inner_map_flags,
+	};
+
+	return m->inner_map_type ? policy_map_memory_estimate(&inner, n_cpus) : 0;
 }

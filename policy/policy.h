@@ -403,15 +403,24 @@ struct policy_verdict {
 
 /*
  * Decide on d under g. Every reason of every item is collected, each a
- * specific sentence with its policy key (struct verdict_reason), e.g.
- *   program "trace_open" calls bpf_probe_read_kernel (class read_kernel_memory), which your
- *     policy does not allow (policy key helper_classes: read_kernel_memory)
- *   program "x" has type kprobe, which your policy does not allow (policy key program_types:
- * kprobe) program "x" has 5000 instructions, over your limit of 4096 (policy key
- * max_insns_per_program) map "big" has 1000000 entries, over your limit of 65536 (policy key
- * max_map_entries) ring buffer "rb" is 1048576 bytes, over your limit of 65536 (policy key
- * max_map_entries, ...) map "pins" is pinned by name, which your policy does not allow (policy key
- * pinning) Returns 0 (the verdict says allowed or not) or -ENOMEM.
+ * specific sentence ending with its policy key (struct verdict_reason).
+ * For example:
+ *
+ * - program "x" has type kprobe, which your policy does not allow
+ *   (policy key program_types: kprobe)
+ * - program "x" calls bpf_probe_read_kernel (class read_kernel_memory),
+ *   which your policy does not allow
+ *   (policy key helper_classes: read_kernel_memory)
+ * - program "x" has 5000 instructions, over your limit of 4096
+ *   (policy key max_insns_per_program)
+ * - map "big" has 1000000 entries, over your limit of 65536
+ *   (policy key max_map_entries)
+ * - ring buffer "rb" is 1048576 bytes, over your limit of 65536
+ *   (policy key max_map_entries, which limits a ring buffer's size in bytes)
+ * - map "pins" is pinned by name, which your policy does not allow
+ *   (policy key pinning)
+ *
+ * Returns 0 (the verdict says allowed or not) or -ENOMEM.
  */
 int policy_decide(const struct policy_grant *g, const struct object_desc *d,
 		  struct policy_verdict *ret);

@@ -74,33 +74,34 @@ void verdict_item_done(struct verdict_item *it)
 
 char *verdict_item_text(const struct verdict_item *it)
 {
-	size_t len = 1;
-	char *s;
+	size_t n =
+		it->n_reasons < VERDICT_MAX_ITEM_REASONS ? it->n_reasons : VERDICT_MAX_ITEM_REASONS;
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f;
 
 	if (it->allowed || it->n_reasons == 0)
 		return strdup(it->allowed ? "allowed" : "denied");
-	for (size_t i = 0; i < it->n_reasons; i++)
-		len += strlen(it->reasons[i].text) + 2;
-	s = malloc(len);
-	if (!s)
+	f = open_memstream(&s, &len);
+	if (!f)
 		return NULL;
-	s[0] = '\0';
-	for (size_t i = 0; i < it->n_reasons; i++) {
-		if (i > 0)
-			strcat(s, "; ");
-		strcat(s, it->reasons[i].text);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i > 0 ? "; " : "", it->reasons[i].text);
+	if (it->n_reasons > n)
+		fprintf(f, "; and %zu more reasons", it->n_reasons - n);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
 	}
 	return s;
 }
 
-json_object *verdict_denial_json(const char *kind, const char *name, const char *text,
-				 const char *key)
+json_object *verdict_denial_json(const char *kind, const char *name, const char *key)
 {
 	json_object *o = json_object_new_object();
 
 	if (!o || json_object_object_add(o, "kind", json_object_new_string(kind)) < 0 ||
 	    (name && json_object_object_add(o, "name", json_object_new_string(name)) < 0) ||
-	    json_object_object_add(o, "reason", json_object_new_string(text)) < 0 ||
 	    json_object_object_add(o, "key", json_object_new_string(key ?: "")) < 0) {
 		json_object_put(o);
 		return NULL;
@@ -108,23 +109,63 @@ json_object *verdict_denial_json(const char *kind, const char *name, const char 
 	return o;
 }
 
-static int item_to_json(const struct verdict_item *it, const char *kind, const char *name,
-			json_object *reasons, json_object *denials)
+/* Append text to reasons and its entry to denials, both or neither. 0 or -ENOMEM. */
+static int reason_append(json_object *reasons, json_object *denials, const char *kind,
+			 const char *name, const char *text, const char *key)
 {
-	for (size_t i = 0; i < it->n_reasons; i++) {
-		const struct verdict_reason *r = &it->reasons[i];
-		json_object *text = json_object_new_string(r->text);
-		json_object *entry = verdict_denial_json(kind, name, r->text, r->key);
+	json_object *t = json_object_new_string(text);
+	json_object *entry = verdict_denial_json(kind, name, key);
 
-		if (!text || !entry || json_object_array_add(reasons, text) < 0) {
-			json_object_put(text);
-			json_object_put(entry);
+	if (!t || !entry || json_object_array_add(reasons, t) < 0) {
+		json_object_put(t);
+		json_object_put(entry);
+		return -ENOMEM;
+	}
+	if (json_object_array_add(denials, entry) < 0) {
+		json_object_put(entry);
+		/* Keep them parallel: take the sentence back out. */
+		json_object_array_del_idx(reasons, json_object_array_length(reasons) - 1, 1);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int verdict_error_add(json_object *error, const char *kind, const char *name, const char *text,
+		      const char *key)
+{
+	json_object *reasons = json_object_new_array(), *denials = json_object_new_array();
+	int k;
+
+	if (!error || !reasons || !denials ||
+	    reason_append(reasons, denials, kind, name, text, key) < 0) {
+		json_object_put(reasons);
+		json_object_put(denials);
+		return -ENOMEM;
+	}
+	k = json_object_object_add(error, "reasons", reasons);
+	if (k < 0) {
+		json_object_put(reasons);
+		json_object_put(denials);
+		return -ENOMEM;
+	}
+	if (json_object_object_add(error, "denials", denials) < 0) {
+		json_object_put(denials);
+		json_object_object_del(error, "reasons");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every reason of it, as long as fewer than VERDICT_MAX_REASONS went out; *n counts them all. */
+static int item_to_json(const struct verdict_item *it, const char *kind, const char *name,
+			json_object *reasons, json_object *denials, size_t *n)
+{
+	for (size_t i = 0; i < it->n_reasons; i++, (*n)++) {
+		const struct verdict_reason *r = &it->reasons[i];
+
+		if (*n < VERDICT_MAX_REASONS &&
+		    reason_append(reasons, denials, kind, name, r->text, r->key) < 0)
 			return -ENOMEM;
-		}
-		if (json_object_array_add(denials, entry) < 0) {
-			json_object_put(entry);
-			return -ENOMEM;
-		}
 	}
 	return 0;
 }
@@ -132,13 +173,21 @@ static int item_to_json(const struct verdict_item *it, const char *kind, const c
 int verdict_to_json(const struct policy_verdict *v, const struct object_desc *d,
 		    json_object *reasons, json_object *denials)
 {
-	int k = item_to_json(&v->object, "object", NULL, reasons, denials);
+	size_t n = 0;
+	int k = item_to_json(&v->object, "object", NULL, reasons, denials, &n);
 
 	for (size_t i = 0; k >= 0 && i < v->n_programs && i < d->n_programs; i++)
 		k = item_to_json(&v->programs[i], "program", d->programs[i].name ?: "", reasons,
-				 denials);
+				 denials, &n);
 	for (size_t i = 0; k >= 0 && i < v->n_maps && i < d->n_maps; i++)
-		k = item_to_json(&v->maps[i], "map", d->maps[i].name ?: "", reasons, denials);
+		k = item_to_json(&v->maps[i], "map", d->maps[i].name ?: "", reasons, denials, &n);
+	if (k >= 0 && n > VERDICT_MAX_REASONS) {
+		_cleanup_free_ char *more = NULL;
+
+		if (asprintf(&more, "and %zu more reasons", n - VERDICT_MAX_REASONS) < 0)
+			return -ENOMEM;
+		k = reason_append(reasons, denials, "object", NULL, more, "");
+	}
 	return k;
 }
 

@@ -32,18 +32,39 @@ int verdict_item_add(struct verdict_item *it, const char *key, char *text);
 _printf_(3, 4) int verdict_item_deny(struct verdict_item *it, const char *key, const char *fmt,
 				     ...);
 void verdict_item_done(struct verdict_item *it);
-/* An item's verdict on the wire: "allowed", or its reasons joined by "; ". NULL: -ENOMEM. */
+/*
+ * Bounds that keep a verdict within a reply (PROTO_MAX_REPLY_BYTES) however
+ * many programs, maps and helpers an object has: an item's verdict joins at
+ * most VERDICT_MAX_ITEM_REASONS reasons, and "reasons"/"denials" hold at most
+ * VERDICT_MAX_REASONS, each followed by an "and N more reasons" entry (key "")
+ * for the rest.
+ */
+#define VERDICT_MAX_ITEM_REASONS 16
+#define VERDICT_MAX_REASONS 256
+
+/*
+ * An item's verdict on the wire: "allowed", or its reasons joined by "; "
+ * (VERDICT_MAX_ITEM_REASONS of them, then "and N more reasons"). NULL: -ENOMEM.
+ */
 char *verdict_item_text(const struct verdict_item *it);
 
 /*
  * One "denials" entry: {"kind": "object"|"program"|"map", "name": NAME (not
- * for the object), "reason": TEXT, "key": KEY ("" for none)}. NULL: -ENOMEM.
+ * for the object), "key": KEY ("" for none)}. Its sentence is the "reasons"
+ * entry of the same index: not repeated, to keep verdicts small. NULL: -ENOMEM.
  */
-json_object *verdict_denial_json(const char *kind, const char *name, const char *text,
-				 const char *key);
+json_object *verdict_denial_json(const char *kind, const char *name, const char *key);
 /*
- * Append every reason of v, in order (the object's, each program's, each
- * map's), to reasons (the sentences) and denials (their entries). 0 or -ENOMEM.
+ * Add "reasons": [text] and "denials": [its entry] to the "error" object of a
+ * reply: a refusal outside the verdict. Pure JSON, for workers and the event
+ * loop alike. 0 or -ENOMEM (then neither was added).
+ */
+int verdict_error_add(json_object *error, const char *kind, const char *name, const char *text,
+		      const char *key);
+/*
+ * Append the reasons of v, in order (the object's, each program's, each
+ * map's), to reasons (the sentences) and denials (their entries), at most
+ * VERDICT_MAX_REASONS, then one "and N more reasons". 0 or -ENOMEM.
  */
 int verdict_to_json(const struct policy_verdict *v, const struct object_desc *d,
 		    json_object *reasons, json_object *denials);

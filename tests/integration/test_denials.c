@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "client/libbpfbroker.h"
@@ -24,6 +25,34 @@
 #define UID_NOBODY 65534
 
 static const struct user nobody = {UID_NOBODY, UID_NOBODY};
+static char daemon_log[400];
+
+/* The daemon's audit records of loads and checks by nobody so far. */
+static int audited_loads(void)
+{
+	char line[4096];
+	FILE *f = fopen(daemon_log, "re");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += (strstr(line, "audit: event=load ") || strstr(line, "audit: event=check ")) &&
+		     strstr(line, " uid=65534 ");
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* Wait (records may come late) until there are at least want; how many there are then. */
+static int audited_loads_reach(int want)
+{
+	int n = audited_loads();
+
+	for (int tries = 0; n < want && tries < 100; tries++) {
+		usleep(20000);
+		n = audited_loads();
+	}
+	return n;
+}
 
 /* The index of the reason of e or r whose key is key and whose text has needle; -1 if none. */
 static int find_reason(const char *const *reasons, const char *const *keys, const char *key,
@@ -173,6 +202,7 @@ static void test_bpfctl_check_not_selected(void **state)
 static void test_bpfctl_run_options_after_object(void **state)
 {
 	static const char *show = "echo \"$LISTEN_FDNAMES\"; grep max_entries /proc/self/fdinfo/4";
+	int before;
 
 	assert_int_equal(harness_ctl(&nobody, "run", harness_object("counter"), "--map-size",
 				     "counts=7", "--", "/bin/sh", "-c", show, NULL),
@@ -186,11 +216,20 @@ static void test_bpfctl_run_options_after_object(void **state)
 			 0);
 	assert_non_null(strstr(harness_out, "max_entries:\t3\n"));
 
-	/* An unknown option after the object: refused by bpfctl, nothing loads or runs. */
+	/*
+	 * An unknown option after the object: refused by bpfctl, nothing loads
+	 * or runs. The broker's audit trail shows it: the next load it records
+	 * is the check that follows, not a load of this.
+	 */
+	before = audited_loads_reach(1);
 	assert_int_equal(harness_ctl(&nobody, "run", harness_object("counter"), "--map-sise",
 				     "counts=3", "--", "/bin/sh", "-c", "echo ran", NULL),
 			 2);
 	assert_null(strstr(harness_out, "ran"));
+	assert_int_equal(harness_ctl(&nobody, "check", harness_object("counter"), NULL), 0);
+	assert_int_equal(audited_loads_reach(before + 1), before + 1);
+	usleep(100000);
+	assert_int_equal(audited_loads(), before + 1);
 	/* An object and --name together: which one is meant? */
 	assert_int_equal(harness_ctl(&nobody, "run", harness_object("counter"), "--name", "x", "--",
 				     "/bin/sh", "-c", "echo ran", NULL),
@@ -198,10 +237,58 @@ static void test_bpfctl_run_options_after_object(void **state)
 	assert_null(strstr(harness_out, "ran"));
 }
 
+/*
+ * libbpf's opt-in SEC("?socket") programs: not loaded unless named, but not
+ * left out by the request either. bpfctl check says which is which, and so
+ * does the library.
+ */
+static int client_optin(void *arg)
+{
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .check_only = true};
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *e = NULL;
+	int k = harness_load("optin", &o, &res, &e);
+
+	CHECK(k == 0, "check optin: %s", e ? e->message : strerror(-k));
+	CHECK(res->allowed, "denied: %s", res->json);
+	CHECK(bpfbroker_result_program_selected(res, "optin_maybe"), "optin_maybe not selected");
+	CHECK(!bpfbroker_result_program_autoload(res, "optin_maybe"), "optin_maybe loads");
+	CHECK(bpfbroker_result_program_selected(res, "optin_always") &&
+		      bpfbroker_result_program_autoload(res, "optin_always"),
+	      "optin_always");
+	CHECK(strstr(res->json, "\"selected\":true"), "no selected on the wire: %s", res->json);
+	bpfbroker_result_free(res);
+	return 0;
+}
+
+static void test_optin_programs(void **state)
+{
+	assert_int_equal(harness_as_user(&nobody, client_optin, NULL), 0);
+	assert_int_equal(harness_ctl(&nobody, "check", harness_object("optin"), NULL), 0);
+	assert_non_null(strstr(harness_out, "program optin_always (socket_filter, "));
+	assert_non_null(strstr(harness_out, "program optin_maybe (socket_filter, "));
+	{
+		const char *a = strstr(harness_out, "program optin_always ");
+		const char *m = strstr(harness_out, "program optin_maybe ");
+
+		assert_true(strstr(a, "insns): allowed\n") < m);
+		assert_non_null(strstr(m, "insns): not loaded (autoload off)\n"));
+	}
+	/* Named, it loads; the other is then left out. */
+	assert_int_equal(harness_ctl(&nobody, "check", harness_object("optin"), "--program",
+				     "optin_maybe", NULL),
+			 0);
+	assert_non_null(
+		strstr(strstr(harness_out, "program optin_always "), "insns): not selected\n"));
+	assert_non_null(strstr(strstr(harness_out, "program optin_maybe "), "insns): allowed\n"));
+}
+
 static int setup(void **state)
 {
 	if (harness_init() < 0)
 		return -1;
+	snprintf(daemon_log, sizeof(daemon_log), "%s/daemon.log", H.dir);
+	H.daemon_log = daemon_log;
 	if (harness_write_policy(
 		    "50-test.json",
 		    "{\"rules\": [ {\"match\": {\"uids\": [\"65534\"]},"
@@ -229,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_bpfctl_check_reasons),
 		cmocka_unit_test(test_bpfctl_check_not_selected),
 		cmocka_unit_test(test_bpfctl_run_options_after_object),
+		cmocka_unit_test(test_optin_programs),
 	};
 
 	return cmocka_run_group_tests_name("denials", tests, setup, teardown);

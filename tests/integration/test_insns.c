@@ -25,6 +25,7 @@
 
 #include "client/libbpfbroker.h"
 #include "harness.h"
+#include "harness_client.h"
 
 #define UID_RUNTIME 100000 /* a container runtime's mapped range: 100000-165535 */
 #define UID_SMALL 4321 /* socket filters only, 16 instructions */
@@ -252,6 +253,11 @@ static int raw_case_run(void *arg)
 	      err->message, t->message);
 	if (strcmp(t->code, "load-failed") == 0)
 		CHECK(err->verifier_log && *err->verifier_log, "%s: no verifier log", t->what);
+	/* Every refusal names its key; references to maps and modules have none. */
+	if (strcmp(t->code, "policy-denied") == 0)
+		CHECK(harness_denial_has_key(err,
+					     strstr(t->message, "references a map") ? "" : NULL),
+		      "%s: a refusal without its key", t->what);
 	bpfbroker_error_free(err);
 	return 0;
 }

@@ -321,6 +321,8 @@ static int client_attach_device(void *arg)
 		CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0,
 		      "attach to a cgroup the caller doesn't own: %d %s", k, code_of(err));
 		CHECK(strstr(err->message, "do not own"), "message: %s", err->message);
+		/* Delegation is the system's: no policy key gives others' cgroups. */
+		CHECK(harness_denial_has_key(err, ""), "no key for a cgroup not owned");
 		bpfbroker_error_free(err);
 		return 0;
 	}
@@ -416,6 +418,8 @@ static int client_netns(void *arg)
 	/* Interfaces the policy doesn't list, or this namespace doesn't have. */
 	k = attach_netdev("xdp", "eth9", NULL, "xdp_count", &err);
 	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "eth9: %s", code_of(err));
+	/* Not the caller's namespace: host_interfaces is the key. */
+	CHECK(harness_denial_has_key(err, "attach.host_interfaces: eth9"), "eth9's key");
 	bpfbroker_error_free(err);
 	k = attach_netdev("xdp", "lo", NULL, "tc_count", &err);
 	CHECK(k < 0 && err && strstr(err->message, "not an xdp program"), "wrong type: %s",
@@ -555,6 +559,7 @@ static int client_test_run_only(void *arg)
 	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0 &&
 		      strstr(err->message, "test runs only"),
 	      "attach of a test-run-only program: %d %s", k, err ? err->message : "");
+	CHECK(harness_denial_has_key(err, "program_types: raw_tracepoint"), "its key");
 	bpfbroker_error_free(err);
 	err = NULL;
 	k = bpfbroker_test_run(b, &topts, &tr, &err);
@@ -809,6 +814,19 @@ static void test_sharing(void **state)
 
 /* ---- quotas, across connections and a restart ---- */
 
+static int client_rate_refused(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = lib_load("counter", NULL, NULL, 0, &res, &err);
+
+	CHECK(k < 0 && err && strcmp(err->code, "quota") == 0, "over max_loads_per_minute: %d %s",
+	      k, code_of(err));
+	CHECK(harness_denial_has_key(err, "max_loads_per_minute"), "its key");
+	bpfbroker_error_free(err);
+	return 0;
+}
+
 static void test_quotas(void **state)
 {
 	assert_int_equal(ctl(&quota, "policy", NULL), 0);
@@ -840,6 +858,8 @@ static void test_quotas(void **state)
 	assert_int_equal(
 		ctl(&quota, "-j", "run", harness_object("counter"), "--", "/bin/true", NULL), 1);
 	assert_non_null(strstr(out, "\"quota\""));
+	/* The event loop's refusal names its key as the workers' do. */
+	assert_int_equal(harness_as_user(&quota, client_rate_refused, NULL), 0);
 }
 
 /* Map memory and program quotas: the second counter object goes over each. */
@@ -859,6 +879,46 @@ static int client_quota_second_load(void *arg)
 	return 0;
 }
 
+/* eg/count_egress to the owned cgroup as attach_type: refused with key (code: its code). */
+static int attach_egress_refused(const char *attach_type, const char *code, const char *key)
+{
+	struct bpfbroker_error *err = NULL;
+	struct bpfbroker *b;
+	uint32_t id = 0;
+	int fd = -1, k, cg = open(cg_owned, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct bpfbroker_attach_opts opts = {
+		.sz = sizeof(opts),
+		.object = "eg",
+		.program = "count_egress",
+		.target_type = "cgroup",
+		.cgroup_fd = cg,
+		.attach_type = attach_type,
+		.pin = true,
+	};
+
+	CHECK(cg >= 0, "open %s: %m", cg_owned);
+	CHECK(connect_broker(&b) == 0, "connect");
+	k = bpfbroker_attach(b, &opts, &id, &fd, &err);
+	bpfbroker_close(b);
+	close(cg);
+	CHECK(k < 0 && err && strcmp(err->code, code) == 0, "attach as %s: %d %s", attach_type, k,
+	      err ? err->message : "");
+	CHECK(harness_denial_has_key(err, key), "attach as %s: its key", attach_type);
+	bpfbroker_error_free(err);
+	return 0;
+}
+
+/* Over max_attachments, and an attach type attach.cgroups (true: the default set) lacks. */
+static int client_attach_refusals(void *arg)
+{
+	CHECK(attach_egress_refused("cgroup_inet_ingress", "quota", "max_attachments") == 0,
+	      "over max_attachments");
+	CHECK(attach_egress_refused("cgroup_inet_sock_create", "policy-denied",
+				    "attach.cgroups: cgroup_inet_sock_create") == 0,
+	      "an attach type not granted");
+	return 0;
+}
+
 static void test_attachment_quota(void **state)
 {
 	assert_int_equal(ctl(&owner, "load", harness_object("egress"), "--name", "eg", NULL), 0);
@@ -870,6 +930,7 @@ static void test_attachment_quota(void **state)
 	assert_int_equal(ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned,
 			     "--attach-type", "cgroup_inet_ingress", "--pin", NULL),
 			 1);
+	assert_int_equal(harness_as_user(&owner, client_attach_refusals, NULL), 0);
 	assert_int_equal(ctl(&owner, "unload", "dev", NULL), 0);
 	/* Unload ended dev's link: room again. */
 	assert_int_equal(ctl(&owner, "attach", "eg/count_egress", "cgroup", cg_owned,

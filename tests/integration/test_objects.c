@@ -26,6 +26,7 @@
 #include "client/libbpfbroker.h"
 #include "daemon/kaddr.h"
 #include "harness.h"
+#include "harness_client.h"
 
 #define UID_PLAIN 65534 /* socket filters, base helpers, every map rw */
 #define UID_TYPES 4501 /* the same, and map types by name: cpumap, prog_array, struct_ops */
@@ -170,6 +171,13 @@ static int expect_refused(const struct blob *b, const char *prog, const char *co
 	      o.err->message);
 	CHECK(strstr(o.err->message, needle), "message \"%s\" lacks \"%s\"", o.err->message,
 	      needle);
+	/* Every refusal names its policy key ("" where no policy allows it). */
+	CHECK(strcmp(code, "policy-denied") != 0 ||
+		      harness_denial_has_key(o.err, strstr(needle, "without a relocation") ||
+								    strstr(needle, "by fd")
+							    ? ""
+							    : NULL),
+	      "refused without its key: %s", o.err->message);
 	outcome_done(&o);
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "common/macro.h"
 #include "policy/attach_type.h"
 #include "policy/policy.h"
+#include "policy/verdict.h"
 
 #define MAX_WARNINGS 16
 
@@ -1097,6 +1098,119 @@ static void assert_reason(const struct verdict_item *it, size_t i, const char *t
  * for its type still shows its instruction count and each helper class it
  * lacks; the object its three limits; a map all of its problems.
  */
+/*
+ * A verdict fits in a reply (1 MiB) however large the object: 128 programs,
+ * each refused for its type, its size, 1000 helpers of a class it lacks and
+ * a kfunc, give 512 reasons; "reasons"/"denials" hold 256 and one "and N
+ * more reasons", the denials don't repeat the sentences, a helper list
+ * names 16, and each item's verdict joins at most 16 reasons.
+ */
+static void test_decide_verdict_bounded(void **state)
+{
+	struct policy *p = load(decide_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	static int many_helpers[1000];
+	struct object_program progs[128];
+	struct object_map outer = map("outer", 1, false);
+	struct object_desc d = {
+		.object_bytes = 100,
+		.programs = progs,
+		.n_programs = ARRAY_SIZE(progs),
+		.maps = &outer,
+		.n_maps = 1,
+	};
+	struct policy_verdict v = {};
+	json_object *reasons = json_object_new_array(), *denials = json_object_new_array();
+	json_object *last, *entry;
+	size_t bytes;
+	char *text;
+
+	for (size_t i = 0; i < ARRAY_SIZE(many_helpers); i++)
+		many_helpers[i] = 100000 + (int)i; /* unknown: all of class unknown */
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		progs[i] = prog("p", BPF_PROG_TYPE_XDP, true, 5000);
+		progs[i].helpers = many_helpers;
+		progs[i].n_helpers = ARRAY_SIZE(many_helpers);
+		progs[i].kfuncs = kfuncs_rcu;
+		progs[i].n_kfuncs = 1;
+	}
+	/* A ring buffer as a map of maps' inner map is sized in bytes too. */
+	outer.map_type = BPF_MAP_TYPE_ARRAY_OF_MAPS;
+	outer.inner_map_type = BPF_MAP_TYPE_RINGBUF;
+	outer.inner_max_entries = 4096;
+
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_false(v.allowed);
+	assert_int_equal(v.programs[0].n_reasons, 4);
+	assert_reason(&v.programs[0], 2,
+		      "program \"p\" calls helper 100000, helper 100001, helper 100002, helper "
+		      "100003, helper 100004, helper 100005, helper 100006, helper 100007, helper "
+		      "100008, helper 100009, helper 100010, helper 100011, helper 100012, helper "
+		      "100013, helper 100014, helper 100015 and 984 more (class unknown), which "
+		      "your policy does not allow (policy key helper_classes: unknown)",
+		      "helper_classes: unknown");
+	assert_reason(&v.maps[0], 0,
+		      "map \"outer\"'s inner ring buffer is 4096 bytes, over your limit of 1000 "
+		      "(policy key max_map_entries, which limits a ring buffer's size in bytes)",
+		      "max_map_entries");
+
+	assert_non_null(reasons);
+	assert_non_null(denials);
+	assert_int_equal(verdict_to_json(&v, &d, reasons, denials), 0);
+	assert_int_equal(json_object_array_length(reasons), VERDICT_MAX_REASONS + 1);
+	assert_int_equal(json_object_array_length(denials), VERDICT_MAX_REASONS + 1);
+	last = json_object_array_get_idx(reasons, VERDICT_MAX_REASONS);
+	/* 128 * 4 of the programs, 1 of the map (of maps: the type is no grant either) ... */
+	assert_non_null(strstr(json_object_get_string(last), " more reasons"));
+	assert_string_equal(
+		json_object_get_string(json_object_object_get(
+			json_object_array_get_idx(denials, VERDICT_MAX_REASONS), "key")),
+		"");
+	/* Entries name kind, name and key; the sentence is reasons[i]. */
+	entry = json_object_array_get_idx(denials, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(entry, "kind")),
+			    "object");
+	assert_string_equal(json_object_get_string(json_object_object_get(entry, "key")),
+			    "max_programs");
+	assert_null(json_object_object_get(entry, "reason"));
+	entry = json_object_array_get_idx(denials, 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(entry, "kind")),
+			    "program");
+	assert_string_equal(json_object_get_string(json_object_object_get(entry, "name")), "p");
+	assert_string_equal(json_object_get_string(json_object_object_get(entry, "key")),
+			    "program_types: xdp");
+	assert_null(json_object_object_get(entry, "reason"));
+
+	bytes = strlen(json_object_to_json_string(reasons)) +
+		strlen(json_object_to_json_string(denials));
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		text = verdict_item_text(&v.programs[i]);
+		assert_non_null(text);
+		bytes += strlen(text);
+		free(text);
+	}
+	assert_true(bytes < 1024 * 1024 / 2);
+
+	/* An item with more reasons than a verdict joins. */
+	{
+		struct verdict_item it = {.allowed = true};
+
+		for (int i = 0; i < VERDICT_MAX_ITEM_REASONS + 3; i++)
+			assert_int_equal(verdict_item_deny(&it, "k", "r%d", i), 0);
+		text = verdict_item_text(&it);
+		assert_non_null(text);
+		assert_non_null(strstr(text, "r15 (policy key k); and 3 more reasons"));
+		assert_null(strstr(text, "r16"));
+		free(text);
+		verdict_item_done(&it);
+	}
+	json_object_put(reasons);
+	json_object_put(denials);
+	policy_verdict_done(&v);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
 static void test_decide_all_reasons(void **state)
 {
 	struct policy *p = load(decide_json, NULL);
@@ -2142,6 +2256,7 @@ int main(void)
 		cmocka_unit_test(test_load_dir),
 		cmocka_unit_test(test_decide_allowed),
 		cmocka_unit_test(test_decide_denials),
+		cmocka_unit_test(test_decide_verdict_bounded),
 		cmocka_unit_test(test_decide_all_reasons),
 		cmocka_unit_test(test_decide_kfunc_and_pinning_granted),
 		cmocka_unit_test(test_decide_no_rule),
