@@ -213,20 +213,29 @@ static int job_check_object_size(struct job *j, uint64_t size, uint64_t limit, s
 		int k = insns_check_size(size, j->grant->limits.max_insns_per_program,
 					 j->insns.prog_name, &error);
 
-		if (k == -E2BIG)
+		if (k == -E2BIG) {
+			char note[128];
+			const char *key = policy_limit_key("max_insns_per_program",
+							   size / sizeof(struct bpf_insn), note,
+							   sizeof(note));
+
 			return denial_reply(r, PROTO_E_DENIED, E2BIG, "program", j->insns.prog_name,
-					    "max_insns_per_program", "%s",
-					    error ? error : strerror(-k));
+					    key, "%s%s", error ? error : strerror(-k), note);
+		}
 		if (k < 0)
 			return reply_error(r, PROTO_E_OBJECT, -k, "%s",
 					   error ? error : strerror(-k));
 	}
 	if (size == 0)
 		return reply_error(r, PROTO_E_OBJECT, EINVAL, "the object is empty");
-	if (size > limit)
-		return denial_reply(r, PROTO_E_DENIED, EFBIG, "object", NULL, "max_object_bytes",
-				    "object is %llu bytes, over your limit of %llu bytes",
-				    (unsigned long long)size, (unsigned long long)limit);
+	if (size > limit) {
+		char note[128];
+		const char *key = policy_limit_key("max_object_bytes", size, note, sizeof(note));
+
+		return denial_reply(r, PROTO_E_DENIED, EFBIG, "object", NULL, key,
+				    "object is %llu bytes, over your limit of %llu bytes%s",
+				    (unsigned long long)size, (unsigned long long)limit, note);
+	}
 	return 1;
 }
 
@@ -703,6 +712,15 @@ static bool pinned_map_exists(const struct job *j, const char *name)
  * (write, for the programs) or consume (the pins are the caller's own, so
  * whoever consumes it may also add to it).
  */
+/* Whether some grant in "maps" could give want for map i, whose type may cap it. */
+static bool job_access_possible(const struct job *j, size_t i, enum map_access want)
+{
+	enum map_access most = policy_map_access_for_type(MAP_ACCESS_RW | MAP_ACCESS_CONSUME,
+							  j->desc.maps[i].map_type);
+
+	return (want & most) == want;
+}
+
 static bool pinned_map_reusable(const struct job *j, size_t i)
 {
 	if (j->desc.maps[i].map_type == BPF_MAP_TYPE_RINGBUF)
@@ -751,13 +769,20 @@ static int job_prepare_pins(struct job *j, struct reply *r)
 		const struct object_map *m = &j->desc.maps[i];
 		bool exists = m->pinned && pinned_map_exists(j, m->name);
 
-		if (exists && !pinned_map_reusable(j, i))
+		if (exists && !pinned_map_reusable(j, i)) {
+			bool possible = m->map_type == BPF_MAP_TYPE_RINGBUF ||
+					job_access_possible(j, i, MAP_ACCESS_WO);
+
 			return denial_reply(
-				r, PROTO_E_DENIED, EPERM, "map", m->name, "maps",
+				r, PROTO_E_DENIED, EPERM, "map", m->name, possible ? "maps" : "",
 				"map \"%s\" is pinned by name and exists: this object's "
 				"programs would reach it, which needs write access, and your "
-				"policy grants %s",
-				m->name, map_access_to_string(j->verdict.map_access[i]));
+				"policy grants %s%s",
+				m->name, map_access_to_string(j->verdict.map_access[i]),
+				possible ? ""
+					 : " (and no policy grants write access to a map of its "
+					   "type)");
+		}
 		/* Under the user's lock: nobody else pins in the user's directory meanwhile. */
 		j->pin_created[i] = m->pinned && !exists;
 	}
@@ -845,7 +870,7 @@ static int job_post_load_check(struct job *j, struct reply *r)
 				continue;
 			snprintf(key, sizeof(key), "helper_classes: %s",
 				 helper_class_to_string(
-					 policy_helper_class_needed(j->grant, id, NULL))
+					 policy_helper_class_needed(j->grant, type, id, NULL))
 					 ?: "unknown");
 			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, key,
 					    "program \"%s\" calls %s after relocation (class "
@@ -867,13 +892,18 @@ static int job_post_load_check(struct job *j, struct reply *r)
 					    "program \"%s\" references a kernel symbol after "
 					    "relocation, which your policy does not allow",
 					    name);
-		if (n > j->grant->limits.max_insns_per_program)
+		if (n > j->grant->limits.max_insns_per_program) {
+			char note[128];
+			const char *key =
+				policy_limit_key("max_insns_per_program", n, note, sizeof(note));
+
 			return denial_reply(
-				r, PROTO_E_DENIED, E2BIG, "program", name, "max_insns_per_program",
+				r, PROTO_E_DENIED, E2BIG, "program", name, key,
 				"program \"%s\" has %zu instructions after relocation, over "
-				"your limit of %llu",
-				name, n,
-				(unsigned long long)j->grant->limits.max_insns_per_program);
+				"your limit of %llu%s",
+				name, n, (unsigned long long)j->grant->limits.max_insns_per_program,
+				note);
+		}
 	}
 	return 1;
 }
@@ -1155,11 +1185,14 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 static int quota_error(struct reply *r, const char *limit, uint64_t have, uint64_t adds,
 		       uint64_t max)
 {
-	return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, limit,
+	char note[128];
+	const char *key = policy_limit_key(limit, u64_add_sat(have, adds), note, sizeof(note));
+
+	return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, key,
 			    "this load would exceed your quota %s: you have %llu, the load adds "
-			    "%llu, your limit is %llu",
+			    "%llu, your limit is %llu%s",
 			    limit, (unsigned long long)have, (unsigned long long)adds,
-			    (unsigned long long)max);
+			    (unsigned long long)max, note);
 }
 
 static int job_map_index(const struct job *j, const char *name)
@@ -1191,12 +1224,19 @@ static int job_check_shares(struct job *j, struct reply *r)
 		if (map_access_from_string(sh->access, &want) < 0 || want == MAP_ACCESS_NONE)
 			return reply_error(r, PROTO_E_INVALID, EINVAL,
 					   "shares[%zu]: access must be ro, wo, rw or consume", i);
+		/* What no grant gives for the map's type (policy_map_access_for_type()) no key can
+		 * lift. */
 		if ((want & j->verdict.map_access[m]) != want)
-			return denial_reply(r, PROTO_E_DENIED, EPERM, "map", sh->map, "maps",
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "map", sh->map,
+					    job_access_possible(j, m, want) ? "maps" : "",
 					    "shares[%zu]: you may not share map \"%s\" as %s: your "
-					    "own access to it is %s",
+					    "own access to it is %s%s",
 					    i, sh->map, sh->access,
-					    map_access_to_string(j->verdict.map_access[m]));
+					    map_access_to_string(j->verdict.map_access[m]),
+					    job_access_possible(j, m, want)
+						    ? ""
+						    : " (and no policy grants that access to a map "
+						      "of its type)");
 	}
 	return 1;
 }

@@ -1822,12 +1822,16 @@ static int attach_check_quotas(struct call *c, struct reply *r)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your attachments: %s",
 				   strerror(-k));
 	/* n counts the link just made. */
-	if (n > l->max_attachments)
-		return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, "max_attachments",
+	if (n > l->max_attachments) {
+		char note[128];
+		const char *key = policy_limit_key("max_attachments", n, note, sizeof(note));
+
+		return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, key,
 				    "this attach would exceed your quota max_attachments: you have "
-				    "%llu, your limit is %llu",
+				    "%llu, your limit is %llu%s",
 				    (unsigned long long)(n - 1),
-				    (unsigned long long)l->max_attachments);
+				    (unsigned long long)l->max_attachments, note);
+	}
 	return 1;
 }
 

@@ -1543,6 +1543,22 @@ static const struct limit_field {
 	 POLICY_HARD_MAX_LOADS_PER_MINUTE},
 };
 
+const char *policy_limit_key(const char *key, uint64_t wanted, char *note, size_t note_size)
+{
+	if (note_size)
+		note[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(limit_fields); i++) {
+		if (strcmp(limit_fields[i].key, key) != 0 || wanted <= limit_fields[i].ceiling)
+			continue;
+		snprintf(note, note_size,
+			 " (and over the broker's hard ceiling of %" PRIu64
+			 " for %s, which no policy can raise)",
+			 limit_fields[i].ceiling, key);
+		return "";
+	}
+	return key;
+}
+
 static uint64_t *limit_ptr(struct policy_limits *l, const struct limit_field *f)
 {
 	return (uint64_t *)((char *)l + f->offset);
@@ -2508,32 +2524,40 @@ static int decide_object(const struct policy_grant *g, const struct object_desc 
 			 struct verdict_item *it)
 {
 	size_t n_load = 0;
+	char note[128];
 	int k = 0;
 
 	for (size_t i = 0; i < d->n_programs; i++)
 		if (d->programs[i].load)
 			n_load++;
 
+	/* Past a hard ceiling no key can help: named as such, with no key (policy_limit_key()). */
 	if (d->object_bytes > g->limits.max_object_bytes)
-		k = verdict_item_deny(it, "max_object_bytes",
-				      "object is %" PRIu64 " bytes, over your limit of %" PRIu64,
-				      d->object_bytes, g->limits.max_object_bytes);
+		k = verdict_item_deny(
+			it,
+			policy_limit_key("max_object_bytes", d->object_bytes, note, sizeof(note)),
+			"object is %" PRIu64 " bytes, over your limit of %" PRIu64 "%s",
+			d->object_bytes, g->limits.max_object_bytes, note);
 	if (k >= 0 && n_load > g->limits.max_programs)
-		k = verdict_item_deny(it, "max_programs",
-				      "object loads %zu programs, over your limit of %" PRIu64,
-				      n_load, g->limits.max_programs);
+		k = verdict_item_deny(it,
+				      policy_limit_key("max_programs", n_load, note, sizeof(note)),
+				      "object loads %zu programs, over your limit of %" PRIu64 "%s",
+				      n_load, g->limits.max_programs, note);
 	if (k >= 0 && d->n_maps > g->limits.max_maps)
-		k = verdict_item_deny(it, "max_maps",
-				      "object has %zu maps, over your limit of %" PRIu64, d->n_maps,
-				      g->limits.max_maps);
+		k = verdict_item_deny(it,
+				      policy_limit_key("max_maps", d->n_maps, note, sizeof(note)),
+				      "object has %zu maps, over your limit of %" PRIu64 "%s",
+				      d->n_maps, g->limits.max_maps, note);
 	return k;
 }
 
-enum helper_class policy_helper_class_needed(const struct policy_grant *g, int helper_id,
-					     bool *any_task)
+enum helper_class policy_helper_class_needed(const struct policy_grant *g, int prog_type,
+					     int helper_id, bool *any_task)
 {
 	enum helper_class cls = helper_classify(helper_id), any = helper_class_any_task(cls);
-	bool need_any = (int)any >= 0 && (g->helper_classes & HELPER_CLASS_BIT(cls));
+	/* The plain class covers only programs that run in the caller's own task: told
+	 * to grant it for any other program, a user would grant it and still be refused. */
+	bool need_any = (int)any >= 0 && !policy_prog_runs_in_callers_task(g, prog_type);
 
 	if (any_task)
 		*any_task = need_any;
@@ -2560,10 +2584,11 @@ static int decide_helpers(const struct policy_grant *g, const struct object_prog
 
 		if (policy_grant_helper(g, prog->prog_type, prog->helpers[i]))
 			continue;
-		need = policy_helper_class_needed(g, prog->helpers[i], &any_task);
+		need = policy_helper_class_needed(g, prog->prog_type, prog->helpers[i], &any_task);
 		for (size_t j = 0; j < i && !seen; j++) {
 			seen = !policy_grant_helper(g, prog->prog_type, prog->helpers[j]) &&
-			       policy_helper_class_needed(g, prog->helpers[j], NULL) == need;
+			       policy_helper_class_needed(g, prog->prog_type, prog->helpers[j],
+							  NULL) == need;
 		}
 		if (seen)
 			continue; /* named in the reason of the first helper of its class */
@@ -2571,9 +2596,9 @@ static int decide_helpers(const struct policy_grant *g, const struct object_prog
 		if (!f)
 			return -ENOMEM;
 		for (size_t j = i; j < prog->n_helpers; j++) {
-			if (j != i &&
-			    (policy_grant_helper(g, prog->prog_type, prog->helpers[j]) ||
-			     policy_helper_class_needed(g, prog->helpers[j], NULL) != need))
+			if (j != i && (policy_grant_helper(g, prog->prog_type, prog->helpers[j]) ||
+				       policy_helper_class_needed(g, prog->prog_type,
+								  prog->helpers[j], NULL) != need))
 				continue;
 			if (listed++ < REASON_MAX_NAMES)
 				fprintf(f, "%s%s", j == i ? "" : ", ",
@@ -2589,8 +2614,8 @@ static int decide_helpers(const struct policy_grant *g, const struct object_prog
 			k = verdict_item_deny(
 				it, key,
 				"program \"%s\" calls %s (class %s), which acts on the "
-				"task the program runs in: your policy grants %s only for "
-				"programs that run in your own processes (uprobes the broker "
+				"task the program runs in: class %s covers only programs "
+				"that run in your own processes (uprobes the broker "
 				"attaches), and a %s program runs in anyone's; that needs "
 				"class %s",
 				name, helpers, cls_name, cls_name,
@@ -2631,6 +2656,7 @@ static int decide_program(const struct policy_grant *g, const struct object_prog
 			  struct verdict_item *it)
 {
 	const char *name = name_or_unnamed(prog->name);
+	char note[128];
 	int k = 0;
 
 	/* A test_run-only type loads like any other; the caller just never gets to attach it. */
@@ -2651,10 +2677,12 @@ static int decide_program(const struct policy_grant *g, const struct object_prog
 					      name, prog->prog_type);
 	}
 	if (k >= 0 && prog->insn_cnt > g->limits.max_insns_per_program)
-		k = verdict_item_deny(it, "max_insns_per_program",
+		k = verdict_item_deny(it,
+				      policy_limit_key("max_insns_per_program", prog->insn_cnt,
+						       note, sizeof(note)),
 				      "program \"%s\" has %" PRIu32
-				      " instructions, over your limit of %" PRIu64,
-				      name, prog->insn_cnt, g->limits.max_insns_per_program);
+				      " instructions, over your limit of %" PRIu64 "%s",
+				      name, prog->insn_cnt, g->limits.max_insns_per_program, note);
 	if (k >= 0)
 		k = decide_helpers(g, prog, name, it);
 	if (k >= 0 && prog->n_kfuncs > 0 &&

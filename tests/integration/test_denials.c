@@ -162,6 +162,42 @@ static void test_quota_key(void **state)
 	assert_int_equal(harness_as_user(&nobody, client_quota_key, NULL), 0);
 }
 
+/*
+ * A key is named only where changing it could help: no grant in "maps" lets
+ * a map of maps be shared writable (its fds are at most read-only, so that
+ * only the broker inserts), so that refusal names no key, and says why.
+ */
+static int client_share_beyond_type(void *arg)
+{
+	struct bpfbroker_share share = {.map = "outer", .user = "0", .access = BPFBROKER_ACCESS_RW};
+	struct bpfbroker_load_opts o = {
+		.sz = sizeof(o), .name = "den-mom", .shares = &share, .n_shares = 1};
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *e = NULL;
+	int k = harness_load("mapinmap", &o, &res, &e), ret = 0;
+
+	if (k == 0) {
+		bpfbroker_result_free(res);
+		harness_unload("den-mom");
+		fprintf(stderr, "a map of maps was shared rw\n");
+		return 1;
+	}
+	if (!e || strcmp(e->code, PROTO_E_DENIED) != 0 ||
+	    check_parallel(e->reasons, e->reason_keys) != 0 ||
+	    find_reason(e->reasons, e->reason_keys, "", "no policy grants that access") != 0) {
+		fprintf(stderr, "a refusal no key can lift names one: %s\n",
+			e ? e->message : strerror(-k));
+		ret = 1;
+	}
+	bpfbroker_error_free(e);
+	return ret;
+}
+
+static void test_share_beyond_type(void **state)
+{
+	assert_int_equal(harness_as_user(&nobody, client_share_beyond_type, NULL), 0);
+}
+
 /* bpfctl check prints every reason with its key. */
 static void test_bpfctl_check_reasons(void **state)
 {
@@ -293,7 +329,8 @@ static int setup(void **state)
 		    "50-test.json",
 		    "{\"rules\": [ {\"match\": {\"uids\": [\"65534\"]},"
 		    "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
-		    "[\"base\"], \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
+		    "[\"base\"], \"map_types\": [\"array_of_maps\"],"
+		    "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
 		    "  \"limits\": {\"max_map_entries\": 1024, \"max_programs\": 1,"
 		    "   \"max_named_objects\": 1}} ]}") < 0)
 		return -1;
@@ -313,6 +350,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_reasons),
 		cmocka_unit_test(test_quota_key),
+		cmocka_unit_test(test_share_beyond_type),
 		cmocka_unit_test(test_bpfctl_check_reasons),
 		cmocka_unit_test(test_bpfctl_check_not_selected),
 		cmocka_unit_test(test_bpfctl_run_options_after_object),

@@ -1908,14 +1908,96 @@ static void test_task_classes(void **state)
 	assert_denied(
 		g1, &d,
 		"program \"tp\" calls bpf_probe_read_user (class read_user_memory), which "
-		"acts on the task the program runs in: your policy grants read_user_memory "
-		"only for programs that run in your own processes (uprobes the broker "
+		"acts on the task the program runs in: class read_user_memory covers "
+		"only programs that run in your own processes (uprobes the broker "
 		"attaches), and a tracepoint program runs in anyone's; that needs class "
 		"read_user_memory_any_task (policy key helper_classes: read_user_memory_any_task)");
 	assert_null(decide_reason(g3, &d));
 	policy_grant_free(g1);
 	policy_grant_free(g2);
 	policy_grant_free(g3);
+	policy_free(p);
+}
+
+/*
+ * The key a denial names is one that lets the helper through: for a program
+ * that runs in anyone's task the *_any_task class, whether or not the plain
+ * class is granted (granting the plain one would change nothing); for a
+ * uprobe the plain class.
+ */
+static void test_task_class_keys(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{"
+				"\"program_types\":[\"kprobe\",\"tracepoint\"],"
+				"\"helper_classes\":[\"base\"]}}]}",
+				NULL);
+	struct policy_grant *g = resolve(p, 1, 1, NULL, 0);
+	int read_user[] = {BPF_FUNC_probe_read_user};
+	struct object_program progs[] = {prog("tp", BPF_PROG_TYPE_TRACEPOINT, true, 10)};
+	struct object_desc d = {.programs = progs, .n_programs = 1};
+	bool any_task;
+	char *reason;
+
+	progs[0].helpers = read_user;
+	progs[0].n_helpers = 1;
+	assert_int_equal(policy_helper_class_needed(g, BPF_PROG_TYPE_TRACEPOINT,
+						    BPF_FUNC_probe_read_user, &any_task),
+			 HELPER_CLASS_READ_USER_MEMORY_ANY_TASK);
+	assert_true(any_task);
+	reason = decide_reason(g, &d);
+	assert_non_null(reason);
+	assert_non_null(strstr(reason, "(policy key helper_classes: read_user_memory_any_task)"));
+	free(reason);
+	/* A uprobe: the plain class is the one to grant. */
+	assert_int_equal(policy_helper_class_needed(g, BPF_PROG_TYPE_KPROBE,
+						    BPF_FUNC_probe_read_user, &any_task),
+			 HELPER_CLASS_READ_USER_MEMORY);
+	assert_false(any_task);
+	progs[0].prog_type = BPF_PROG_TYPE_KPROBE;
+	reason = decide_reason(g, &d);
+	assert_non_null(reason);
+	assert_non_null(strstr(reason, "(policy key helper_classes: read_user_memory)"));
+	free(reason);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+/* Past a hard ceiling no policy can raise, a denial names no key, and says why. */
+static void test_limit_over_ceiling(void **state)
+{
+	struct policy *p = load("{\"rules\":[{\"match\":{\"uids\":[\"1\"]},\"allow\":{"
+				"\"program_types\":[\"socket_filter\"]},\"limits\":"
+				"{\"max_maps\":16}}]}",
+				NULL);
+	struct policy_grant *g = resolve(p, 1, 1, NULL, 0);
+	struct object_map maps[POLICY_HARD_MAX_MAPS + 1];
+	struct object_desc d = {.maps = maps};
+	char note[128];
+	char *reason;
+
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
+		maps[i] = map("m", 1, false);
+	assert_string_equal(policy_limit_key("max_maps", 17, note, sizeof(note)), "max_maps");
+	assert_string_equal(note, "");
+	assert_string_equal(policy_limit_key("max_maps", POLICY_HARD_MAX_MAPS, note, sizeof(note)),
+			    "max_maps");
+	assert_string_equal(
+		policy_limit_key("max_maps", POLICY_HARD_MAX_MAPS + 1, note, sizeof(note)), "");
+	assert_non_null(strstr(note, "hard ceiling of 120 for max_maps"));
+	assert_string_equal(policy_limit_key("max_programs", 1000, note, sizeof(note)), "");
+	/* Under the ceiling the key would do. */
+	d.n_maps = 17;
+	reason = decide_reason(g, &d);
+	assert_non_null(reason);
+	assert_non_null(strstr(reason, "over your limit of 16 (policy key max_maps)"));
+	free(reason);
+	d.n_maps = ARRAY_SIZE(maps);
+	reason = decide_reason(g, &d);
+	assert_non_null(reason);
+	assert_non_null(strstr(reason, "which no policy can raise"));
+	assert_null(strstr(reason, "policy key"));
+	free(reason);
+	policy_grant_free(g);
 	policy_free(p);
 }
 
@@ -2268,6 +2350,8 @@ int main(void)
 		cmocka_unit_test(test_inner_map_limits),
 		cmocka_unit_test(test_map_types),
 		cmocka_unit_test(test_task_classes),
+		cmocka_unit_test(test_task_class_keys),
+		cmocka_unit_test(test_limit_over_ceiling),
 		cmocka_unit_test(test_kernel_symbols),
 		cmocka_unit_test(test_consume),
 		cmocka_unit_test(test_load_with_perfmon),
