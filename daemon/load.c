@@ -705,13 +705,6 @@ static bool pinned_map_exists(const struct job *j, const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/*
- * Reusing a map pinned by name lets this object's programs write it: that
- * needs write access. A ring buffer has no fd for writing (its fd is only
- * ever for consuming), so for it any grant but ro or none counts: wo or rw
- * (write, for the programs) or consume (the pins are the caller's own, so
- * whoever consumes it may also add to it).
- */
 /* Whether some grant in "maps" could give want for map i, whose type may cap it. */
 static bool job_access_possible(const struct job *j, size_t i, enum map_access want)
 {
@@ -721,6 +714,13 @@ static bool job_access_possible(const struct job *j, size_t i, enum map_access w
 	return (want & most) == want;
 }
 
+/*
+ * Reusing a map pinned by name lets this object's programs write it: that
+ * needs write access. A ring buffer has no fd for writing (its fd is only
+ * ever for consuming), so for it any grant but ro or none counts: wo or rw
+ * (write, for the programs) or consume (the pins are the caller's own, so
+ * whoever consumes it may also add to it).
+ */
 static bool pinned_map_reusable(const struct job *j, size_t i)
 {
 	if (j->desc.maps[i].map_type == BPF_MAP_TYPE_RINGBUF)
@@ -953,21 +953,16 @@ static void verifier_timer_disarm(void)
 static int job_add_libbpf_log(struct job *j, struct reply *r)
 {
 	_cleanup_free_ char *text = NULL;
-	json_object *e = reply_error_obj(r), *v;
 	size_t len;
 	const char *log = libbpflog_text(&len);
 
-	if (!j->req.libbpf_log || !e)
+	if (!j->req.libbpf_log || !reply_error_obj(r))
 		return 0;
 	text = j->kernel_addresses_visible ? strndup(log, len) : kaddr_scrub(log, len, &len);
 	if (!text)
 		return -ENOMEM;
-	v = json_object_new_string_len(text, (int)strlen(text));
-	if (!v || json_object_object_add(e, "libbpf_log", v) < 0) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return 0;
+	return reply_error_add(r, "libbpf_log",
+			       json_object_new_string_len(text, (int)strlen(text)));
 }
 
 /* What went wrong in the kernel (or libbpf), with kernel addresses taken out where due. */
@@ -976,7 +971,6 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 	size_t log_len = strnlen(j->verifier_log, PROTO_MAX_VERIFIER_LOG), len;
 	_cleanup_free_ char *log = NULL, *text = NULL;
 	char message[1024];
-	json_object *e;
 	int answered;
 
 	/*
@@ -1004,11 +998,13 @@ static int job_load_failed(struct job *j, struct reply *r, int k)
 	answered = reply_error(r, PROTO_E_LOAD, -k, "%s", text);
 	if (answered < 0)
 		return answered;
-	e = reply_error_obj(r);
 	len = strlen(log);
-	if (e && len > 0)
-		json_object_object_add(e, "verifier_log",
-				       json_object_new_string_len(log, (int)len));
+	if (len > 0) {
+		answered = reply_error_add(r, "verifier_log",
+					   json_object_new_string_len(log, (int)len));
+		if (answered < 0)
+			return answered;
+	}
 	return j->raw ? 0 : job_add_libbpf_log(j, r);
 }
 
@@ -1380,14 +1376,19 @@ static int job_record(struct job *j, struct reply *r)
 		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your kernel objects: %s",
 				   strerror(-k));
 	ledger_usage(&j->ledger, &u);
-	if (u.map_bytes > l->max_map_memory_bytes)
+	if (u.map_bytes > l->max_map_memory_bytes) {
+		char note[128];
+		const char *key =
+			policy_limit_key("max_map_memory_bytes", u.map_bytes, note, sizeof(note));
+
 		return denial_reply(
-			r, PROTO_E_QUOTA, EDQUOT, "object", NULL, "max_map_memory_bytes",
+			r, PROTO_E_QUOTA, EDQUOT, "object", NULL, key,
 			"this load would exceed your quota max_map_memory_bytes: with "
 			"its maps as the kernel made them you would have %llu, your limit "
-			"is %llu",
+			"is %llu%s",
 			(unsigned long long)u.map_bytes,
-			(unsigned long long)l->max_map_memory_bytes);
+			(unsigned long long)l->max_map_memory_bytes, note);
+	}
 	/* On any refusal from here on, job_run() removes the maps pinned by name for this load. */
 	k = ledger_commit(&j->ledger);
 	if (k < 0)
@@ -1622,7 +1623,7 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		return -ENOMEM;
 	if (j->req.check_only || !j->verdict.allowed) {
 		if (!j->verdict.allowed && !j->req.check_only) {
-			json_object *e, *reasons = NULL, *denials = NULL;
+			json_object *reasons = NULL, *denials = NULL;
 
 			/* The first reason as the message; all of them, with their keys, beside it.
 			 */
@@ -1636,19 +1637,17 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 				json_object_put(maps);
 				return k;
 			}
-			e = reply_error_obj(r);
-			if (e) {
-				json_object_object_add(e, "reasons", json_object_get(reasons));
-				json_object_object_add(e, "denials", json_object_get(denials));
-			}
+			/* Both or neither: reasons without their keys would mislead. */
+			k = reply_error_add(r, "reasons", json_object_get(reasons));
+			if (k >= 0)
+				k = reply_error_add(r, "denials", json_object_get(denials));
 			json_object_put(result);
 		} else {
-			r->body = json_object_new_object();
-			json_object_object_add(r->body, "result", result);
+			k = reply_result(r, result);
 		}
 		json_object_put(progs);
 		json_object_put(maps);
-		return 0;
+		return k;
 	}
 
 	/* A test_run-only program is only of use as a named object the caller can test-run. */

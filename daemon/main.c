@@ -363,7 +363,6 @@ static void libbpf_warm_up(void)
 	struct bpf_object *obj;
 	int k;
 
-	libbpf_set_print(libbpf_quiet);
 	obj = bpf_object__open_mem(warmup_object, warmup_object_size, &opts);
 	if (!obj) {
 		log_debug("libbpf warm-up: cannot open our object");
@@ -503,6 +502,12 @@ int main(int argc, char **argv)
 
 	if (parse_options(argc, argv, &d.opt) < 0)
 		return EXIT_FAILURE;
+	/*
+	 * The daemon's libbpf prints nothing (workers set their own printer):
+	 * set first, so that reading the attach types' names from a kernel
+	 * without BTF does not put libbpf's warning on stderr.
+	 */
+	libbpf_set_print(libbpf_quiet);
 	/* Before the policy names them, and before the spawner forks workers that use them. */
 	attach_type_init();
 	{

@@ -427,7 +427,8 @@ static int check_sizes(const struct map_shape *m, const struct proto_map_request
 }
 
 static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_access access,
-	       const char *access_key, const struct proto_map_request *req, struct reply *r)
+	       enum map_access most, const char *access_key, const struct proto_map_request *req,
+	       struct reply *r)
 {
 	struct map_shape m = {.name = name, .n_cpus = 1};
 	uint32_t len = sizeof(m.info);
@@ -449,15 +450,21 @@ static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_a
 			m.info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
 				m.info.type == BPF_MAP_TYPE_HASH_OF_MAPS,
 			access, name, msg, sizeof(msg));
-	/* A map of maps is never written through the broker: no key; otherwise the access's. */
-	if (k == -EPERM)
+	/*
+	 * The access's key only where some grant could give the access op needs
+	 * (most: the most any grant gives this caller for a map of this type);
+	 * a map of maps is never written through the broker either way.
+	 */
+	if (k == -EPERM) {
+		enum map_access need = proto_map_op_writes(req->op) ? MAP_ACCESS_WO : MAP_ACCESS_RO;
+		bool possible = (most & need) == need;
+
 		return denial_reply(r, PROTO_E_DENIED, EPERM, "map", name,
-				    proto_map_op_writes(req->op) &&
-						    (m.info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
-						     m.info.type == BPF_MAP_TYPE_HASH_OF_MAPS)
-					    ? NULL
-					    : access_key,
-				    "%s", msg);
+				    possible ? access_key : "", "%s%s", msg,
+				    possible ? ""
+					     : " (and no policy grants that access to a map of "
+					       "its type)");
+	}
 	if (k < 0)
 		return reply_error(r, PROTO_E_INVALID, -k, "%s", msg);
 	k = check_sizes(&m, req, r);
@@ -483,7 +490,8 @@ static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_a
 }
 
 int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum map_access access,
-	      const char *access_key, const struct proto_map_request *req, struct reply *r)
+	      enum map_access most, const char *access_key, const struct proto_map_request *req,
+	      struct reply *r)
 {
 	static const cap_value_t bpf_cap[] = {CAP_BPF};
 	int k;
@@ -497,7 +505,7 @@ int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum ma
 	k = caps_set_effective(bpf_cap, 1);
 	if (k < 0)
 		return k;
-	k = run(map_fd, btf, name, access, access_key, req, r);
+	k = run(map_fd, btf, name, access, most, access_key, req, r);
 	caps_clear_effective();
 	return k;
 }

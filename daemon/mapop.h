@@ -50,10 +50,13 @@ struct mapop_btf {
 /*
  * Do req on map_fd (the broker's own fd of the map, named name) for a caller
  * whose effective access is access (not NONE), which the policy key
- * access_key grants ("maps" or "shared", named in a refusal). Raises CAP_BPF around its
+ * access_key grants ("maps" or "shared", named in a refusal). most is the
+ * most access any grant of that key gives this caller for a map of its type:
+ * a refusal for an access beyond it names no key. Raises CAP_BPF around its
  * bpf() calls only (needed before Linux 6.5 with unprivileged BPF disabled).
  * 0 when r holds the answer, or a negative errno (then r gets an "internal"
  * error).
  */
 int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum map_access access,
-	      const char *access_key, const struct proto_map_request *req, struct reply *r);
+	      enum map_access most, const char *access_key, const struct proto_map_request *req,
+	      struct reply *r);

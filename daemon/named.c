@@ -1513,6 +1513,11 @@ static int attach_cgroup(struct call *c, struct reply *r, const struct attach_re
 	} else {
 		at = (int)meta_int(prog, "expected_attach_type");
 	}
+	/* No policy lists a type that is not a cgroup's in attach.cgroups: no key to name. */
+	if (!attach_type_is_cgroup(at))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "attach type %s does not attach to cgroups",
+				   attach_type_to_string(at) ?: "unknown");
 	if (!policy_grant_attach_cgroup(c->grant, at)) {
 		const char *name = attach_type_to_string(at);
 		char key[96];
@@ -1550,6 +1555,12 @@ static int attach_raw_tracepoint(struct call *c, struct reply *r, const struct a
 	if (!a->name)
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "a raw_tracepoint target needs \"name\"");
+	/* A name no policy could grant (policy_grant_attach_raw_tracepoint()): no key to name. */
+	if (!policy_raw_tracepoint_name_is_valid(a->name, false))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "\"%.64s\" is not a raw tracepoint name (1 to 128 of "
+				   "[A-Za-z0-9_])",
+				   a->name);
 	if (!policy_grant_attach_raw_tracepoint(c->grant, a->name)) {
 		char key[PROTO_MAX_NAME + 32];
 
@@ -1586,6 +1597,11 @@ static int attach_tracepoint(struct call *c, struct reply *r, const struct attac
 	if (!a->name)
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "a tracepoint target needs \"name\": \"CATEGORY:NAME\"");
+	if (!policy_tracepoint_name_is_valid(a->name, false))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "\"%.64s\" is not a tracepoint name (\"CATEGORY:NAME\", 1 to "
+				   "128 of [A-Za-z0-9_] and the colon)",
+				   a->name);
 	if (!policy_grant_attach_tracepoint(c->grant, a->name)) {
 		char key[PROTO_MAX_NAME + 32];
 
@@ -1716,6 +1732,11 @@ static int attach_interface(struct call *c, struct reply *r, const struct attach
 	if (!a->name)
 		return reply_error(r, PROTO_E_INVALID, EINVAL,
 				   "an interface target needs \"name\": the interface");
+	if (!policy_interface_name_is_valid(a->name, false))
+		return reply_error(r, PROTO_E_INVALID, EINVAL,
+				   "\"%.64s\" is not an interface name (1 to 15 characters, none "
+				   "of '/', ':' or whitespace)",
+				   a->name);
 	k = check_interface_grant(c, r, a->name);
 	if (k <= 0)
 		return k;
@@ -2283,10 +2304,10 @@ static int named_map(struct call *c, struct reply *r)
 	_cleanup_free_ char *error = NULL;
 	_cleanup_(btf_view_done) struct btf_view btf = {};
 	_cleanup_close_ int fd = -EBADF;
-	enum map_access a = MAP_ACCESS_NONE;
+	enum map_access a = MAP_ACCESS_NONE, most;
 	struct mapop_btf mb = {};
 	json_object *m;
-	int k;
+	int type, k;
 
 	k = proto_map_request_decode(c->params, &req, &error);
 	if (k == -ENOMEM)
@@ -2326,7 +2347,11 @@ static int named_map(struct call *c, struct reply *r)
 				mb.value_type_id = btf.ids[2 * i + 1];
 			}
 	}
-	return mapop_run(fd, &mb, req.map, a, o.is_owner ? "maps" : "shared", &req, r);
+	/* The most a grant could give ("maps", or "shared" for others), as the type caps it. */
+	type = meta_map_type(o.meta, req.map);
+	most = o.is_owner ? policy_map_access_for_type(MAP_ACCESS_RW | MAP_ACCESS_CONSUME, type)
+			  : share_access_for_type(MAP_ACCESS_RW, type);
+	return mapop_run(fd, &mb, req.map, a, most, o.is_owner ? "maps" : "shared", &req, r);
 }
 
 /* ---- policy: the caller's effective policy and what counts against it ---- */

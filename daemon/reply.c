@@ -50,16 +50,26 @@ json_object *reply_error_obj(struct reply *r)
 	return e;
 }
 
+int reply_error_add(struct reply *r, const char *key, json_object *val)
+{
+	json_object *e = reply_error_obj(r);
+
+	if (!e || !val || json_object_object_add(e, key, val) < 0) {
+		json_object_put(val);
+		return e ? -ENOMEM : -EINVAL;
+	}
+	return 0;
+}
+
 int reply_result(struct reply *r, json_object *result)
 {
 	json_object *body = json_object_new_object();
 
-	if (!body || !result) {
+	if (!body || !result || json_object_object_add(body, "result", result) < 0) {
 		json_object_put(body);
 		json_object_put(result);
 		return -ENOMEM;
 	}
-	json_object_object_add(body, "result", result);
 	json_object_put(r->body);
 	r->body = body;
 	return 0;

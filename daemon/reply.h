@@ -29,6 +29,11 @@ void reply_done(struct reply *r);
 _printf_(4, 5) int reply_error(struct reply *r, const char *code, int err, const char *fmt, ...);
 /* The "error" object of an error reply, to add details (verifier_log, reasons). */
 json_object *reply_error_obj(struct reply *r);
+/*
+ * Add val (taken, put on failure; NULL counts as -ENOMEM) as key of the error
+ * object of r, an error reply. 0 or -ENOMEM.
+ */
+int reply_error_add(struct reply *r, const char *key, json_object *val);
 /* The error reply's code and message, or NULL (for the audit trail). */
 const char *reply_error_code(struct reply *r);
 const char *reply_error_message(struct reply *r);

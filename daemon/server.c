@@ -430,24 +430,36 @@ static int conn_rate_take(struct conn *c, int64_t id)
 	struct policy_grant *g = NULL;
 	struct timespec ts;
 	uint64_t count = 0, max;
-	char buf[192];
+	char buf[384], note[128] = "";
+	const char *key;
+	bool matched;
 	int k;
 
 	k = policy_resolve(*c->server->cfg.policy, &ident, &g);
 	if (k < 0)
 		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot resolve the policy");
 	/* Users no rule matches are refused by the worker; they still may not flood it. */
-	max = g->matched ? g->limits.max_loads_per_minute : POLICY_DEFAULT_MAX_LOADS_PER_MINUTE;
+	matched = g->matched;
+	max = matched ? g->limits.max_loads_per_minute : POLICY_DEFAULT_MAX_LOADS_PER_MINUTE;
 	policy_grant_free(g);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	k = rate_take(c->server->rate, c->cred.uid, max,
 		      (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000, &count);
 	if (k == -EDQUOT) {
+		/*
+		 * No rule's limit applies to a user no rule matches, so a rule
+		 * matching them ("match") is what would change; past the hard
+		 * ceiling nothing would.
+		 */
+		key = matched ? policy_limit_key("max_loads_per_minute", count + 1, note,
+						 sizeof(note))
+			      : "match";
 		snprintf(buf, sizeof(buf),
 			 "you reached your quota max_loads_per_minute (loads and attaches): %llu "
-			 "in the last minute, your limit is %llu",
-			 (unsigned long long)count, (unsigned long long)max);
-		k = conn_send_denial(c, id, PROTO_E_QUOTA, EDQUOT, "max_loads_per_minute", buf);
+			 "in the last minute, your limit is %llu%s%s",
+			 (unsigned long long)count, (unsigned long long)max,
+			 matched ? "" : " (the default: no rule of the policy matches you)", note);
+		k = conn_send_denial(c, id, PROTO_E_QUOTA, EDQUOT, key, buf);
 		return k < 0 ? k : 0;
 	}
 	if (k < 0) {

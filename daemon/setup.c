@@ -236,11 +236,12 @@ static int setup_attach_targets(struct bpf_object *obj, const struct proto_load_
 			/*
 			 * Answered as a target named in the section is
 			 * (load-failed, ESRCH from libbpf 1.1.2, as for root's own
-			 * bpf_program__set_attach_target()), and naming the module
+			 * bpf_program__set_attach_target(), also where libbpf said
+			 * ENOENT: the target is missing either way), and naming the module
 			 * whose BTF has it, which workers never see (modbtf.h).
 			 */
 			libbpflog_module_hint(t->target, hint, sizeof(hint));
-			return reply_error(r, PROTO_E_LOAD, -k,
+			return reply_error(r, PROTO_E_LOAD, ESRCH,
 					   "attach_targets: libbpf could not set the attach target "
 					   "of program \"%s\" to \"%s\": the kernel's BTF has no "
 					   "such target for its attach type%s",

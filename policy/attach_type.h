@@ -27,3 +27,8 @@ void attach_type_init(void);
 int attach_type_from_string(const char *s);
 /* libbpf's name of t, else this kernel's, else NULL (unknown here). */
 const char *attach_type_to_string(int t);
+/*
+ * Whether t attaches to cgroups (what attach.cgroups may list): libbpf's cgroup
+ * types, and this kernel's newer ones named "cgroup_*".
+ */
+bool attach_type_is_cgroup(int t);

@@ -1189,42 +1189,6 @@ static int parse_name_patterns(struct parse_ctx *c, const char *path, json_objec
 	return 0;
 }
 
-static bool attach_type_is_cgroup(int t)
-{
-	switch (t) {
-	case BPF_CGROUP_INET_INGRESS:
-	case BPF_CGROUP_INET_EGRESS:
-	case BPF_CGROUP_INET_SOCK_CREATE:
-	case BPF_CGROUP_SOCK_OPS:
-	case BPF_CGROUP_DEVICE:
-	case BPF_CGROUP_INET4_BIND:
-	case BPF_CGROUP_INET6_BIND:
-	case BPF_CGROUP_INET4_CONNECT:
-	case BPF_CGROUP_INET6_CONNECT:
-	case BPF_CGROUP_INET4_POST_BIND:
-	case BPF_CGROUP_INET6_POST_BIND:
-	case BPF_CGROUP_UDP4_SENDMSG:
-	case BPF_CGROUP_UDP6_SENDMSG:
-	case BPF_CGROUP_SYSCTL:
-	case BPF_CGROUP_UDP4_RECVMSG:
-	case BPF_CGROUP_UDP6_RECVMSG:
-	case BPF_CGROUP_GETSOCKOPT:
-	case BPF_CGROUP_SETSOCKOPT:
-	case BPF_CGROUP_INET_SOCK_RELEASE:
-	case BPF_CGROUP_INET4_GETPEERNAME:
-	case BPF_CGROUP_INET6_GETPEERNAME:
-	case BPF_CGROUP_INET4_GETSOCKNAME:
-	case BPF_CGROUP_INET6_GETSOCKNAME:
-		return true;
-	default: {
-		/* Newer than libbpf: this kernel's cgroup_unix_* hooks (49-53 on 6.18) and such. */
-		const char *n = attach_type_to_string(t);
-
-		return n && strncmp(n, "cgroup_", 7) == 0;
-	}
-	}
-}
-
 /* "cgroups": true (the default set) or a list of cgroup attach types by libbpf name. */
 static int parse_cgroup_attach(struct parse_ctx *c, const char *parent, json_object *attach,
 			       uint64_t *ret)

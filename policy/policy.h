@@ -273,19 +273,19 @@ bool policy_prog_runs_in_callers_task(const struct policy_grant *g, int prog_typ
  */
 bool policy_grant_helper(const struct policy_grant *g, int prog_type, int helper_id);
 /*
- * The class g would have to grant for a program of prog_type that
- * policy_grant_helper() refuses helper_id: the helper's own class where
- * that class would do (it has no *_any_task form, or the program runs in
- * the caller's own task), else its *_any_task class (*any_task, if not
- * NULL, says which). Granting the class returned lets the helper through.
- */
-/*
  * The policy key to name when a request wants `wanted` of the limit `key`:
  * key itself, or "" when wanted is over the key's hard ceiling, which no
  * policy can raise (a user told to raise key could not). note gets "" or a
  * sentence to append that says so.
  */
 const char *policy_limit_key(const char *key, uint64_t wanted, char *note, size_t note_size);
+/*
+ * The class g would have to grant for a program of prog_type that
+ * policy_grant_helper() refuses helper_id: the helper's own class where
+ * that class would do (it has no *_any_task form, or the program runs in
+ * the caller's own task), else its *_any_task class (*any_task, if not
+ * NULL, says which). Granting the class returned lets the helper through.
+ */
 enum helper_class policy_helper_class_needed(const struct policy_grant *g, int prog_type,
 					     int helper_id, bool *any_task);
 bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type);

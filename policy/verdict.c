@@ -93,6 +93,18 @@ char *verdict_item_text(const struct verdict_item *it)
 		free(s);
 		return NULL;
 	}
+	/*
+	 * Cut, not on a UTF-8 continuation byte, so that every item's verdict
+	 * stays small: an object may have many programs and maps, each reason
+	 * up to 16 names of 128 bytes. Each whole reason is in "reasons".
+	 */
+	if (len > VERDICT_MAX_ITEM_TEXT) {
+		size_t cut = VERDICT_MAX_ITEM_TEXT - strlen(VERDICT_ELLIPSIS);
+
+		while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+			cut--;
+		memcpy(s + cut, VERDICT_ELLIPSIS, strlen(VERDICT_ELLIPSIS) + 1);
+	}
 	return s;
 }
 

@@ -41,10 +41,14 @@ void verdict_item_done(struct verdict_item *it);
  */
 #define VERDICT_MAX_ITEM_REASONS 16
 #define VERDICT_MAX_REASONS 256
+/* An item's joined verdict is at most this many bytes, cut with VERDICT_ELLIPSIS. */
+#define VERDICT_MAX_ITEM_TEXT 1024
+#define VERDICT_ELLIPSIS "\xe2\x80\xa6" /* U+2026 in UTF-8 */
 
 /*
  * An item's verdict on the wire: "allowed", or its reasons joined by "; "
- * (VERDICT_MAX_ITEM_REASONS of them, then "and N more reasons"). NULL: -ENOMEM.
+ * (VERDICT_MAX_ITEM_REASONS of them, then "and N more reasons"), at most
+ * VERDICT_MAX_ITEM_TEXT bytes (cut, ending in VERDICT_ELLIPSIS). NULL: -ENOMEM.
  */
 char *verdict_item_text(const struct verdict_item *it);
 

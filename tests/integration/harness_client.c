@@ -75,8 +75,14 @@ bool harness_denial_has_key(const struct bpfbroker_error *e, const char *key)
 			e->message);
 		return false;
 	}
-	if (!key)
+	if (!key) {
+		/* Any key, but a key: "" must be asked for. */
+		if (!*e->reason_keys[0]) {
+			fprintf(stderr, "no key, expected one: %s\n", e->message);
+			return false;
+		}
 		key = e->reason_keys[0];
+	}
 	snprintf(with_key, sizeof(with_key), " (policy key %s)", key);
 	if (strcmp(e->reason_keys[0], key) != 0 || (*key && !strstr(e->message, with_key)) ||
 	    (!*key && strstr(e->message, "(policy key "))) {

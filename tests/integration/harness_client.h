@@ -21,6 +21,6 @@ int harness_unload(const char *ref);
  * as proto/PROTOCOL.md's Denials promise: reasons and their keys, parallel,
  * the message being the first reason, and ending with "(policy key KEY)"
  * unless key is "" (no policy can allow it). If not, says why on stderr.
- * key NULL: any key will do.
+ * key NULL: any key but "" will do (pass "" where none is due).
  */
 bool harness_denial_has_key(const struct bpfbroker_error *e, const char *key);

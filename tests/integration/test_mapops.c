@@ -698,6 +698,73 @@ static int client_bad_requests(void *arg)
 	return 0;
 }
 
+/*
+ * A map op refused for an access the map's type never allows names no key:
+ * ring buffers give their owner consume at most, never reads; a shared prog
+ * array is at most ro for others, whatever the share says. raw is the reply.
+ */
+static int map_call(const char *params, char **reply)
+{
+	char req[512];
+	struct bpfbroker *b;
+	int *fds = NULL, k;
+	size_t n_fds = 0;
+
+	snprintf(req, sizeof(req), "{\"bpfbroker\":1,\"id\":1,\"method\":\"map\",\"params\":%s}",
+		 params);
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	k = bpfbroker_call_raw(b, req, NULL, 0, reply, &fds, &n_fds);
+	bpfbroker_close(b);
+	free(fds);
+	return k;
+}
+
+/* A refusal's reply with the key "" (no policy can allow it). */
+static bool no_key(const char *reply)
+{
+	return (strstr(reply, "\"key\":\"\"") || strstr(reply, "\"key\": \"\"")) &&
+	       !strstr(reply, "(policy key");
+}
+
+static int client_ringbuf_read(void *arg)
+{
+	char *reply = NULL;
+
+	CHECK(map_call("{\"object\":\"rb\",\"map\":\"events\",\"op\":\"lookup\","
+		       "\"key\":\"00000000\"}",
+		       &reply) == 0,
+	      "call");
+	CHECK(strstr(reply, "policy-denied") && no_key(reply), "a ring buffer read: %s", reply);
+	free(reply);
+	return 0;
+}
+
+static int client_shared_prog_array_write(void *arg)
+{
+	char params[256], *reply = NULL;
+
+	snprintf(params, sizeof(params),
+		 "{\"object\":\"%u/mo\",\"map\":\"progs\",\"op\":\"delete\","
+		 "\"key\":\"00000000\"}",
+		 UID_OWNER);
+	CHECK(map_call(params, &reply) == 0, "call");
+	CHECK(strstr(reply, "policy-denied") && no_key(reply), "a shared prog array write: %s",
+	      reply);
+	free(reply);
+	return 0;
+}
+
+static void test_no_grant_gives_it(void **state)
+{
+	load_mo();
+	(void)ctl(&owner, "unload", "rb", NULL);
+	assert_int_equal(ctl(&owner, "load", harness_object("ringbuf"), "--name", "rb", NULL), 0);
+	assert_int_equal(harness_as_user(&owner, client_ringbuf_read, NULL), 0);
+	assert_int_equal(harness_as_user(&reader, client_shared_prog_array_write, NULL), 0);
+	assert_int_equal(ctl(&owner, "unload", "rb", NULL), 0);
+	unload_mo();
+}
+
 static void test_bad_requests(void **state)
 {
 	load_mo();
@@ -721,12 +788,15 @@ static int setup(void **state)
 		 "   \"maps\": [{\"name\": \"config_map\", \"access\": \"ro\"},"
 		 "            {\"name\": \"events_wo\", \"access\": \"wo\"},"
 		 "            {\"name\": \"secret\", \"access\": \"none\"},"
+		 "            {\"name\": \"events\", \"access\": \"consume\"},"
 		 "            {\"name\": \"*\", \"access\": \"rw\"}]}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"shared\": [{\"owner\": \"%d\", \"object\": \"mo\", \"map\": "
-		 "\"counts\", \"access\": \"ro\"}]}}"
+		 "\"counts\", \"access\": \"ro\"},"
+		 "   {\"owner\": \"%d\", \"object\": \"mo\", \"map\": \"progs\", \"access\": "
+		 "\"rw\"}]}}"
 		 "]}",
-		 UID_OWNER, UID_OTHER, UID_READER, UID_OWNER);
+		 UID_OWNER, UID_OTHER, UID_READER, UID_OWNER, UID_OWNER);
 	if (harness_write_policy("50-mapops.json", policy) < 0)
 		return -1;
 	snprintf(daemon_log, sizeof(daemon_log), "%s/daemon.log", H.dir);
@@ -754,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_guard_falls_back),
 		cmocka_unit_test(test_map_of_maps),
 		cmocka_unit_test(test_bad_requests),
+		cmocka_unit_test(test_no_grant_gives_it),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -46,6 +46,8 @@
 #define UID_QUOTA_MEM 4307 /* little map memory */
 #define UID_QUOTA_PROGS 4308 /* one loaded program */
 #define UID_NESTER 4309 /* granted maps of maps */
+#define UID_UNMATCHED 4310 /* no rule matches */
+#define DEFAULT_LOADS_PER_MINUTE 120 /* policy.h's POLICY_DEFAULT_MAX_LOADS_PER_MINUTE */
 
 static gid_t share_gid;
 static const char *share_group;
@@ -59,6 +61,7 @@ static const struct user quota = {UID_QUOTA, UID_QUOTA};
 static const struct user quota_mem = {UID_QUOTA_MEM, UID_QUOTA_MEM};
 static const struct user quota_progs = {UID_QUOTA_PROGS, UID_QUOTA_PROGS};
 static const struct user nester = {UID_NESTER, UID_NESTER};
+static const struct user unmatched = {UID_UNMATCHED, UID_UNMATCHED};
 static const struct user root = {0, 0};
 
 static char cg_base[256], cg_owned[300], cg_root_owned[300];
@@ -415,6 +418,12 @@ static int client_netns(void *arg)
 	CHECK(k == 0, "xdp attach: %s", err ? err->message : strerror(-k));
 	k = attach_netdev("tc", "lo", "ingress", "tc_count", &err);
 	CHECK(k == 0, "tc attach: %s", err ? err->message : strerror(-k));
+	/* No policy grants a name that is no interface's: no key, an invalid request. */
+	k = attach_netdev("xdp", "a_name_over_15_chars", NULL, "xdp_count", &err);
+	CHECK(k < 0 && err && strcmp(err->code, "invalid-request") == 0, "long name: %s",
+	      err ? err->message : "attached");
+	bpfbroker_error_free(err);
+	err = NULL;
 	/* Interfaces the policy doesn't list, or this namespace doesn't have. */
 	k = attach_netdev("xdp", "eth9", NULL, "xdp_count", &err);
 	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0, "eth9: %s", code_of(err));
@@ -489,6 +498,19 @@ static void test_tracing_attach(void **state)
 	assert_int_not_equal(ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_exit",
 				 "--pin", NULL),
 			     0);
+	/* Names no policy could grant are invalid requests (exit 2), not refusals naming a key. */
+	assert_int_equal(
+		ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_*", "--pin", NULL),
+		2);
+	{
+		char longname[200];
+
+		memset(longname, 'a', 129);
+		longname[129] = '\0';
+		assert_int_equal(ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint",
+				     longname, "--pin", NULL),
+				 2);
+	}
 	assert_int_equal(ctl(&tracer, "attach", "rt/rawtp_count", "raw_tracepoint", "sys_enter",
 			     "--pin", NULL),
 			 0);
@@ -506,6 +528,12 @@ static void test_tracing_attach(void **state)
 	assert_int_not_equal(ctl(&tracer, "attach", "tp/count_forks", "tracepoint",
 				 "sched:sched_process_exec", "--pin", NULL),
 			     0);
+	assert_int_equal(ctl(&tracer, "attach", "tp/count_forks", "tracepoint", "sched_switch",
+			     "--pin", NULL),
+			 2);
+	assert_int_equal(
+		ctl(&tracer, "attach", "tp/count_forks", "tracepoint", "sched:*", "--pin", NULL),
+		2);
 	assert_int_equal(ctl(&tracer, "attach", "tp/count_forks", "tracepoint",
 			     "sched:sched_process_fork", "--pin", NULL),
 			 0);
@@ -669,11 +697,35 @@ static void test_map_of_maps_inserts(void **state)
  * it needs write access too. The first load makes the pin (its own program,
  * its own new map); a second that would reuse an ro map is refused.
  */
+/*
+ * A pinned map of maps is never reused: no grant gives write access to a
+ * map of maps, so the refusal names no key ("maps" could not help).
+ */
+static int client_pinned_mim_reuse(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = lib_load("pinned_mim", "pmim1", NULL, 0, &res, &err);
+
+	CHECK(k == 0, "first load: %s", err ? err->message : strerror(-k));
+	bpfbroker_result_free(res);
+	res = NULL;
+	k = lib_load("pinned_mim", "pmim2", NULL, 0, &res, &err);
+	CHECK(k < 0 && err && strcmp(err->code, "policy-denied") == 0 &&
+		      strstr(err->message, "pinned by name and exists"),
+	      "reuse: %d %s", k, err ? err->message : "");
+	CHECK(harness_denial_has_key(err, ""), "a key for reusing a map of maps");
+	bpfbroker_error_free(err);
+	return 0;
+}
+
 static void test_pinned_reuse_needs_write(void **state)
 {
 	assert_int_equal(ctl(&nester, "load", harness_object("pinned"), "--name", "pin1", NULL), 0);
 	assert_int_equal(ctl(&nester, "load", harness_object("pinned"), "--name", "pin2", NULL), 1);
 	assert_int_equal(ctl(&nester, "unload", "pin1", NULL), 0);
+	assert_int_equal(harness_as_user(&nester, client_pinned_mim_reuse, NULL), 0);
+	assert_int_equal(ctl(&nester, "unload", "pmim1", NULL), 0);
 }
 
 static void test_isolation(void **state)
@@ -827,6 +879,32 @@ static int client_rate_refused(void *arg)
 	return 0;
 }
 
+/*
+ * A user no rule matches is held to the default rate: no limit of theirs
+ * could be raised, a rule matching them ("match") is what would change.
+ */
+static int client_unmatched_rate(void *arg)
+{
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = 0;
+
+	for (int i = 0; i <= DEFAULT_LOADS_PER_MINUTE; i++) {
+		bpfbroker_error_free(err);
+		err = NULL;
+		k = lib_load("counter", NULL, NULL, 0, &res, &err);
+		CHECK(k < 0 && err, "an unmatched user's load %d: %d", i, k);
+		if (strcmp(err->code, "quota") == 0)
+			break;
+		CHECK(harness_denial_has_key(err, "match"), "load %d: its key", i);
+	}
+	CHECK(strcmp(err->code, "quota") == 0, "no quota after %d loads: %s",
+	      DEFAULT_LOADS_PER_MINUTE + 1, err->message);
+	CHECK(harness_denial_has_key(err, "match"), "the rate's key for an unmatched user");
+	bpfbroker_error_free(err);
+	return 0;
+}
+
 static void test_quotas(void **state)
 {
 	assert_int_equal(ctl(&quota, "policy", NULL), 0);
@@ -860,6 +938,7 @@ static void test_quotas(void **state)
 	assert_non_null(strstr(out, "\"quota\""));
 	/* The event loop's refusal names its key as the workers' do. */
 	assert_int_equal(harness_as_user(&quota, client_rate_refused, NULL), 0);
+	assert_int_equal(harness_as_user(&unmatched, client_unmatched_rate, NULL), 0);
 }
 
 /* Map memory and program quotas: the second counter object goes over each. */
@@ -879,7 +958,10 @@ static int client_quota_second_load(void *arg)
 	return 0;
 }
 
-/* eg/count_egress to the owned cgroup as attach_type: refused with key (code: its code). */
+/*
+ * eg/count_egress to the owned cgroup as attach_type: refused with code and,
+ * unless key is NULL (not a refusal), key.
+ */
 static int attach_egress_refused(const char *attach_type, const char *code, const char *key)
 {
 	struct bpfbroker_error *err = NULL;
@@ -903,7 +985,7 @@ static int attach_egress_refused(const char *attach_type, const char *code, cons
 	close(cg);
 	CHECK(k < 0 && err && strcmp(err->code, code) == 0, "attach as %s: %d %s", attach_type, k,
 	      err ? err->message : "");
-	CHECK(harness_denial_has_key(err, key), "attach as %s: its key", attach_type);
+	CHECK(!key || harness_denial_has_key(err, key), "attach as %s: its key", attach_type);
 	bpfbroker_error_free(err);
 	return 0;
 }
@@ -916,6 +998,8 @@ static int client_attach_refusals(void *arg)
 	CHECK(attach_egress_refused("cgroup_inet_sock_create", "policy-denied",
 				    "attach.cgroups: cgroup_inet_sock_create") == 0,
 	      "an attach type not granted");
+	/* Not a cgroup's attach type: no policy could list it in attach.cgroups. */
+	CHECK(attach_egress_refused("xdp", "invalid-request", NULL) == 0, "xdp to a cgroup");
 	return 0;
 }
 

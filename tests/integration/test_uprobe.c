@@ -128,11 +128,15 @@ static int lib_attach(const struct probe *p, struct bpfbroker_error **err)
 	return k;
 }
 
-/* The error of an attach that must fail: its code is code and its message has what. */
-static int refused(int k, struct bpfbroker_error *e, const char *code, const char *what)
+/*
+ * The error of an attach that must fail: its code is code and its message has
+ * what; a refusal names key (harness_denial_has_key(): NULL any, "" none).
+ */
+static int refused(int k, struct bpfbroker_error *e, const char *code, const char *what,
+		   const char *key)
 {
 	int ok = k < 0 && e && strcmp(e->code, code) == 0 && strstr(e->message, what) &&
-		 (strcmp(code, "policy-denied") != 0 || harness_denial_has_key(e, NULL));
+		 (strcmp(code, "policy-denied") != 0 || harness_denial_has_key(e, key));
 
 	if (!ok)
 		fprintf(stderr, "expected %s (\"%s\"), got %d: %s: %s\n", code, what, k,
@@ -321,18 +325,18 @@ static int client_refusals(void *arg)
 
 	/* Another user's process. */
 	k = ATTACH_TO(a->stranger, -1);
-	CHECK(refused(k, err, "policy-denied", "is not yours") == 0, "stranger");
+	CHECK(refused(k, err, "policy-denied", "is not yours", "") == 0, "stranger");
 	/* A setuid program the caller started: its effective uid is not the caller's. */
 	k = ATTACH_TO(a->setuid_pid, -1);
-	CHECK(refused(k, err, "policy-denied", "effective uid") == 0, "setuid");
+	CHECK(refused(k, err, "policy-denied", "effective uid", "") == 0, "setuid");
 	/* init. */
 	k = ATTACH_TO(1, -1);
-	CHECK(refused(k, err, "policy-denied", "init") == 0, "pid 1");
+	CHECK(refused(k, err, "policy-denied", "init", "") == 0, "pid 1");
 
 	/* My own process, but it could still exec a setuid program. */
 	CHECK(target_start(&prober, false, target_exe, &t) == 0, "start");
 	k = ATTACH_TO(t.pid, -1);
-	CHECK(refused(k, err, "policy-denied", "no_new_privs") == 0, "without no_new_privs");
+	CHECK(refused(k, err, "policy-denied", "no_new_privs", "") == 0, "without no_new_privs");
 	target_stop(&t);
 
 	/* My own, with no_new_privs, but not dumpable (as ssh-agent makes itself). */
@@ -340,7 +344,7 @@ static int client_refusals(void *arg)
 	CHECK(target_cmd(&t, "nodump", reply, sizeof(reply)) == 0 && strcmp(reply, "ok") == 0,
 	      "nodump");
 	k = ATTACH_TO(t.pid, -1);
-	CHECK(refused(k, err, "policy-denied", "not dumpable") == 0, "not dumpable");
+	CHECK(refused(k, err, "policy-denied", "not dumpable", "") == 0, "not dumpable");
 	target_stop(&t);
 
 	/* A stale pidfd: the process exited (a zombie), then was reaped. */
@@ -355,19 +359,19 @@ static int client_refusals(void *arg)
 		CHECK(waitid(P_PID, (id_t)t.pid, &si, WEXITED | WNOWAIT) == 0, "waitid");
 	}
 	k = ATTACH_TO(t.pid, pidfd);
-	CHECK(refused(k, err, "not-found", "exited") == 0, "zombie");
+	CHECK(refused(k, err, "not-found", "exited", NULL) == 0, "zombie");
 	close(t.replies);
 	CHECK(waitpid(t.pid, NULL, 0) == t.pid, "reap");
 	t.pid = 0;
 	k = ATTACH_TO(0, pidfd);
-	CHECK(refused(k, err, "not-found", "stale") == 0, "reaped");
+	CHECK(refused(k, err, "not-found", "stale", NULL) == 0, "reaped");
 	close(pidfd);
 
 	/* Not a pidfd; not an ELF file. */
 	CHECK(target_start(&prober, true, target_exe, &t) == 0, "start");
 	binary = open(target_exe, O_RDONLY | O_CLOEXEC);
 	k = ATTACH_TO(t.pid, binary);
-	CHECK(refused(k, err, "invalid-request", "not a pidfd") == 0, "not a pidfd");
+	CHECK(refused(k, err, "invalid-request", "not a pidfd", NULL) == 0, "not a pidfd");
 	close(binary);
 	binary = open("/etc/passwd", O_RDONLY | O_CLOEXEC);
 	k = lib_attach(&(struct probe){.object = "ref",
@@ -377,14 +381,16 @@ static int client_refusals(void *arg)
 				       .pidfd = -1,
 				       .binary_fd = binary},
 		       &err);
-	CHECK(refused(k, err, "invalid-request", "not an ELF") == 0, "not an ELF");
+	CHECK(refused(k, err, "invalid-request", "not an ELF", NULL) == 0, "not an ELF");
 	close(binary);
 	target_stop(&t);
 #undef ATTACH_TO
 
 	/* Reading kernel memory needs its own class, uprobe or not. */
 	k = lib_load("uprobe_kread", "kr", &err);
-	CHECK(refused(k, err, "policy-denied", "read_kernel_memory") == 0, "kread");
+	CHECK(refused(k, err, "policy-denied", "read_kernel_memory",
+		      "helper_classes: read_kernel_memory") == 0,
+	      "kread");
 	CHECK(harness_unload("ref") == 0, "unload");
 	return 0;
 }
@@ -411,7 +417,8 @@ static int client_other_grants(void *arg)
 		CHECK(k == 0, "attach: %s", err ? err->message : strerror(-k));
 	else
 		CHECK(refused(k, err, "policy-denied",
-			      "does not allow attaching uprobes (policy key attach.uprobes)") == 0,
+			      "does not allow attaching uprobes (policy key attach.uprobes)",
+			      "attach.uprobes") == 0,
 		      "no grant");
 	CHECK(harness_unload("g") == 0, "unload");
 	target_stop(&t);

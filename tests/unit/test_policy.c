@@ -1094,6 +1094,85 @@ static void assert_reason(const struct verdict_item *it, size_t i, const char *t
 }
 
 /*
+ * The same with every name as long as the broker takes (128 bytes) and 64
+ * kfuncs of 128 bytes each per program, 120 maps over their limits: each
+ * item's verdict is cut to VERDICT_MAX_ITEM_TEXT, and "reasons", "denials"
+ * and the items' verdicts together stay well under a reply's 1 MiB.
+ */
+static void test_decide_verdict_bounded_long_names(void **state)
+{
+	struct policy *p = load(decide_json, NULL);
+	struct policy_grant *g = resolve(p, 1000, 1000, NULL, 0);
+	static int many_helpers[1000];
+	static char names[128 + 120][129], kfunc_names[64][129];
+	static char *kfuncs[64];
+	static struct object_program progs[POLICY_HARD_MAX_PROGRAMS];
+	static struct object_map maps[POLICY_HARD_MAX_MAPS];
+	struct object_desc d = {
+		.object_bytes = 100,
+		.programs = progs,
+		.n_programs = ARRAY_SIZE(progs),
+		.maps = maps,
+		.n_maps = ARRAY_SIZE(maps),
+	};
+	struct policy_verdict v = {};
+	json_object *reasons = json_object_new_array(), *denials = json_object_new_array();
+	size_t bytes;
+
+	for (size_t i = 0; i < ARRAY_SIZE(many_helpers); i++)
+		many_helpers[i] = 100000 + (int)i;
+	/* 128 bytes each, distinct in their first 6 (the rest of the arrays is NULs). */
+	for (size_t i = 0; i < ARRAY_SIZE(kfuncs); i++) {
+		memset(kfunc_names[i], 'k', 128);
+		memcpy(kfunc_names[i], "kf", 2);
+		for (size_t j = 0, n = i; j < 4; j++, n /= 10)
+			kfunc_names[i][5 - j] = (char)('0' + n % 10);
+		kfuncs[i] = kfunc_names[i];
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		memset(names[i], 'n', 128);
+		for (size_t j = 0, n = i; j < 5; j++, n /= 10)
+			names[i][5 - j] = (char)('0' + n % 10);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(progs); i++) {
+		progs[i] = prog(names[i], BPF_PROG_TYPE_XDP, true, 5000);
+		progs[i].helpers = many_helpers;
+		progs[i].n_helpers = ARRAY_SIZE(many_helpers);
+		progs[i].kfuncs = kfuncs;
+		progs[i].n_kfuncs = ARRAY_SIZE(kfuncs);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
+		maps[i] = map(names[ARRAY_SIZE(progs) + i], 100000, false);
+
+	assert_int_equal(policy_decide(g, &d, &v), 0);
+	assert_false(v.allowed);
+	assert_non_null(reasons);
+	assert_non_null(denials);
+	assert_int_equal(verdict_to_json(&v, &d, reasons, denials), 0);
+	bytes = strlen(json_object_to_json_string(reasons)) +
+		strlen(json_object_to_json_string(denials));
+	for (size_t i = 0; i < ARRAY_SIZE(progs) + ARRAY_SIZE(maps); i++) {
+		const struct verdict_item *it =
+			i < ARRAY_SIZE(progs) ? &v.programs[i] : &v.maps[i - ARRAY_SIZE(progs)];
+		char *text = verdict_item_text(it);
+
+		assert_non_null(text);
+		assert_true(strlen(text) <= VERDICT_MAX_ITEM_TEXT);
+		/* Programs have more to say than fits: cut, with the ellipsis. */
+		if (i < ARRAY_SIZE(progs))
+			assert_non_null(strstr(text, VERDICT_ELLIPSIS));
+		bytes += strlen(text);
+		free(text);
+	}
+	assert_true(bytes < 1024 * 1024 * 3 / 4);
+	json_object_put(reasons);
+	json_object_put(denials);
+	policy_verdict_done(&v);
+	policy_grant_free(g);
+	policy_free(p);
+}
+
+/*
  * Every reason of every item, each naming its policy key: a program refused
  * for its type still shows its instruction count and each helper class it
  * lacks; the object its three limits; a map all of its problems.
@@ -1985,6 +2064,19 @@ static void test_limit_over_ceiling(void **state)
 		policy_limit_key("max_maps", POLICY_HARD_MAX_MAPS + 1, note, sizeof(note)), "");
 	assert_non_null(strstr(note, "hard ceiling of 120 for max_maps"));
 	assert_string_equal(policy_limit_key("max_programs", 1000, note, sizeof(note)), "");
+	/* The quotas and the rate the daemon checks outside the verdict. */
+	assert_string_equal(policy_limit_key("max_map_memory_bytes",
+					     POLICY_HARD_MAX_MAP_MEMORY_BYTES, note, sizeof(note)),
+			    "max_map_memory_bytes");
+	assert_string_equal(policy_limit_key("max_map_memory_bytes",
+					     POLICY_HARD_MAX_MAP_MEMORY_BYTES + 1, note,
+					     sizeof(note)),
+			    "");
+	assert_string_equal(policy_limit_key("max_loads_per_minute",
+					     POLICY_HARD_MAX_LOADS_PER_MINUTE + 1, note,
+					     sizeof(note)),
+			    "");
+	assert_non_null(strstr(note, "which no policy can raise"));
 	/* Under the ceiling the key would do. */
 	d.n_maps = 17;
 	reason = decide_reason(g, &d);
@@ -2339,6 +2431,7 @@ int main(void)
 		cmocka_unit_test(test_decide_allowed),
 		cmocka_unit_test(test_decide_denials),
 		cmocka_unit_test(test_decide_verdict_bounded),
+		cmocka_unit_test(test_decide_verdict_bounded_long_names),
 		cmocka_unit_test(test_decide_all_reasons),
 		cmocka_unit_test(test_decide_kfunc_and_pinning_granted),
 		cmocka_unit_test(test_decide_no_rule),
