@@ -49,7 +49,12 @@ else
 	meson setup "$builddir" -Dfuzz=true >/dev/null
 fi
 # Only the fuzz targets: the rest of the tree is built and tested by tools/test.sh.
-ninja -C "$builddir" "${targets[@]/#/tests/fuzz/}" >/dev/null
+# Quiet when it builds; its errors when it doesn't (set -e would end the script silently).
+if ! out=$(ninja -C "$builddir" "${targets[@]/#/tests/fuzz/}" 2>&1); then
+	printf '%s\n' "$out" | grep -v '^\[' >&2
+	echo "fuzz: the fuzz targets do not build" >&2
+	exit 1
+fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
