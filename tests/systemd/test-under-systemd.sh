@@ -211,6 +211,11 @@ check_out "attach uprobe (a process of the caller's, counted)" "value: 5" \
 	sh -ec 'rm -f /tmp/up.in; mkfifo /tmp/up.in
 		setpriv --no-new-privs "$T" </tmp/up.in >/tmp/up.out & pid=$!
 		exec 3>/tmp/up.in
+		# The FIFO opens before setpriv runs: wait until the target runs (with
+		# no_new_privs), or the broker may look at the shell that is to become it.
+		for _ in $(seq 100); do
+			[ "$(readlink /proc/$pid/exe)" = "$T" ] && break; sleep 0.05
+		done
 		"$C" attach up/count_calls uprobe "$T:uprobe_target_work" --pid $pid --pin
 		echo "call 5" >&3
 		for _ in $(seq 100); do grep -q "called 5" /tmp/up.out && break; sleep 0.1; done
