@@ -311,6 +311,7 @@ static int on_stop_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	struct daemon *d = userdata;
 
 	log_warning("requests still running past the time limit; exiting anyway");
+	worker_pool_log_workers(d->pool);
 	return sd_event_exit(d->event, 0);
 }
 
@@ -327,6 +328,7 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 
 	if (d->stopping) {
 		log_warning("signal %u while stopping: exiting now", si->ssi_signo);
+		worker_pool_log_workers(d->pool);
 		return sd_event_exit(d->event, 0);
 	}
 	d->stopping = true;

@@ -31,6 +31,7 @@ struct worker {
 	int pidfd; /* workers are the spawner's children: we watch and kill them by pidfd */
 	sd_event_source *io, *child, *timer;
 	struct worker_job *job; /* running job, NULL when idle or finished */
+	uint64_t started; /* CLOCK_MONOTONIC usec: when it was handed its job */
 	bool idle; /* waiting for a job */
 	bool timed_out;
 	bool lost_reply; /* its job ended with the socket closing, not a reply: say why at exit */
@@ -851,7 +852,14 @@ static int on_spawn(sd_event_source *s, void *userdata)
 	struct worker_pool *p = userdata;
 	int k;
 
-	if (p->n_idle + p->n_spawning >= p->cfg.max_workers)
+	/*
+	 * Armed before a drain began (pool_schedule() after a job took an idle
+	 * worker, or a policy reload), this step may run after it: at idle
+	 * priority it waits behind the signal. A worker started now would be
+	 * one nobody retires, and the drain would wait for it until the stop
+	 * deadline.
+	 */
+	if (p->draining || p->n_idle + p->n_spawning >= p->cfg.max_workers)
 		return 0;
 	k = worker_spawn(p);
 	if (k == -EAGAIN)
@@ -899,6 +907,7 @@ static int worker_start_job(struct worker *w, struct worker_job *j)
 	j->worker = w;
 	p->n_busy++;
 	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
+	w->started = now;
 	k = sd_event_add_io(p->event, &w->io, w->sock, EPOLLIN, on_worker_reply, w);
 	if (k >= 0)
 		k = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC,
@@ -1111,6 +1120,25 @@ unsigned worker_pool_n_idle(const struct worker_pool *p)
 unsigned worker_pool_n_busy(const struct worker_pool *p)
 {
 	return p->n_busy;
+}
+
+void worker_pool_log_workers(const struct worker_pool *p)
+{
+	uint64_t now = 0;
+
+	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
+	log_info("workers: %u running, %u idle, %u asked of the spawner (%d)%s", p->n_busy,
+		 p->n_idle, p->n_spawning, (int)p->spawner_pid, p->draining ? "; draining" : "");
+	for (const struct worker *w = p->workers; w; w = w->next)
+		if (w->job)
+			log_info("worker %d: %s of uid %u pid %d, for %llu ms%s", (int)w->pid,
+				 w->job->event, (unsigned)w->job->uid, (int)w->job->pid,
+				 (unsigned long long)((now - w->started) / 1000),
+				 w->timed_out ? ", killed at its time limit" : "");
+		else
+			log_info("worker %d: %s", (int)w->pid,
+				 w->idle ? "idle"
+					 : "no job (done or retired), its exit not seen yet");
 }
 
 int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg, struct worker_pool **ret)

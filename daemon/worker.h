@@ -85,3 +85,8 @@ void worker_pool_drain(struct worker_pool *p, void (*drained)(void *userdata), v
 
 unsigned worker_pool_n_idle(const struct worker_pool *p);
 unsigned worker_pool_n_busy(const struct worker_pool *p);
+/*
+ * Log every worker the pool still has and what it is doing: when a stop
+ * takes longer than it should, what it waits for.
+ */
+void worker_pool_log_workers(const struct worker_pool *p);

@@ -560,6 +560,24 @@ static int wait_daemon_exit(int timeout_ms)
 	return -1;
 }
 
+/*
+ * A daemon started with args, and sc's request as u to it (sc->to_parent is
+ * p[1]): the client has connected when this returns; its pid.
+ */
+static pid_t start_request_across_sigterm(const char *args, const struct user *u,
+					  struct sync_client *sc, int p[2])
+{
+	pid_t pid;
+	char c;
+
+	sc->to_parent = p[1];
+	restart(args);
+	pid = harness_spawn_as(u, client_request_across_sigterm, sc);
+	assert_true(pid > 0);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	return pid;
+}
+
 static void test_sigterm_drains(void **state)
 {
 	struct sync_client sc = {.object = harness_object("slow"), .name = "slowterm"};
@@ -569,13 +587,9 @@ static void test_sigterm_drains(void **state)
 	pid_t pid;
 
 	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-	sc.to_parent = p[1];
-
 	/* A load the verifier is busy with when SIGTERM comes: its client gets the answer. */
-	restart("--fault-inject=delay:unload-committed");
-	pid = harness_spawn_as(&loader, client_request_across_sigterm, &sc);
-	assert_true(pid > 0);
-	assert_int_equal(read(p[0], &c, 1), 1);
+	pid = start_request_across_sigterm("--fault-inject=delay:unload-committed", &loader, &sc,
+					   p);
 	usleep(150000);
 	assert_int_equal(kill(H.daemon, SIGTERM), 0);
 	k = harness_reap(pid);
@@ -616,6 +630,79 @@ static void test_sigterm_drains(void **state)
 	close(p[0]);
 	close(p[1]);
 	assert_int_equal(harness_start(NULL), 0);
+}
+
+/* The state letter of /proc/PID/stat ('T': stopped), 0 if unreadable. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/*
+ * A reload just before a stop, while a request runs: the stop waits for that
+ * request only, not for a worker started after the drain began. The reload
+ * retires the idle workers and asks for new ones (a step at idle priority);
+ * SIGTERM, pending at the same time, is handled before that step runs, so the
+ * step finds the pool draining. The daemon is stopped while both signals are
+ * sent, so both are pending when it resumes: the kernel hands the lower
+ * (SIGHUP) over first. The running request is a named load stalled after
+ * pinning, killed at --timeout (2 s); the daemon exits then, not at its stop
+ * deadline (--timeout + 5 s).
+ */
+static void test_sigterm_after_reload(void **state)
+{
+	struct sync_client sc = {.object = harness_object("counter"), .name = "reloadterm"};
+	unsigned drained, past;
+	int p[2], status, k;
+	double t0;
+	pid_t pid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = start_request_across_sigterm(
+		"--timeout=2 --verifier-timeout=1 --fault-inject=stall:load-pinned", &loader, &sc,
+		p);
+	/* This start's log lines are already there; the stop adds its own. */
+	drained = log_count("every running request has finished", NULL);
+	past = log_count("past the time limit", NULL);
+	for (int i = 0; i < 5000 && !pins_exist(UID_LOADER, "reloadterm"); i++)
+		usleep(1000);
+	assert_true(pins_exist(UID_LOADER, "reloadterm"));
+	/* A worker has the request and stalls: the others are idle (the pool refills). */
+	usleep(200000);
+	assert_int_equal(kill(H.daemon, SIGSTOP), 0);
+	for (int i = 0; i < 2000 && proc_state(H.daemon) != 'T'; i++)
+		usleep(1000);
+	assert_int_equal(proc_state(H.daemon), 'T');
+	assert_int_equal(kill(H.daemon, SIGHUP), 0);
+	assert_int_equal(kill(H.daemon, SIGTERM), 0);
+	t0 = now_s();
+	assert_int_equal(kill(H.daemon, SIGCONT), 0);
+	/* The stalled request gets its time-limit answer; the connection then closes. */
+	k = harness_reap(pid);
+	assert_true(k == 0 || k == 2);
+	status = wait_daemon_exit(10000);
+	fprintf(stderr, "reload, then SIGTERM: exited after %.1f s\n", now_s() - t0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_true(now_s() - t0 < 5.0);
+	assert_int_equal(log_count("every running request has finished", NULL), drained + 1);
+	assert_int_equal(log_count("past the time limit", NULL), past);
+	close(p[0]);
+	close(p[1]);
+	/* The start sweeps what the killed load had pinned. */
+	assert_int_equal(harness_start(NULL), 0);
+	assert_true(wait_until_gone(UID_LOADER, "reloadterm"));
 }
 
 /* ---- class 7: the internal sweep is no client method ---- */
@@ -1196,6 +1283,7 @@ int main(void)
 		cmocka_unit_test(test_load_hangup),
 		cmocka_unit_test(test_deadline_kill_swept),
 		cmocka_unit_test(test_sigterm_drains),
+		cmocka_unit_test(test_sigterm_after_reload),
 		cmocka_unit_test(test_sweep_not_a_client_method),
 		cmocka_unit_test(test_many_groups),
 		cmocka_unit_test(test_largest_job_fits),
