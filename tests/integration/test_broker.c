@@ -730,8 +730,22 @@ static void test_privileges(void **state)
 			}
 			assert_true(w > 0);
 			if (level == 0 && harness_count_fds(w) > 0) { /* the spawner */
+				unsigned long long eff = 1;
+
 				assert_int_equal(harness_status_field(w, "CapPrm", 16), worker);
-				assert_int_equal(harness_status_field(w, "CapEff", 16), 0);
+				/*
+				 * While it makes a worker it raises CAP_NET_ADMIN for a
+				 * moment (caps_sndbuf_force()): that one and no other,
+				 * and none once it is idle again.
+				 */
+				for (int i = 0; i < 100 && eff; i++) {
+					eff = harness_status_field(w, "CapEff", 16);
+					assert_true(eff == 0 ||
+						    eff == 1ull << 12 /* CAP_NET_ADMIN */);
+					if (eff)
+						usleep(10000);
+				}
+				assert_int_equal(eff, 0);
 				assert_int_equal(harness_status_field(w, "NoNewPrivs", 10), 1);
 			}
 		}
