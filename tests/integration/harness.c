@@ -681,6 +681,19 @@ int harness_cgroups_remove(void)
 	return k;
 }
 
+int harness_group_teardown(void **state)
+{
+	return harness_finish();
+}
+
+int harness_start_with_policy(const char *json)
+{
+	if (harness_write_policy("50-test.json", json) < 0)
+		return -1;
+	harness_mark_kernel_objects();
+	return harness_start(NULL) < 0 ? -1 : 0;
+}
+
 int harness_finish(void)
 {
 	int k = harness_stop();

@@ -118,6 +118,11 @@ int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size);
 int harness_cgroups_remove(void);
 /* harness_stop(), harness_cgroups_remove(), then the kernel object leak check. */
 int harness_finish(void);
+/* harness_finish() as a cmocka group teardown. */
+int harness_group_teardown(void **state);
+/* A group setup's usual end: policy.d/50-test.json, the kernel objects marked, the daemon started.
+ */
+int harness_start_with_policy(const char *json);
 /* tracefs, for tracepoint attach: mounted at /sys/kernel/tracing if it is nowhere. */
 int harness_tracefs_ready(void);
 /* An existing group to test group rules with (its name; its gid in *gid). */

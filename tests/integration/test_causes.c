@@ -277,11 +277,6 @@ static int setup(void **state)
 	return harness_start(NULL) < 0 ? -1 : 0;
 }
 
-static int teardown(void **state)
-{
-	return harness_finish();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,5 +292,5 @@ int main(void)
 		cmocka_unit_test(test_bpfctl_libbpf_log),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, harness_group_teardown);
 }

@@ -340,11 +340,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	return harness_finish();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,5 +352,5 @@ int main(void)
 		cmocka_unit_test(test_optin_programs),
 	};
 
-	return cmocka_run_group_tests_name("denials", tests, setup, teardown);
+	return cmocka_run_group_tests_name("denials", tests, setup, harness_group_teardown);
 }

@@ -271,11 +271,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	return harness_finish();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,5 +279,5 @@ int main(void)
 		cmocka_unit_test(test_worker_sees_units),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, harness_group_teardown);
 }

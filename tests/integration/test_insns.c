@@ -482,11 +482,6 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	return harness_finish();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,5 +490,5 @@ int main(void)
 		cmocka_unit_test(test_raw_bad_params),	cmocka_unit_test(test_kernel_attach_types),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, harness_group_teardown);
 }

@@ -319,15 +319,7 @@ static int setup(void **state)
 		"[\"base\"], \"pinning\": true, \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}]}}"
 		"]}",
 		UID_MEM, UID_THREADS, QUOTA, UID_THREADS, UID_PIN);
-	if (harness_write_policy("50-test.json", policy) < 0)
-		return -1;
-	harness_mark_kernel_objects();
-	return harness_start(NULL) < 0 ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-	return harness_finish();
+	return harness_start_with_policy(policy);
 }
 
 int main(void)
@@ -341,5 +333,5 @@ int main(void)
 		cmocka_unit_test(test_refused_after_load_keeps_no_pins),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, harness_group_teardown);
 }

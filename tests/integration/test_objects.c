@@ -591,15 +591,7 @@ static int setup(void **state)
 		 "]}",
 		 UID_PLAIN, UID_TYPES, UID_KREAD, UID_NESTER, UID_TYPES, UID_KREAD, UID_NESTER,
 		 UID_TRACER, UID_ANYTASK, UID_ANYTASK);
-	if (harness_write_policy("50-test.json", policy) < 0)
-		return -1;
-	harness_mark_kernel_objects();
-	return harness_start(NULL) < 0 ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-	return harness_finish();
+	return harness_start_with_policy(policy);
 }
 
 int main(void)
@@ -615,5 +607,5 @@ int main(void)
 		cmocka_unit_test(test_task_classes),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, harness_group_teardown);
 }

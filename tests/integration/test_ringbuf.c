@@ -946,11 +946,6 @@ static int setup(void **state)
 	return harness_start(NULL) < 0 ? -1 : 0;
 }
 
-static int teardown(void **state)
-{
-	return harness_finish();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -964,5 +959,5 @@ int main(void)
 		cmocka_unit_test(test_ringbuf_named),
 	};
 
-	return cmocka_run_group_tests_name("ringbuf", tests, setup, teardown);
+	return cmocka_run_group_tests_name("ringbuf", tests, setup, harness_group_teardown);
 }

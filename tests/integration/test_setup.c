@@ -709,15 +709,7 @@ static int setup(void **state)
 		 "  \"allow\": {\"attach\": {\"cgroups\": [\"cgroup_unix_sendmsg\"]}}}"
 		 "]}",
 		 UID_ALL, UID_NARROW, UID_NOHOOK, UID_ALL, UID_ALL, UID_NOHOOK, UID_ALL);
-	if (harness_write_policy("50-test.json", policy) < 0)
-		return -1;
-	harness_mark_kernel_objects();
-	return harness_start(NULL) < 0 ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-	return harness_finish();
+	return harness_start_with_policy(policy);
 }
 
 int main(void)
@@ -733,5 +725,5 @@ int main(void)
 		cmocka_unit_test(test_bpfctl),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, harness_group_teardown);
 }
