@@ -1220,19 +1220,20 @@ static int job_check_shares(struct job *j, struct reply *r)
 		if (map_access_from_string(sh->access, &want) < 0 || want == MAP_ACCESS_NONE)
 			return reply_error(r, PROTO_E_INVALID, EINVAL,
 					   "shares[%zu]: access must be ro, wo, rw or consume", i);
-		/* What no grant gives for the map's type (policy_map_access_for_type()) no key can
-		 * lift. */
-		if ((want & j->verdict.map_access[m]) != want)
-			return denial_reply(r, PROTO_E_DENIED, EPERM, "map", sh->map,
-					    job_access_possible(j, m, want) ? "maps" : "",
-					    "shares[%zu]: you may not share map \"%s\" as %s: your "
-					    "own access to it is %s%s",
-					    i, sh->map, sh->access,
-					    map_access_to_string(j->verdict.map_access[m]),
-					    job_access_possible(j, m, want)
-						    ? ""
-						    : " (and no policy grants that access to a map "
-						      "of its type)");
+		if ((want & j->verdict.map_access[m]) != want) {
+			/* What no grant gives a map of its type, no key can lift. */
+			bool possible = job_access_possible(j, m, want);
+
+			return denial_reply(
+				r, PROTO_E_DENIED, EPERM, "map", sh->map, possible ? "maps" : "",
+				"shares[%zu]: you may not share map \"%s\" as %s: your "
+				"own access to it is %s%s",
+				i, sh->map, sh->access,
+				map_access_to_string(j->verdict.map_access[m]),
+				possible ? ""
+					 : " (and no policy grants that access to a map "
+					   "of its type)");
+		}
 	}
 	return 1;
 }

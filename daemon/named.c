@@ -2488,7 +2488,7 @@ static void call_audit(struct call *c, const char *method, struct reply *r)
 
 		/* Map reads decide nothing new (like show): only writes and refusals. */
 		(void)proto_get_string(c->params, "op", false, &op, NULL);
-		if (!code && op && strcmp(op, "update") != 0 && strcmp(op, "delete") != 0)
+		if (!code && op && !proto_map_op_name_writes(op))
 			return;
 		(void)proto_get_string(c->params, "map", false, &program, NULL);
 		if (op)

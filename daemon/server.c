@@ -356,7 +356,7 @@ static bool request_changes_state(const struct worker_method *m, json_object *pa
 	if (!m->changes_state || strcmp(m->name, "map") != 0)
 		return m->changes_state;
 	(void)proto_get_string(params, "op", false, &op, NULL);
-	return op && (strcmp(op, "update") == 0 || strcmp(op, "delete") == 0);
+	return proto_map_op_name_writes(op);
 }
 
 /* Queue job with the message's fds and, if extra_fd >= 0, that one last (taken). */

@@ -40,6 +40,14 @@ bool proto_map_op_writes(enum proto_map_op op)
 	return op == PROTO_MAP_UPDATE || op == PROTO_MAP_DELETE;
 }
 
+bool proto_map_op_name_writes(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(map_ops); i++)
+		if (strcmp(name, map_ops[i].name) == 0)
+			return proto_map_op_writes((enum proto_map_op)i);
+	return false;
+}
+
 static bool op_takes(enum proto_map_op op, const char *key)
 {
 	for (const char *const *k = map_ops[op].keys; *k; k++)

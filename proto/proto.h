@@ -299,3 +299,5 @@ void proto_map_request_done(struct proto_map_request *r);
 const char *proto_map_op_to_string(enum proto_map_op op);
 /* Does op change the map (update, delete)? */
 bool proto_map_op_writes(enum proto_map_op op);
+/* The same for an op given by its wire name (false for a name that is no op). */
+bool proto_map_op_name_writes(const char *name);

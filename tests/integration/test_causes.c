@@ -269,12 +269,9 @@ static int setup(void **state)
 		 "\"helper_classes\": [\"base\", \"read_kernel_memory\", \"kfunc\"], "
 		 "\"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]}}]}",
 		 UID_ALL);
-	if (harness_write_policy("50-test.json", policy) < 0)
-		return -1;
 	snprintf(daemon_log, sizeof(daemon_log), "%s/daemon.log", H.dir);
 	H.daemon_log = daemon_log;
-	harness_mark_kernel_objects();
-	return harness_start(NULL) < 0 ? -1 : 0;
+	return harness_start_with_policy(policy);
 }
 
 int main(void)

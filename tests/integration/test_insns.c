@@ -29,10 +29,12 @@
 
 #define UID_RUNTIME 100000 /* a container runtime's mapped range: 100000-165535 */
 #define UID_SMALL 4321 /* socket filters only, 16 instructions */
+#define UID_KERNEL 4322 /* socket filters with kfuncs and kernel symbols: only the kernel's own */
 #define RUNTIME_MAX_INSNS 64
 
 static const struct user runtime = {UID_RUNTIME, UID_RUNTIME};
 static const struct user small = {UID_SMALL, UID_SMALL};
+static const struct user kernel_user = {UID_KERNEL, UID_KERNEL};
 static const struct user root_user = {0, 0};
 
 static char cg_ctr[PATH_MAX], insns_file[128];
@@ -256,7 +258,10 @@ static int raw_case_run(void *arg)
 	/* Every refusal names its key; references to maps and modules have none. */
 	if (strcmp(t->code, "policy-denied") == 0)
 		CHECK(harness_denial_has_key(err,
-					     strstr(t->message, "references a map") ? "" : NULL),
+					     strstr(t->message, "references a map") ||
+							     strstr(t->message, "kernel module")
+						     ? ""
+						     : NULL),
 		      "%s: a refusal without its key", t->what);
 	bpfbroker_error_free(err);
 	return 0;
@@ -321,6 +326,19 @@ static void test_raw_denials(void **state)
 		MOV0(0),
 		EXIT,
 	};
+	/* The same naming a module's BTF: by an fd of the worker's own, which no client may name.
+	 */
+	static const struct bpf_insn module_var[] = {
+		INSN(BPF_LD | BPF_IMM | BPF_DW, BPF_REG_1, BPF_PSEUDO_BTF_ID, 0, 1),
+		INSN(0, 0, 0, 0, 3),
+		MOV0(0),
+		EXIT,
+	};
+	static const struct bpf_insn module_kfunc[] = {
+		INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 1, 1),
+		MOV0(0),
+		EXIT,
+	};
 	static const struct bpf_insn half_constant[] = {
 		MOV0(0),
 		EXIT,
@@ -374,6 +392,15 @@ static void test_raw_denials(void **state)
 			       "references kernel symbol btf_id:1 (class read_kernel_memory)"});
 	run(&(struct raw_case){"kfunc", &runtime, "socket_filter", kfunc, sizeof(kfunc),
 			       "policy-denied", "(class kfunc), which your policy does not allow"});
+	/* Granted kfuncs and kernel symbols, but never a module's through the worker's fds. */
+	run(&(struct raw_case){"module variable", &kernel_user, "socket_filter", module_var,
+			       sizeof(module_var), "policy-denied",
+			       "instruction 0 references a kernel module's variable; raw "
+			       "instruction loads can reference only the kernel's own"});
+	run(&(struct raw_case){"module kfunc", &kernel_user, "socket_filter", module_kfunc,
+			       sizeof(module_kfunc), "policy-denied",
+			       "instruction 0 calls a kfunc of a kernel module; raw instruction "
+			       "loads can call only the kernel's own"});
 	run(&(struct raw_case){"13 bytes", &runtime, "socket_filter", thirteen, 13, "bad-object",
 			       "are 13 bytes, not a multiple of 8"});
 	run(&(struct raw_case){"empty", &runtime, "socket_filter", thirteen, 0, "bad-object",
@@ -466,9 +493,12 @@ static int setup(void **state)
 		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
 		 "[\"base\"]},"
-		 "  \"limits\": {\"max_insns_per_program\": 16}}"
+		 "  \"limits\": {\"max_insns_per_program\": 16}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\", \"kfunc\", \"read_kernel_memory\"]}}"
 		 "]}",
-		 RUNTIME_MAX_INSNS, UID_SMALL);
+		 RUNTIME_MAX_INSNS, UID_SMALL, UID_KERNEL);
 	if (harness_write_policy("50-insns.json", policy) < 0)
 		return -1;
 	if (cgroups_create() < 0) {

@@ -1254,10 +1254,7 @@ static int setup(void **state)
 		"   \"access\": \"ro\"}]}}"
 		"]}",
 		UID_TRACER, UID_LOADER, UID_OTHER, UID_GROUPS, UID_OTHER, UID_LOADER);
-	if (harness_write_policy("50-lifecycle.json", policy) < 0)
-		return -1;
-	harness_mark_kernel_objects();
-	return harness_start(NULL) < 0 ? -1 : 0;
+	return harness_start_with_policy(policy);
 }
 
 static int teardown(void **state)

@@ -940,10 +940,7 @@ static int setup(void **state)
 		 "]}",
 		 UID_CONSUMER, UID_RW, UID_RO, UID_WO, UID_NESTER, UID_SHAREE, UID_POLICY_SHAREE,
 		 UID_CONSUMER);
-	if (harness_write_policy("50-ringbuf.json", policy) < 0)
-		return -1;
-	harness_mark_kernel_objects();
-	return harness_start(NULL) < 0 ? -1 : 0;
+	return harness_start_with_policy(policy);
 }
 
 int main(void)

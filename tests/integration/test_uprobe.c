@@ -477,10 +477,7 @@ static int setup(void **state)
 		 "   \"attach\": {\"uprobes\": true}}}"
 		 "]}",
 		 UID_PROBER, UID_NOGRANT, UID_KREADER);
-	if (harness_write_policy("50-uprobe.json", policy) < 0)
-		return -1;
-	harness_mark_kernel_objects();
-	return harness_start(NULL) < 0 ? -1 : 0;
+	return harness_start_with_policy(policy);
 }
 
 static int teardown(void **state)
