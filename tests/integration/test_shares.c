@@ -55,6 +55,7 @@
 #define UID_PROBER 4505 /* uprobes */
 #define UID_BYSTANDER 4506 /* uprobes, on its own processes of the same binaries */
 #define UID_CONTAINER 100000 /* a container range's uid: xdp on "veth*" */
+#define UID_POOR_SHAREE 4507 /* shared "vict*" like 4503, with 1 byte of kernel memory */
 
 #define VICTIM "4501"
 #define ATTACKER "4502"
@@ -66,6 +67,7 @@ static const struct user hostif = {UID_HOSTIF, UID_HOSTIF};
 static const struct user prober = {UID_PROBER, UID_PROBER};
 static const struct user bystander = {UID_BYSTANDER, UID_BYSTANDER};
 static const struct user container = {UID_CONTAINER, UID_CONTAINER};
+static const struct user poor_sharee = {UID_POOR_SHAREE, UID_POOR_SHAREE};
 
 #define HOST_VETH "vethshA"
 #define HOST_VETH_PEER "vethshB"
@@ -518,6 +520,35 @@ static void test_btf_of_others(void **state)
 	assert_int_equal(harness_as_user(&attacker, client_btf, &owner), 0);
 	owner = true;
 	assert_int_equal(harness_as_user(&victim, client_btf, &owner), 0);
+	assert_int_equal(harness_as_user(&victim, victim_unloads, NULL), 0);
+}
+
+/*
+ * A non-owner's BTF is a new kernel object, loaded for each fds call and
+ * charged to the caller's max_map_memory_bytes: over it, the maps still come,
+ * the BTF does not, however often the caller asks (nor does it stay loaded).
+ */
+static int client_btf_over_quota(void *arg)
+{
+	for (int i = 0; i < 20; i++) {
+		struct bpfbroker_result *res = NULL;
+		struct bpfbroker_error *err = NULL;
+		const struct bpfbroker_map *m;
+		int k = harness_fds(VICTIM "/vict", &res, &err);
+
+		CHECK(k == 0, "fds: %s", message_of(err, k));
+		m = bpfbroker_result_map(res, "victim_data");
+		CHECK(m && m->fd >= 0, "the shared map did not come");
+		CHECK(res->btf_fd < 0, "call %d: a BTF came over a quota of 1 byte", i);
+		bpfbroker_result_free(res);
+	}
+	return 0;
+}
+
+static void test_btf_charged_to_sharee(void **state)
+{
+	assert_int_equal(harness_as_user(&victim, victim_loads, NULL), 0);
+	assert_int_equal(harness_as_user(&poor_sharee, client_btf_over_quota, NULL), 0);
 	assert_int_equal(harness_as_user(&victim, victim_unloads, NULL), 0);
 }
 
@@ -989,6 +1020,9 @@ static int setup(void **state)
 		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"shared\": [{\"owner\": \"%d\", \"object\": \"vict*\", \"map\": "
 		 "\"*\", \"access\": \"rw\"}]}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"shared\": [{\"owner\": \"%d\", \"object\": \"vict*\", \"map\": "
+		 "\"*\", \"access\": \"rw\"}]}, \"limits\": {\"max_map_memory_bytes\": 1}},"
 		 " {\"match\": {\"uids\": [\"100000-165535\"]},"
 		 "  \"allow\": {\"program_types\": [\"xdp\", \"sched_cls\"], \"helper_classes\": "
 		 "[\"base\"],"
@@ -999,8 +1033,8 @@ static int setup(void **state)
 		 "   \"maps\": [{\"name\": \"*\", \"access\": \"ro\"}],"
 		 "   \"attach\": {\"uprobes\": true}}}"
 		 "]}",
-		 UID_VICTIM, UID_ATTACKER, UID_POLICY_SHAREE, UID_VICTIM, UID_PROBER,
-		 UID_BYSTANDER);
+		 UID_VICTIM, UID_ATTACKER, UID_POLICY_SHAREE, UID_VICTIM, UID_POOR_SHAREE,
+		 UID_VICTIM, UID_PROBER, UID_BYSTANDER);
 	if (harness_write_policy("50-shares.json", policy) < 0)
 		return -1;
 	/* A veth pair of the host's, which the container range's "veth*" matches. */
@@ -1031,6 +1065,7 @@ int main(void)
 		cmocka_unit_test(test_freeze_by_recipient),
 		cmocka_unit_test(test_share_writes_through_broker),
 		cmocka_unit_test(test_btf_of_others),
+		cmocka_unit_test(test_btf_charged_to_sharee),
 		cmocka_unit_test(test_ring_buffers_not_shared),
 		cmocka_unit_test(test_interfaces_host_netns),
 		cmocka_unit_test(test_interfaces_own_netns),
