@@ -102,7 +102,7 @@ struct policy_limits {
 	uint64_t max_attachments; /* links of the user's named objects' programs */
 	uint64_t max_named_objects;
 	/* The next three count every object the broker made for the user while the kernel
-	 * keeps it (daemon/ledger.h), named or not, held by a pin or only by a client's fd. */
+	 * keeps it (daemon/worker/ledger.h), named or not, held by a pin or only by a client's fd. */
 	uint64_t max_loaded_programs;
 	uint64_t max_map_memory_bytes; /* the kernel's figure, or a full map's where more */
 	uint64_t max_kernel_threads; /* threads maps can start: one per cpumap entry */
@@ -207,7 +207,7 @@ struct policy_identity {
 	size_t n_groups;
 	/*
 	 * The caller's systemd unit, from its cgroup at accept, only as far as
-	 * it can be trusted (daemon/peer_unit.c; policy/POLICY.md, "units").
+	 * it can be trusted (daemon/loop/peer_unit.c; policy/POLICY.md, "units").
 	 * NULL and 0 where unknown:
 	 *   unit         the system unit; its cgroup's ancestors are root's alone
 	 *   user_unit    the unit in the caller's own user manager, user@UID.service
@@ -438,7 +438,7 @@ void policy_verdict_done(struct policy_verdict *v);
  * key sizes rounded up as the kernel does, per-element overhead for hashed
  * types, a copy per possible CPU for per-CPU types: n_cpus), for the
  * max_map_memory_bytes quota before creating a map; afterwards the kernel's
- * own figure counts where it is higher (daemon/ledger.h). Deliberately
+ * own figure counts where it is higher (daemon/worker/ledger.h). Deliberately
  * generous, saturating.
  */
 uint64_t policy_map_memory_estimate(const struct object_map *m, unsigned n_cpus);

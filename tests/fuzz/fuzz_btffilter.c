@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the BTF a non-owner gets (daemon/btffilter.c). The
+ * libFuzzer target: the BTF a non-owner gets (daemon/worker/btffilter.c). The
  * input is two type ids (4 bytes each, native order) and then a raw BTF, as
  * the broker reads one back from the kernel. Whatever comes out must filter
  * again to exactly itself: only types reachable from the ids, renumbered,
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/btffilter.h"
+#include "daemon/worker/btffilter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

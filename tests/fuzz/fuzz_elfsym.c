@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: ELF executables and shared objects as a client passes
- * them for a uprobe (daemon/elfsym.c), through an fd as the worker reads
+ * them for a uprobe (daemon/worker/elfsym.c), through an fd as the worker reads
  * them: a function by symbol, with and without an offset into it, a file
  * offset, a semaphore by symbol and by offset, and USDT sites (.note.stapsdt).
  *
@@ -19,7 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "daemon/elfsym.h"
+#include "daemon/worker/elfsym.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "client/libbpfbroker.h"
-#include "daemon/kaddr.h"
+#include "daemon/worker/kaddr.h"
 #include "harness.h"
 #include "harness_client.h"
 

@@ -43,7 +43,7 @@
 #include <cmocka.h>
 
 #include "client/libbpfbroker.h"
-#include "daemon/elfsym.h"
+#include "daemon/worker/elfsym.h"
 #include "harness.h"
 #include "harness_client.h"
 #include "uprobe_target_proc.h"

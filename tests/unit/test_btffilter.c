@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/btffilter.h"
+#include "daemon/worker/btffilter.h"
 
 /* Type ids of the object made by make_btf(). */
 struct ids {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for daemon/insns.c: raw instruction blobs described as one
+ * Unit tests for daemon/worker/insns.c: raw instruction blobs described as one
  * program for the policy, and everything refused before the kernel sees it.
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/insns.h"
+#include "daemon/worker/insns.h"
 #include "policy/helpers.h"
 
 #define INSN(c, d, s, o, i)                                                                        \

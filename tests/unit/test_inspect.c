@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for daemon/inspect.c: call graphs of the test objects built
+ * Unit tests for daemon/worker/inspect.c: call graphs of the test objects built
  * from tests/bpf (found through BPFBROKER_TEST_BPF_DIR), the description of
  * opened libbpf objects, and hostile ELF input. No root needed: objects are
  * only opened, never loaded.
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
-#include "daemon/insncheck.h"
-#include "daemon/inspect.h"
+#include "daemon/worker/insncheck.h"
+#include "daemon/worker/inspect.h"
 
 struct blob {
 	uint8_t *data;

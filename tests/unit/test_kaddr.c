@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "daemon/kaddr.h"
+#include "daemon/worker/kaddr.h"
 
 static void expect(const char *in, const char *out)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libbpf's log read for a failure's cause (daemon/libbpflog.c), on lines
- * libbpf 1.1.2 really prints, and modules' BTF (daemon/modbtf.c): the
+ * libbpf's log read for a failure's cause (daemon/worker/libbpflog.c), on lines
+ * libbpf 1.1.2 really prints, and modules' BTF (daemon/worker/modbtf.c): the
  * worker's filter that hides it from libbpf, and the look-up that names
  * the module a message needs.
  */
@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "daemon/libbpflog.h"
-#include "daemon/modbtf.h"
+#include "daemon/worker/libbpflog.h"
+#include "daemon/worker/modbtf.h"
 
 /* ---- the line classifier ---- */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for daemon/elfsym.c and the pure parts of daemon/uprobe.c:
+ * Unit tests for daemon/worker/elfsym.c and the pure parts of daemon/worker/uprobe.c:
  * symbol to file offset (checked against the bytes the kernel mapped, for
  * this PIE executable and for libc), the errors of hostile or wrong input,
  * reading /proc/PID/status, and every reason a process is refused.
@@ -22,8 +22,8 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
-#include "daemon/elfsym.h"
-#include "daemon/uprobe.h"
+#include "daemon/worker/elfsym.h"
+#include "daemon/worker/uprobe.h"
 #include "tests/usdt.h"
 
 /* A function and a USDT-style semaphore of our own, to find in our own file. */

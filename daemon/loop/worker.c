@@ -13,13 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "caps.h"
+#include "daemon/shared/audit.h"
+#include "daemon/shared/caps.h"
 #include "common/macro.h"
-#include "log.h"
-#include "modbtf.h"
-#include "named.h"
-#include "store.h"
+#include "daemon/shared/log.h"
+#include "daemon/worker/modbtf.h"
+#include "daemon/worker/named.h"
+#include "daemon/worker/store.h"
 
 #define WORKER_FD 3
 #define WORKER_SNDBUF (4 * 1024 * 1024)

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "common/fdinfo.h"
 #include "common/macro.h"
 #include "policy/policy.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "peer_unit.h"
+#include "daemon/loop/peer_unit.h"
 #include "policy/policy.h"
 
 struct identity {

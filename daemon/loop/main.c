@@ -19,17 +19,17 @@
 #include <bpf/libbpf.h>
 #include <stdarg.h>
 
-#include "audit.h"
-#include "caps.h"
+#include "daemon/shared/audit.h"
+#include "daemon/shared/caps.h"
 #include "common/macro.h"
-#include "log.h"
+#include "daemon/shared/log.h"
 #include "policy/attach_type.h"
 #include "policy/policy.h"
 #include "proto/proto.h"
-#include "handout.h"
-#include "identity.h"
+#include "daemon/worker/handout.h"
+#include "daemon/worker/identity.h"
 #include "server.h"
-#include "store.h"
+#include "daemon/worker/store.h"
 #include "worker.h"
 
 #ifndef BPF_FS_MAGIC

@@ -9,7 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "policy/policy.h"
-#include "store.h"
+#include "daemon/worker/store.h"
 #include "worker.h"
 
 /*

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "libbpflog.h"
 #include "common/macro.h"
 

@@ -13,13 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "common/macro.h"
 #include "peer_unit.h"
 #include "policy/verdict.h"
 #include "rate.h"
-#include "uprobe.h"
-#include "log.h"
+#include "daemon/worker/uprobe.h"
+#include "daemon/shared/log.h"
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77 /* Linux 6.5; newer than these headers */
@@ -115,7 +115,7 @@ static int conn_send_error(struct conn *c, int64_t id, const char *code, int err
 
 /*
  * A refusal answered by the event loop itself, worded and keyed as the
- * workers' (daemon/denial.h): the message ends with "(policy key KEY)", and
+ * workers' (daemon/worker/denial.h): the message ends with "(policy key KEY)", and
  * the error carries "reasons" and "denials".
  */
 static int conn_send_denial(struct conn *c, int64_t id, const char *code, int err, const char *key,

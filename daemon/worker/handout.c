@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "common/bpffs.h"
 #include "common/fdinfo.h"
 #include "common/macro.h"

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "caps.h"
+#include "daemon/shared/audit.h"
+#include "daemon/shared/caps.h"
 #include "common/macro.h"
-#include "log.h"
+#include "daemon/shared/log.h"
 #include "policy/policy.h"
 #include "proto/proto.h"
 

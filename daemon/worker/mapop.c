@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "common/macro.h"
 #include "denial.h"
 

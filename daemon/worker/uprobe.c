@@ -15,7 +15,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "common/macro.h"
 #include "denial.h"
 #include "elfsym.h"

@@ -20,16 +20,16 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "daemon/shared/audit.h"
 #include "btffilter.h"
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "common/fdinfo.h"
 #include "common/macro.h"
 #include "denial.h"
 #include "handout.h"
 #include "identity.h"
 #include "ledger.h"
-#include "log.h"
+#include "daemon/shared/log.h"
 #include "mapop.h"
 #include "netns.h"
 #include "policy/attach_type.h"

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/load.h"
+#include "daemon/worker/load.h"
 #include "proto/proto.h"
 
 struct worker_pool;

@@ -14,7 +14,7 @@
 #include <systemd/sd-login.h>
 
 #include "common/macro.h"
-#include "log.h"
+#include "daemon/shared/log.h"
 
 /* Components of a cgroup path we look at: slices, the unit, user slices, the user unit. */
 #define PEER_UNIT_MAX_DEPTH 64

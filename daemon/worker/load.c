@@ -18,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "daemon/shared/audit.h"
 #include "btfcheck.h"
 #include "common/fdinfo.h"
 #include "common/sha256.h"
-#include "caps.h"
+#include "daemon/shared/caps.h"
 #include "common/macro.h"
 #include "inspect.h"
 #include "proto/proto.h"
