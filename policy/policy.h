@@ -102,7 +102,8 @@ struct policy_limits {
 	uint64_t max_attachments; /* links of the user's named objects' programs */
 	uint64_t max_named_objects;
 	/* The next three count every object the broker made for the user while the kernel
-	 * keeps it (daemon/worker/ledger.h), named or not, held by a pin or only by a client's fd. */
+	 * keeps it (daemon/worker/ledger.h), named or not, held by a pin or only by a
+	 * client's fd. */
 	uint64_t max_loaded_programs;
 	uint64_t max_map_memory_bytes; /* the kernel's figure, or a full map's where more */
 	uint64_t max_kernel_threads; /* threads maps can start: one per cpumap entry */
