@@ -156,25 +156,27 @@ static int run_with_result(struct cli *c, struct bpfbroker_result *r, char **arg
 	int fds[PROTO_MAX_REPLY_FDS];
 	size_t n = 0, names_len = 1;
 	_cleanup_free_ char *names = NULL;
+	const struct bpfbroker_program *p;
+	const struct bpfbroker_map *m;
 
-	for (size_t i = 0; i < r->n_maps; i++)
-		if (r->maps[i].fd >= 0)
-			names_len += strlen(r->maps[i].name) + 5;
-	for (size_t i = 0; i < r->n_programs; i++)
-		if (r->programs[i].fd >= 0)
-			names_len += strlen(r->programs[i].name) + 6;
+	for (size_t i = 0; (m = bpfbroker_result_map_at(r, i)); i++)
+		if (m->fd >= 0)
+			names_len += strlen(m->name) + 5;
+	for (size_t i = 0; (p = bpfbroker_result_program_at(r, i)); i++)
+		if (p->fd >= 0)
+			names_len += strlen(p->name) + 6;
 	names = calloc(1, names_len);
 	if (!names)
 		return die_errno(-ENOMEM, "run");
-	for (size_t i = 0; i < r->n_maps && n < ARRAY_SIZE(fds); i++)
-		if (r->maps[i].fd >= 0) {
-			fds[n++] = r->maps[i].fd;
-			strcat(strcat(names, n > 1 ? ":map/" : "map/"), r->maps[i].name);
+	for (size_t i = 0; (m = bpfbroker_result_map_at(r, i)) && n < ARRAY_SIZE(fds); i++)
+		if (m->fd >= 0) {
+			fds[n++] = m->fd;
+			strcat(strcat(names, n > 1 ? ":map/" : "map/"), m->name);
 		}
-	for (size_t i = 0; i < r->n_programs && n < ARRAY_SIZE(fds); i++)
-		if (r->programs[i].fd >= 0) {
-			fds[n++] = r->programs[i].fd;
-			strcat(strcat(names, n > 1 ? ":prog/" : "prog/"), r->programs[i].name);
+	for (size_t i = 0; (p = bpfbroker_result_program_at(r, i)) && n < ARRAY_SIZE(fds); i++)
+		if (p->fd >= 0) {
+			fds[n++] = p->fd;
+			strcat(strcat(names, n > 1 ? ":prog/" : "prog/"), p->name);
 		}
 	if (c->json)
 		fprintf(stderr, "%s\n", r->json);

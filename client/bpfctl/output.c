@@ -69,7 +69,7 @@ void print_check(const struct bpfbroker_result *r)
 {
 	printf("%s\n", r->allowed ? "allowed" : "denied");
 	for (size_t i = 0; i < r->n_programs; i++) {
-		const struct bpfbroker_program *p = &r->programs[i];
+		const struct bpfbroker_program *p = bpfbroker_result_program_at(r, i);
 
 		/*
 		 * Programs left out by --program are neither decided on nor
@@ -89,7 +89,7 @@ void print_check(const struct bpfbroker_result *r)
 		printf("\n");
 	}
 	for (size_t i = 0; i < r->n_maps; i++) {
-		const struct bpfbroker_map *m = &r->maps[i];
+		const struct bpfbroker_map *m = bpfbroker_result_map_at(r, i);
 
 		printf("map %s (%s, %u %s): access %s; %s\n", m->name, m->type, m->max_entries,
 		       map_type_sized_in_bytes(m->type) ? "bytes" : "entries",
@@ -110,13 +110,13 @@ void print_loaded(struct cli *c, struct bpfbroker_result *r)
 	} else {
 		printf("loaded %s\n", r->name ?: c->opts.name);
 		for (size_t i = 0; i < r->n_programs; i++) {
-			const struct bpfbroker_program *p = &r->programs[i];
+			const struct bpfbroker_program *p = bpfbroker_result_program_at(r, i);
 
 			if (p->loaded)
 				printf("  program %-24s %-20s id %u\n", p->name, p->type, p->id);
 		}
 		for (size_t i = 0; i < r->n_maps; i++) {
-			const struct bpfbroker_map *m = &r->maps[i];
+			const struct bpfbroker_map *m = bpfbroker_result_map_at(r, i);
 
 			printf("  map     %-24s %-20s %s\n", m->name, m->type,
 			       bpfbroker_access_to_string(m->access));
