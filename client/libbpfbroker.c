@@ -17,8 +17,14 @@
 #include "libbpfbroker-internal.h"
 #include "proto/proto.h"
 
+/*
+ * The programs and maps are the library's arrays, handed out one element at a
+ * time (bpfbroker_result_program_at()): their structs may grow (ABI.md).
+ */
 struct result_priv {
 	struct bpfbroker_result pub;
+	struct bpfbroker_program *programs;
+	struct bpfbroker_map *maps;
 	json_object *reply;
 	int *fds;
 	size_t n_fds;
@@ -331,9 +337,9 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		np = json_object_array_length(progs);
 	if (json_object_object_get_ex(result, "maps", &maps))
 		nm = json_object_array_length(maps);
-	r->pub.programs = calloc(np + 1, sizeof(*r->pub.programs));
-	r->pub.maps = calloc(nm + 1, sizeof(*r->pub.maps));
-	if (!r->pub.programs || !r->pub.maps) {
+	r->programs = calloc(np + 1, sizeof(*r->programs));
+	r->maps = calloc(nm + 1, sizeof(*r->maps));
+	if (!r->programs || !r->maps) {
 		bpfbroker_result_free(&r->pub);
 		return -ENOMEM;
 	}
@@ -349,7 +355,7 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 	r->pub.json = json_object_to_json_string_ext(r->reply, JSON_C_TO_STRING_PLAIN);
 	for (size_t i = 0; i < np; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
-		struct bpfbroker_program *p = &r->pub.programs[i];
+		struct bpfbroker_program *p = &r->programs[i];
 
 		p->name = get_str(o, "name") ?: "";
 		p->type = get_str(o, "type") ?: "";
@@ -366,7 +372,7 @@ static int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 	r->pub.n_programs = np;
 	for (size_t i = 0; i < nm; i++) {
 		json_object *o = json_object_array_get_idx(maps, i);
-		struct bpfbroker_map *p = &r->pub.maps[i];
+		struct bpfbroker_map *p = &r->maps[i];
 		const char *access = get_str(o, "access");
 
 		p->name = get_str(o, "name") ?: "";
@@ -406,8 +412,8 @@ void bpfbroker_result_free(struct bpfbroker_result *pub)
 	for (size_t i = 0; i < r->n_allocs; i++)
 		free(r->allocs[i]);
 	free(r->allocs);
-	free(r->pub.programs);
-	free(r->pub.maps);
+	free(r->programs);
+	free(r->maps);
 	json_object_put(r->reply);
 	free(r);
 }
@@ -427,34 +433,53 @@ static int result_take(struct result_priv *r, int *slot)
 
 int bpfbroker_result_take_map_fd(struct bpfbroker_result *pub, const char *name)
 {
+	struct result_priv *r = (struct result_priv *)pub;
+
 	for (size_t i = 0; i < pub->n_maps; i++)
-		if (strcmp(pub->maps[i].name, name) == 0)
-			return result_take((struct result_priv *)pub, &pub->maps[i].fd);
+		if (strcmp(r->maps[i].name, name) == 0)
+			return result_take(r, &r->maps[i].fd);
 	return -1;
 }
 
 int bpfbroker_result_take_prog_fd(struct bpfbroker_result *pub, const char *name)
 {
+	struct result_priv *r = (struct result_priv *)pub;
+
 	for (size_t i = 0; i < pub->n_programs; i++)
-		if (strcmp(pub->programs[i].name, name) == 0)
-			return result_take((struct result_priv *)pub, &pub->programs[i].fd);
+		if (strcmp(r->programs[i].name, name) == 0)
+			return result_take(r, &r->programs[i].fd);
 	return -1;
+}
+
+const struct bpfbroker_map *bpfbroker_result_map_at(const struct bpfbroker_result *pub, size_t i)
+{
+	return i < pub->n_maps ? &((const struct result_priv *)pub)->maps[i] : NULL;
+}
+
+const struct bpfbroker_program *bpfbroker_result_program_at(const struct bpfbroker_result *pub,
+							    size_t i)
+{
+	return i < pub->n_programs ? &((const struct result_priv *)pub)->programs[i] : NULL;
 }
 
 const struct bpfbroker_map *bpfbroker_result_map(const struct bpfbroker_result *r, const char *name)
 {
-	for (size_t i = 0; i < r->n_maps; i++)
-		if (strcmp(r->maps[i].name, name) == 0)
-			return &r->maps[i];
+	const struct bpfbroker_map *m;
+
+	for (size_t i = 0; (m = bpfbroker_result_map_at(r, i)); i++)
+		if (strcmp(m->name, name) == 0)
+			return m;
 	return NULL;
 }
 
 const struct bpfbroker_program *bpfbroker_result_program(const struct bpfbroker_result *r,
 							 const char *name)
 {
-	for (size_t i = 0; i < r->n_programs; i++)
-		if (strcmp(r->programs[i].name, name) == 0)
-			return &r->programs[i];
+	const struct bpfbroker_program *p;
+
+	for (size_t i = 0; (p = bpfbroker_result_program_at(r, i)); i++)
+		if (strcmp(p->name, name) == 0)
+			return p;
 	return NULL;
 }
 
@@ -520,6 +545,24 @@ const char *bpfbroker_access_to_string(enum bpfbroker_access a)
 		return "none";
 	}
 }
+
+/*
+ * The elements of load_opts' arrays are frozen (ABI.md): the library indexes a
+ * caller's array with its own sizeof, so a field added to one would misread
+ * the arrays of every program built before. Their sizes in LIBBPFBROKER_1.0,
+ * on LP64; a new per-element attribute is a new array in the opts.
+ */
+#if __SIZEOF_POINTER__ == 8 && __SIZEOF_SIZE_T__ == 8
+#define FROZEN(type, size)                                                                         \
+	_Static_assert(sizeof(struct type) == (size), #type " is frozen (ABI.md)")
+FROZEN(bpfbroker_global, 24);
+FROZEN(bpfbroker_map_size, 16);
+FROZEN(bpfbroker_program_select, 24);
+FROZEN(bpfbroker_map_def, 16);
+FROZEN(bpfbroker_inner_map, 32);
+FROZEN(bpfbroker_attach_target, 16);
+FROZEN(bpfbroker_share, 32);
+#endif
 
 /* What an opts struct without sz (0) has: the fields before name. */
 #define LOAD_OPTS_SIZE_V0 (offsetof(struct bpfbroker_load_opts, n_programs) + sizeof(size_t))

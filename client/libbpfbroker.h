@@ -28,6 +28,19 @@
  * errno; output parameters are written only on success, except *err, which
  * is written exactly when the broker answered with an error (then the return
  * value is its errno, negated).
+ *
+ * ABI (client/ABI.md has the whole policy). The structs come in two kinds,
+ * so that a new field never changes the size of anything one side indexes:
+ *  - The library's (bpfbroker_result, _program, _map, _error, _map_info,
+ *    _test_run_result): allocated by the library and handed out by pointer,
+ *    one at a time (bpfbroker_result_program_at(), never an array). Fields
+ *    are only ever appended. Don't allocate, copy or take sizeof of them.
+ *  - The caller's: opts structs start with sz (= sizeof) and may grow, as
+ *    libbpf's; the elements of the opts' arrays (bpfbroker_global, ...,
+ *    marked "Frozen") are indexed by the library with its own sizeof, so
+ *    they never change: a new per-element attribute comes as a new array
+ *    next to theirs in the opts, as libbpf's kprobe_multi opts did cookies.
+ * Arrays of pointers (reasons, helpers) and of numbers are safe to hand out.
  */
 #pragma once
 
@@ -50,6 +63,7 @@ enum bpfbroker_access {
 	BPFBROKER_ACCESS_CONSUME = 4,
 };
 
+/* One program of a result (bpfbroker_result_program_at()); fields are only appended. */
 struct bpfbroker_program {
 	const char *name;
 	const char *type; /* libbpf name, e.g. "socket_filter" */
@@ -64,6 +78,7 @@ struct bpfbroker_program {
 	const char *const *kfuncs; /* NULL-terminated names */
 };
 
+/* One map of a result (bpfbroker_result_map_at()); fields are only appended. */
 struct bpfbroker_map {
 	const char *name;
 	const char *type;
@@ -88,10 +103,8 @@ struct bpfbroker_map {
 
 struct bpfbroker_result {
 	bool allowed; /* check: whether the broker would load it; load: always true */
-	size_t n_programs;
-	struct bpfbroker_program *programs;
-	size_t n_maps;
-	struct bpfbroker_map *maps;
+	size_t n_programs; /* bpfbroker_result_program_at(r, 0 .. n_programs - 1) */
+	size_t n_maps; /* bpfbroker_result_map_at(r, 0 .. n_maps - 1) */
 	const char *const *reasons; /* NULL-terminated denial reasons (check) */
 	const char *json; /* the broker's reply, as JSON text */
 	const char *name; /* named objects: the object's name; else NULL */
@@ -124,17 +137,20 @@ struct bpfbroker_error {
 	const char *const *reason_keys;
 };
 
+/* Frozen (an element of load_opts' array; see ABI above). */
 struct bpfbroker_global {
 	const char *name;
 	const void *value;
 	size_t size;
 };
 
+/* Frozen (an element of load_opts' array; see ABI above). */
 struct bpfbroker_map_size {
 	const char *name;
 	uint32_t max_entries;
 };
 
+/* Frozen (an element of load_opts' array; see ABI above). */
 struct bpfbroker_program_select {
 	const char *name;
 	const char *type; /* or NULL to keep what the section says */
@@ -153,6 +169,7 @@ struct bpfbroker_program_select {
  * which the kernel wants without one). Decided on as configured.
  */
 #define BPFBROKER_SIZE_ZERO UINT32_MAX
+/* Frozen (an element of load_opts' array; see ABI above). */
 struct bpfbroker_map_def {
 	const char *name;
 	uint32_t key_size;
@@ -163,7 +180,8 @@ struct bpfbroker_map_def {
  * The inner map of a map of maps the object declares without an inner
  * template (no __array(values, ...)), as bpf_map__set_inner_map_fd() would
  * give it: the broker creates it, for the load only, under the policy as any
- * map (its type granted, its entries and memory within the limits).
+ * map (its type granted, its entries and memory within the limits). Frozen
+ * (an element of load_opts' array; see ABI above).
  */
 struct bpfbroker_inner_map {
 	const char *outer; /* the map of maps */
@@ -177,13 +195,17 @@ struct bpfbroker_inner_map {
  * A program's BTF attach target in the kernel, as
  * bpf_program__set_attach_target(prog, 0, target) would set it: tracing
  * (fentry, fexit, tp_btf, ...) and lsm programs only; 1-128 of [A-Za-z0-9_.].
+ * Frozen (an element of load_opts' array; see ABI above).
  */
 struct bpfbroker_attach_target {
 	const char *program;
 	const char *target;
 };
 
-/* Grant one map of a named object to a user or a group (exactly one of them). */
+/*
+ * Grant one map of a named object to a user or a group (exactly one of
+ * them). Frozen (an element of load_opts' array; see ABI above).
+ */
 struct bpfbroker_share {
 	const char *map;
 	const char *user; /* user name or decimal uid, or NULL */
@@ -535,16 +557,20 @@ void bpfbroker_result_free(struct bpfbroker_result *r);
 /* Take an fd out of the result (the result won't close it); -1 if there is none. */
 int bpfbroker_result_take_map_fd(struct bpfbroker_result *r, const char *map_name);
 int bpfbroker_result_take_prog_fd(struct bpfbroker_result *r, const char *prog_name);
+/* By name; NULL if there is none. The result owns it. */
 const struct bpfbroker_map *bpfbroker_result_map(const struct bpfbroker_result *r,
 						 const char *name);
 const struct bpfbroker_program *bpfbroker_result_program(const struct bpfbroker_result *r,
 							 const char *name);
+/* By position, in the broker's order: i < n_maps (n_programs), else NULL. */
+const struct bpfbroker_map *bpfbroker_result_map_at(const struct bpfbroker_result *r, size_t i);
+const struct bpfbroker_program *bpfbroker_result_program_at(const struct bpfbroker_result *r,
+							    size_t i);
 /*
  * Whether the program is among those the request selected
  * (bpfbroker_load_opts.programs; all when none were given); false for a
  * program left out, which is neither decided on nor loaded, or no such
- * program. A function, not a field: bpfbroker_program is handed out in an
- * array, whose element size must not change.
+ * program.
  */
 bool bpfbroker_result_program_selected(const struct bpfbroker_result *r, const char *name);
 /*

@@ -400,8 +400,8 @@ static int client_configure(void *arg)
 	sized = bpfbroker_result_map(res, "sized_later");
 	CHECK(sized && sized->max_entries == 4, "map size not applied");
 	for (size_t i = 0; i < res->n_maps; i++)
-		if (strstr(res->maps[i].name, ".rodata"))
-			rodata = &res->maps[i];
+		if (strstr(bpfbroker_result_map_at(res, i)->name, ".rodata"))
+			rodata = bpfbroker_result_map_at(res, i);
 	CHECK(rodata && rodata->fd >= 0, "no .rodata map fd");
 	CHECK(bpf_map_lookup_elem(rodata->fd, &key, &v) == 0 && v == cfg_value,
 	      "cfg_value not set: %llx", (unsigned long long)v);

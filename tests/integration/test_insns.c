@@ -229,6 +229,7 @@ static int raw_case_run(void *arg)
 		.check_only = t->check_only,
 	};
 	struct bpfbroker_result *res = NULL;
+	const struct bpfbroker_program *prog;
 	struct bpfbroker_error *err = NULL;
 	struct bpfbroker *b;
 	int fd = memfd_create("insns", MFD_CLOEXEC), k;
@@ -242,9 +243,9 @@ static int raw_case_run(void *arg)
 		CHECK(k == 0, "%s: %s", t->what, err ? err->message : strerror(-k));
 		CHECK(res->n_programs == 1 && res->n_maps == 0, "%s: %zu programs, %zu maps",
 		      t->what, res->n_programs, res->n_maps);
-		CHECK((res->programs[0].fd >= 0) == (t->prog_fd == 1), "%s: program fd %d", t->what,
-		      res->programs[0].fd);
-		CHECK(!t->check_only || res->programs[0].id == 0, "%s: a check loaded it", t->what);
+		prog = bpfbroker_result_program_at(res, 0);
+		CHECK((prog->fd >= 0) == (t->prog_fd == 1), "%s: program fd %d", t->what, prog->fd);
+		CHECK(!t->check_only || prog->id == 0, "%s: a check loaded it", t->what);
 		bpfbroker_result_free(res);
 		return 0;
 	}

@@ -117,7 +117,8 @@ static int client_unnamed(void *arg)
 	k = load_big(NULL, 3u << 17, &first, &err);
 	CHECK(k == 0, "first load: %s", err ? err->message : strerror(-k));
 	/* What counts is what the kernel allocated, and bpfctl policy says so. */
-	CHECK(fdinfo_get_u64(first->maps[0].fd, "memlock", &memlock) == 0, "memlock");
+	CHECK(fdinfo_get_u64(bpfbroker_result_map_at(first, 0)->fd, "memlock", &memlock) == 0,
+	      "memlock");
 	CHECK(usage_of("map_memory_bytes") >= (int64_t)memlock,
 	      "usage %lld below the kernel's %llu", (long long)usage_of("map_memory_bytes"),
 	      (unsigned long long)memlock);

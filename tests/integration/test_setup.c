@@ -128,7 +128,7 @@ static int client_sized_like_libbpf(void *arg)
 	CHECK(res->n_maps == d->n_maps && res->n_maps == 4, "%zu maps, libbpf %zu", res->n_maps,
 	      d->n_maps);
 	for (size_t i = 0; i < res->n_maps; i++) {
-		const struct bpfbroker_map *m = &res->maps[i];
+		const struct bpfbroker_map *m = bpfbroker_result_map_at(res, i);
 		struct bpf_map_info info = {};
 		uint32_t len = sizeof(info);
 
@@ -391,7 +391,7 @@ static int client_attach_type(void *arg)
 
 	CHECK(k == 0, "attach type %s: %s", c->given, err ? err->message : strerror(-k));
 	for (size_t i = 0; i < res->n_programs; i++) {
-		const struct bpfbroker_program *p = &res->programs[i];
+		const struct bpfbroker_program *p = bpfbroker_result_program_at(res, i);
 
 		if (strcmp(p->name, "unix_sendmsg") != 0)
 			continue;

@@ -246,7 +246,7 @@ static int attacker_freezes(void *arg)
 
 		CHECK(k == 0, "fds of %s: %s", objects[i], message_of(err, k));
 		for (size_t n = 0; n < res->n_maps; n++) {
-			const struct bpfbroker_map *m = &res->maps[n];
+			const struct bpfbroker_map *m = bpfbroker_result_map_at(res, n);
 
 			if (m->fd < 0)
 				continue;
@@ -259,7 +259,7 @@ static int attacker_freezes(void *arg)
 		}
 		/* No writable fd for anyone but the owner: wo comes as none, rw as ro. */
 		for (size_t n = 0; n < res->n_maps; n++) {
-			const struct bpfbroker_map *m = &res->maps[n];
+			const struct bpfbroker_map *m = bpfbroker_result_map_at(res, n);
 
 			CHECK(m->fd < 0 || (fcntl(m->fd, F_GETFL) & O_ACCMODE) == O_RDONLY,
 			      "%s/%s came writable", objects[i], m->name);

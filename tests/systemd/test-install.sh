@@ -39,7 +39,7 @@ fi
 for f in "$BINDIR/bpfctl" "$SBINDIR/bpfbrokerd" "$EXAMPLEDIR/netmon"; do
 	check "$f is not an installed executable" test -x "$D$f" -a -f "$D$f"
 done
-for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.0" "$LIBDIR/libbpfbroker.so.0.1.0" \
+for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbroker.so.1.0.0" \
 	"$LIBDIR/pkgconfig/libbpfbroker.pc" "$INCLUDEDIR/libbpfbroker.h" \
 	"$UNITDIR/bpfbrokerd.service" "$UNITDIR/bpfbrokerd.socket" "$TMPFILESDIR/bpfbroker.conf" \
 	"$BASHCOMPLETIONDIR/bpfctl" "$EXAMPLEDIR/netmon.bpf.o" \
@@ -67,7 +67,7 @@ export LD_LIBRARY_PATH="$D$LIBDIR"
 check "installed bpfbrokerd --help" bash -c "'$D$SBINDIR/bpfbrokerd' --help >/dev/null"
 check "installed bpfctl --help" bash -c "'$D$BINDIR/bpfctl' --help >/dev/null"
 check "installed bpfctl does not use the installed libbpfbroker" \
-	bash -c "ldd '$D$BINDIR/bpfctl' | grep -q '$D$LIBDIR/libbpfbroker.so.0'"
+	bash -c "ldd '$D$BINDIR/bpfctl' | grep -q '$D$LIBDIR/libbpfbroker.so.1'"
 
 # --- pkg-config, and a program built against what was installed ---
 pc="$D$LIBDIR/pkgconfig/libbpfbroker.pc"

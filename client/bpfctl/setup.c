@@ -1,45 +1,21 @@
 /* SPDX-License-Identifier: MIT */
-#include "bpfctl_setup.h"
+/*
+ * bpfctl's options for the setup between open and load (setup.h): map key
+ * and value sizes, inner maps of maps of maps, BTF attach targets.
+ */
+#include "setup.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "common/macro.h"
+#include "number.h"
 
 bool bpfctl_setup_is_option(int opt)
 {
 	return opt >= BPFCTL_OPT_MAP_KEY_SIZE && opt <= BPFCTL_OPT_ATTACH_TARGET;
-}
-
-/*
- * A decimal (or, with hex, also 0x-prefixed hexadecimal) uint32 that ends at
- * end_char ('\0' or ':'): 0, or -EINVAL.
- */
-static int parse_u32_base(const char *s, char **ret_end, char end_char, bool hex, uint32_t *ret)
-{
-	bool is_hex = hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-	unsigned long v;
-	char *end;
-
-	if (is_hex)
-		s += 2;
-	if (!(is_hex ? isxdigit((unsigned char)*s) : *s >= '0' && *s <= '9'))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, is_hex ? 16 : 10);
-	if (errno || *end != end_char || v > UINT32_MAX)
-		return -EINVAL;
-	*ret = (uint32_t)v;
-	if (ret_end)
-		*ret_end = end;
-	return 0;
-}
-
-static int parse_u32(const char *s, char **ret_end, char end_char, uint32_t *ret)
-{
-	return parse_u32_base(s, ret_end, end_char, false, ret);
 }
 
 /* NAME=N: the map's key or value size (0 too: a ring buffer's value size). */
@@ -47,24 +23,24 @@ static int parse_map_def(struct bpfctl_setup *s, struct bpfbroker_load_opts *opt
 			 char *arg)
 {
 	struct bpfbroker_map_def *d = NULL;
-	char *eq = strchr(arg, '=');
-	uint32_t v, max = key ? PROTO_MAX_MAP_KEY_SIZE : PROTO_MAX_MAP_VALUE_SIZE;
+	uint32_t max = key ? PROTO_MAX_MAP_KEY_SIZE : PROTO_MAX_MAP_VALUE_SIZE;
+	const char *name;
+	uint64_t v;
 
-	if (!eq || eq == arg || parse_u32(eq + 1, NULL, '\0', &v) < 0) {
+	if (bpfctl_parse_assignment(arg, UINT32_MAX, &name, &v) < 0 || !*name) {
 		fprintf(stderr, "bpfctl: --map-%s-size takes NAME=N (N a decimal size)\n",
 			key ? "key" : "value");
 		return -EINVAL;
 	}
 	/* Also keeps N off BPFBROKER_SIZE_ZERO (UINT32_MAX), which would send 0. */
 	if (v > max) {
-		fprintf(stderr, "bpfctl: --map-%s-size %s: at most %u bytes\n",
-			key ? "key" : "value", eq + 1, max);
+		fprintf(stderr, "bpfctl: --map-%s-size %" PRIu64 ": at most %u bytes\n",
+			key ? "key" : "value", v, max);
 		return -EINVAL;
 	}
-	*eq = '\0';
 	/* One entry per map, both sizes on it. */
 	for (size_t i = 0; i < opts->n_map_defs; i++)
-		if (strcmp(s->map_defs[i].name, arg) == 0)
+		if (strcmp(s->map_defs[i].name, name) == 0)
 			d = &s->map_defs[i];
 	if (!d) {
 		if (opts->n_map_defs >= PROTO_MAX_CONFIG_ITEMS) {
@@ -72,14 +48,14 @@ static int parse_map_def(struct bpfctl_setup *s, struct bpfbroker_load_opts *opt
 			return -EINVAL;
 		}
 		d = &s->map_defs[opts->n_map_defs++];
-		*d = (struct bpfbroker_map_def){.name = arg};
+		*d = (struct bpfbroker_map_def){.name = name};
 	}
 	if (v == 0)
 		v = BPFBROKER_SIZE_ZERO;
 	if (key)
-		d->key_size = v;
+		d->key_size = (uint32_t)v;
 	else
-		d->value_size = v;
+		d->value_size = (uint32_t)v;
 	return 0;
 }
 
@@ -87,7 +63,8 @@ static int parse_map_def(struct bpfctl_setup *s, struct bpfbroker_load_opts *opt
 static int parse_inner_map(struct bpfctl_setup *s, struct bpfbroker_load_opts *opts, char *arg)
 {
 	struct bpfbroker_inner_map *im = &s->inner_maps[opts->n_inner_maps];
-	char *eq = strchr(arg, '='), *type, *p;
+	char *eq = strchr(arg, '='), *type, *p, *field[4] = {};
+	size_t n;
 
 	if (opts->n_inner_maps >= PROTO_MAX_CONFIG_ITEMS || !eq || eq == arg)
 		goto bad;
@@ -98,13 +75,13 @@ static int parse_inner_map(struct bpfctl_setup *s, struct bpfbroker_load_opts *o
 		goto bad;
 	*p++ = '\0';
 	*im = (struct bpfbroker_inner_map){.outer = arg, .type = type};
-	if (parse_u32(p, &p, ':', &im->key_size) < 0 ||
-	    parse_u32(p + 1, &p, ':', &im->value_size) < 0)
-		goto bad;
-	/* ENTRIES ends the option, or FLAGS follows it. */
-	if (parse_u32(p + 1, NULL, '\0', &im->max_entries) < 0 &&
-	    (parse_u32(p + 1, &p, ':', &im->max_entries) < 0 ||
-	     parse_u32_base(p + 1, NULL, '\0', true, &im->map_flags) < 0))
+	/* KEY:VALUE:ENTRIES, and FLAGS after them or not. */
+	for (n = 0; p && n < ARRAY_SIZE(field); n++)
+		field[n] = strsep(&p, ":");
+	if (p || n < 3 || bpfctl_parse_u32(field[0], false, &im->key_size) < 0 ||
+	    bpfctl_parse_u32(field[1], false, &im->value_size) < 0 ||
+	    bpfctl_parse_u32(field[2], false, &im->max_entries) < 0 ||
+	    (field[3] && bpfctl_parse_u32(field[3], true, &im->map_flags) < 0))
 		goto bad;
 	opts->n_inner_maps++;
 	return 0;

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * bpfctl policy and doctor: what the broker's policy grants me, and what on
+ * this machine weakens the broker's guarantees (doctor.h).
+ */
 #include "doctor.h"
 
 #include <errno.h>
@@ -12,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bpfctl.h"
 #include "common/bpffs.h"
 #include "common/macro.h"
 
@@ -246,4 +251,21 @@ int doctor_run(struct bpfbroker *b, bool json)
 		printf("%u warning(s): the broker's guarantees are weakened here\n", r.warnings);
 	}
 	return r.warnings ? 1 : 0;
+}
+
+int cmd_policy(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	struct bpfbroker_error *e = NULL;
+	_cleanup_free_ char *json = NULL;
+	int k;
+
+	if (argc != 0) {
+		fprintf(stderr, "bpfctl: policy takes no arguments\n");
+		return EXIT_ERROR;
+	}
+	k = bpfbroker_policy(b, &json, &e);
+	if (k < 0)
+		return report_error(c, k, e, "policy");
+	printf("%s\n", json);
+	return EXIT_SUCCESS;
 }
