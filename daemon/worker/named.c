@@ -2,30 +2,29 @@
 #include "named.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/shared/audit.h"
+#include "proto/method.h"
 
 #include "named_call.h"
 
-static const struct method {
-	const char *name;
-	int (*handle)(struct call *c, struct reply *r);
-} methods[] = {
-	{"list", named_list},	      {"show", named_show},
-	{"unload", named_unload},     {"fds", named_fds},
-	{"attach", named_attach},     {"detach", named_detach},
-	{"test_run", named_test_run}, {"map_insert", named_map_insert},
-	{"map", named_map},	      {"policy", named_policy},
+/* The handlers, by the protocol's method table (proto/method.h); each gets its typed params. */
+static int (*const handlers[PROTO_METHOD_COUNT])(struct call *c, struct reply *r) = {
+	[PROTO_METHOD_LIST] = named_list,	  [PROTO_METHOD_SHOW] = named_show,
+	[PROTO_METHOD_UNLOAD] = named_unload,	  [PROTO_METHOD_FDS] = named_fds,
+	[PROTO_METHOD_ATTACH] = named_attach,	  [PROTO_METHOD_DETACH] = named_detach,
+	[PROTO_METHOD_TEST_RUN] = named_test_run, [PROTO_METHOD_MAP_INSERT] = named_map_insert,
+	[PROTO_METHOD_MAP] = named_map,		  [PROTO_METHOD_POLICY] = named_policy,
 };
 
-static const struct method *method_find(const char *name)
+static const struct proto_method *method_find(const char *name)
 {
-	for (size_t i = 0; name && i < ARRAY_SIZE(methods); i++)
-		if (strcmp(methods[i].name, name) == 0)
-			return &methods[i];
-	return NULL;
+	const struct proto_method *m = proto_method_find(name);
+
+	return m && handlers[m->id] ? m : NULL;
 }
 
 bool named_is_method(const char *method)
@@ -49,7 +48,8 @@ static int call_take_job_fd(struct call *c, json_object *job, const char *key, i
 	return 0;
 }
 
-static int call_run(struct call *c, json_object *job, const struct method **ret_m, struct reply *r)
+static int call_run(struct call *c, json_object *job, const struct proto_method **ret_m,
+		    struct reply *r)
 {
 	json_object *m;
 	int k;
@@ -76,29 +76,54 @@ static int call_run(struct call *c, json_object *job, const struct method **ret_
 	return 1;
 }
 
+/*
+ * The request's params as the method table types them, in c->req. Bad
+ * params are answered here (invalid-request; too-large for hex over its
+ * bound), so handlers never read the request's JSON.
+ */
+static int call_decode(struct call *c, const struct proto_method *m, struct reply *r)
+{
+	_cleanup_free_ char *error = NULL;
+	int k;
+
+	c->req = calloc(1, m->params_size ?: 1);
+	if (!c->req)
+		return -ENOMEM;
+	k = proto_method_decode(m, c->params, c->n_fds, c->req, &error);
+	if (k == -ENOMEM)
+		return k;
+	if (k == -E2BIG)
+		return reply_error(r, PROTO_E_TOO_LARGE, E2BIG, "%s", error ?: "too large");
+	if (k < 0)
+		return reply_error(r, PROTO_E_INVALID, m->flat_errno ? EINVAL : -k, "%s",
+				   error ?: "invalid request");
+	c->req_method = m;
+	return 1;
+}
+
 /* One audit record per request (list and show only when refused: they decide nothing). */
-static void call_audit(struct call *c, const char *method, struct reply *r)
+static void call_audit(struct call *c, const struct proto_method *m, struct reply *r)
 {
 	const char *code = reply_error_code(r), *ref = NULL, *program = NULL;
 	char object[160], target[192] = "";
 	json_object *t, *v;
-	struct audit_record a = {.event = method,
+	struct audit_record a = {.event = m->name,
 				 .uid = c->ident.id.uid,
 				 .pid = c->ident.pid,
 				 .unit = c->ident.id.unit,
 				 .user_unit = c->ident.id.user_unit};
 
-	if (!code && (strcmp(method, "list") == 0 || strcmp(method, "show") == 0 ||
-		      strcmp(method, "policy") == 0))
+	if (!code && (m->id == PROTO_METHOD_LIST || m->id == PROTO_METHOD_SHOW ||
+		      m->id == PROTO_METHOD_POLICY))
 		return;
 	(void)proto_get_string(c->params, "object", false, &ref, NULL);
 	(void)proto_get_string(c->params, "program", false, &program, NULL);
-	if (strcmp(method, "map") == 0) {
+	if (m->id == PROTO_METHOD_MAP) {
 		const char *op = NULL;
 
 		/* Map reads decide nothing new (like show): only writes and refusals. */
 		(void)proto_get_string(c->params, "op", false, &op, NULL);
-		if (!code && op && !proto_map_op_name_writes(op))
+		if (!code && !proto_method_when(m->changes_state, c->params))
 			return;
 		(void)proto_get_string(c->params, "map", false, &program, NULL);
 		if (op)
@@ -158,17 +183,19 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 			 .target_status = -1,
 			 .target_status_error = ENOENT,
 			 .lock = -EBADF};
-	const struct method *m = NULL;
+	const struct proto_method *m = NULL;
 	struct reply r = {};
 	int k;
 
 	k = call_run(&c, job, &m, &r);
 	if (k > 0)
-		k = m->handle(&c, &r);
+		k = call_decode(&c, m, &r);
+	if (k > 0)
+		k = handlers[m->id](&c, &r);
 	/* A handler failing after it changed something (unload's commit, say) is on record too. */
 	k = reply_fail(&r, k);
 	if (k >= 0 && m)
-		call_audit(&c, m->name, &r);
+		call_audit(&c, m, &r);
 	call_done(&c);
 	close_many(fds, n_fds);
 	return reply_finish(&r, k, ret_body, ret_fds, ret_n_fds);

@@ -16,31 +16,20 @@
 #include "denial.h"
 #include "store.h"
 
+/* The typed params as the targets take them; a uprobe's fd indexes resolved. */
 static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
 {
-	static const char *const keys[] = {"object", "program", "pin", "target", NULL};
-	static const char *const tkeys[] = {"type", "fd", "attach_type", "name", NULL};
+	const struct proto_attach_params *p = c->req;
+	const struct proto_link_target *t = &p->target;
 	_cleanup_free_ char *error = NULL;
-	json_object *t;
 	int k;
 
-	k = param_check_keys(c, r, "attach", keys);
-	if (k > 0)
-		k = param_string(c, r, "program", true, &a->program);
-	if (k <= 0)
-		return k;
-	if (proto_get_bool(c->params, "pin", false, &a->pin, &error) < 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
-	if (!json_object_object_get_ex(c->params, "target", &t) ||
-	    !json_object_is_type(t, json_type_object))
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "\"target\" must be an object");
-	if (proto_get_string(t, "type", true, &a->type, &error) < 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
+	a->program = p->program;
+	a->pin = p->pin;
+	a->type = t->type;
 	if (strcmp(a->type, "uprobe") == 0) {
-		/* Its own keys, and its fds: the binary and a pidfd (uprobe.h). */
-		if (proto_check_keys(t, "target", uprobe_target_keys, &error) < 0)
-			return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
-		k = uprobe_request_parse(t, c->fds, c->n_fds, &a->uprobe, &error);
+		/* Its fds: the binary and a pidfd (uprobe.h). */
+		k = uprobe_request_from(t, c->fds, c->n_fds, &a->uprobe, &error);
 		if (k < 0)
 			return reply_error(r, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k, "%s",
 					   error ?: "bad uprobe target");
@@ -50,13 +39,9 @@ static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
 		a->fd_index = -1;
 		return 1;
 	}
-	if (proto_check_keys(t, "target", tkeys, &error) < 0 ||
-	    proto_get_string(t, "name", false, &a->name, &error) < 0 ||
-	    proto_get_string(t, "attach_type", false, &a->attach_type, &error) < 0 ||
-	    proto_get_int(t, "fd", false, 0, PROTO_MAX_REQUEST_FDS - 1, &a->fd_index, &error) < 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
-	if (!json_object_object_get_ex(t, "fd", NULL))
-		a->fd_index = -1;
+	a->name = t->name;
+	a->attach_type = t->attach_type;
+	a->fd_index = t->fd;
 	return 1;
 }
 
@@ -143,13 +128,11 @@ int named_attach(struct call *c, struct reply *r)
 	_cleanup_close_ int prog_fd = -EBADF, link_fd = -EBADF;
 	struct attach_req a = {};
 	json_object *prog, *result, *link;
-	const char *ref;
+	const char *ref = ((const struct proto_attach_params *)c->req)->object;
 	uint32_t link_id = 0;
 	int k, type;
 
 	k = attach_parse(c, r, &a);
-	if (k > 0)
-		k = param_string(c, r, "object", true, &ref);
 	if (k > 0)
 		k = object_open(c, r, ref, VISIBLE_OWNER, &o);
 	if (k > 0)

@@ -18,6 +18,7 @@
 #include "identity.h"
 #include "load.h"
 #include "policy/policy.h"
+#include "proto/method.h"
 #include "proto/proto.h"
 #include "reply.h"
 #include "uprobe.h"
@@ -40,7 +41,9 @@ struct call {
 	struct identity ident;
 	struct policy_grant *grant; /* the caller's */
 	json_object *job; /* the whole job, as the event loop sent it */
-	json_object *params;
+	json_object *params; /* as the client sent them: only the audit trail reads these */
+	void *req; /* the params typed by the method table (proto/method.h) */
+	const struct proto_method *req_method; /* which, once req is decoded */
 	int *fds; /* the client's */
 	size_t n_fds;
 	int netns; /* the caller's network namespace, from the event loop (attach only), or -1 */
@@ -115,13 +118,9 @@ const char *meta_string(json_object *o, const char *key);
 int64_t meta_int(json_object *o, const char *key);
 json_object *meta_array(json_object *o, const char *key);
 json_object *meta_find(json_object *meta, const char *key, const char *name);
-int param_string(struct call *c, struct reply *r, const char *key, bool required, const char **ret);
-int param_check_keys(struct call *c, struct reply *r, const char *what, const char *const *keys);
 int object_load(struct call *c, uid_t owner, const char *name, struct object *ret);
 int object_open(struct call *c, struct reply *r, const char *ref, enum visibility want,
 		struct object *ret);
-int object_from_params(struct call *c, struct reply *r, const char *method, enum visibility want,
-		       const char **ret_ref, struct object *ret);
 int call_lock(struct call *c, struct reply *r, uid_t owner);
 int pin_open(const struct object *o, json_object *entry);
 
@@ -177,8 +176,6 @@ int named_attach(struct call *c, struct reply *r);
 int named_detach(struct call *c, struct reply *r);
 
 /* named_testrun.c */
-int param_hex(struct call *c, struct reply *r, const char *key, size_t max, uint8_t **ret,
-	      size_t *ret_n);
 int named_test_run(struct call *c, struct reply *r);
 
 /* named_map.c */

@@ -15,28 +15,18 @@
 int named_detach(struct call *c, struct reply *r)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
-	static const char *const keys[] = {"object", "program", "link", NULL};
 	_cleanup_(object_done) struct object o = {};
 	_cleanup_free_ struct link_entry *le = NULL;
-	_cleanup_free_ char *error = NULL;
 	_cleanup_json_ json_object *detached = json_object_new_array();
 	json_object *prog, *result;
-	const char *ref, *program;
-	int64_t link = 0;
+	const struct proto_detach_params *p = c->req;
+	const char *ref = p->object, *program = p->program;
+	int64_t link = p->link;
 	size_t n = 0;
 	int k;
 
 	if (!detached)
 		return -ENOMEM;
-	k = param_check_keys(c, r, "detach", keys);
-	if (k > 0)
-		k = param_string(c, r, "object", true, &ref);
-	if (k > 0)
-		k = param_string(c, r, "program", true, &program);
-	if (k <= 0)
-		return k;
-	if (proto_get_int(c->params, "link", false, 1, UINT32_MAX, &link, &error) < 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
 	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
 	if (k > 0)
 		k = call_lock(c, r, o.owner);

@@ -15,10 +15,10 @@ int named_fds(struct call *c, struct reply *r)
 	_cleanup_(object_done) struct object o = {};
 	_cleanup_(btf_view_done) struct btf_view btf = {};
 	json_object *mp, *mm, *result = NULL, *progs = NULL, *maps = NULL;
-	const char *ref;
+	const char *ref = ((const struct proto_object_params *)c->req)->object;
 	int k, fd;
 
-	k = object_from_params(c, r, "fds", VISIBLE_SHARED, &ref, &o);
+	k = object_open(c, r, ref, VISIBLE_SHARED, &o);
 	if (k <= 0)
 		return k;
 	k = object_btf_view(c, &o, false, &btf);

@@ -223,15 +223,12 @@ static int list_owners(struct call *c, bool shared_only, struct list_page *pg)
 }
 
 /* "cursor": "UID/NAME", as a reply's "next" gave it. */
-static int list_parse_cursor(struct call *c, struct reply *r, struct list_page *pg)
+static int list_parse_cursor(const char *cursor, struct reply *r, struct list_page *pg)
 {
-	const char *cursor = NULL, *slash;
-	_cleanup_free_ char *error = NULL;
+	const char *slash;
 	unsigned long uid;
 	char *end;
 
-	if (proto_get_string(c->params, "cursor", false, &cursor, &error) < 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
 	if (!cursor)
 		return 1;
 	slash = strchr(cursor, '/');
@@ -250,30 +247,20 @@ static int list_parse_cursor(struct call *c, struct reply *r, struct list_page *
 
 int named_list(struct call *c, struct reply *r)
 {
-	static const char *const keys[] = {"all", "user", "shared", "cursor", "limit", NULL};
-	_cleanup_free_ char *error = NULL;
+	const struct proto_list_params *p = c->req;
 	_cleanup_json_ json_object *objects = json_object_new_array();
-	struct list_page pg = {.objects = objects, .limit = PROTO_MAX_LIST_LIMIT};
+	struct list_page pg = {.objects = objects, .limit = (uint64_t)p->limit};
 	json_object *result;
-	const char *user = NULL;
-	bool all = false, shared = false;
+	const char *user = p->user;
+	bool all = p->all, shared = p->shared;
 	uid_t uid = c->ident.id.uid;
-	int64_t limit = PROTO_MAX_LIST_LIMIT;
 	int k;
 
 	if (!objects)
 		return -ENOMEM;
-	k = param_check_keys(c, r, "list", keys);
-	if (k > 0)
-		k = list_parse_cursor(c, r, &pg);
+	k = list_parse_cursor(p->cursor, r, &pg);
 	if (k <= 0)
 		return k;
-	if (proto_get_bool(c->params, "all", false, &all, &error) < 0 ||
-	    proto_get_bool(c->params, "shared", false, &shared, &error) < 0 ||
-	    proto_get_string(c->params, "user", false, &user, &error) < 0 ||
-	    proto_get_int(c->params, "limit", false, 1, PROTO_MAX_LIST_LIMIT, &limit, &error) < 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
-	pg.limit = (uint64_t)limit;
 	/* The admin group is the daemon's option, not a policy key. */
 	if ((all || user) && !call_is_admin(c))
 		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
@@ -312,10 +299,10 @@ int named_show(struct call *c, struct reply *r)
 {
 	_cleanup_(object_done) struct object o = {};
 	json_object *result, *j;
-	const char *ref;
+	const char *ref = ((const struct proto_object_params *)c->req)->object;
 	int k;
 
-	k = object_from_params(c, r, "show", VISIBLE_SHARED, &ref, &o);
+	k = object_open(c, r, ref, VISIBLE_SHARED, &o);
 	if (k <= 0)
 		return k;
 	j = object_json(c, &o);

@@ -22,34 +22,19 @@
  */
 int named_map_insert(struct call *c, struct reply *r)
 {
-	static const char *const keys[] = {"object", "map", "key", "fd", NULL};
 	_cleanup_(object_done) struct object o = {};
-	_cleanup_free_ char *error = NULL;
-	_cleanup_free_ uint8_t *key = NULL;
+	const struct proto_map_insert_params *p = c->req;
 	_cleanup_close_ int outer = -EBADF;
-	const char *ref, *map;
+	const char *ref = p->object, *map = p->map;
+	const uint8_t *key = p->key.data;
 	json_object *m, *result;
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
-	size_t key_size = 0;
-	int64_t fd_index = 0;
+	size_t key_size = p->key.size;
+	int64_t fd_index = p->fd;
 	uint64_t frozen = 0;
 	int k, inner_fd, value;
 
-	k = param_check_keys(c, r, "map_insert", keys);
-	if (k > 0)
-		k = param_string(c, r, "object", true, &ref);
-	if (k > 0)
-		k = param_string(c, r, "map", true, &map);
-	if (k > 0)
-		k = param_hex(c, r, "key", 512, &key, &key_size);
-	if (k <= 0)
-		return k;
-	if (!key)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "\"key\" is required");
-	if (proto_get_int(c->params, "fd", true, 0, PROTO_MAX_REQUEST_FDS - 1, &fd_index, &error) <
-	    0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
 	if ((size_t)fd_index >= c->n_fds)
 		return reply_error(r, PROTO_E_FDS, EBADF,
 				   "\"fd\" must be the index of the inner map's fd, sent with the "
@@ -123,8 +108,7 @@ int named_map_insert(struct call *c, struct reply *r)
 int named_map(struct call *c, struct reply *r)
 {
 	_cleanup_(object_done) struct object o = {};
-	_cleanup_(proto_map_request_done) struct proto_map_request req = {};
-	_cleanup_free_ char *error = NULL;
+	const struct proto_map_request *req = c->req;
 	_cleanup_(btf_view_done) struct btf_view btf = {};
 	_cleanup_close_ int fd = -EBADF;
 	enum map_access a = MAP_ACCESS_NONE, most;
@@ -132,34 +116,28 @@ int named_map(struct call *c, struct reply *r)
 	json_object *m;
 	int type, k;
 
-	k = proto_map_request_decode(c->params, &req, &error);
-	if (k == -ENOMEM)
-		return k;
-	if (k < 0)
-		return reply_error(r, k == -E2BIG ? PROTO_E_TOO_LARGE : PROTO_E_INVALID, -k, "%s",
-				   error ? error : "invalid request");
-	k = object_open(c, r, req.object, VISIBLE_SHARED, &o);
+	k = object_open(c, r, req->object, VISIBLE_SHARED, &o);
 	if (k <= 0)
 		return k;
-	m = meta_find(o.meta, "maps", req.map);
+	m = meta_find(o.meta, "maps", req->map);
 	if (m)
-		a = object_map_access(c, &o, req.map);
+		a = object_map_access(c, &o, req->map);
 	/* Others don't learn of maps not shared with them (as for fds). */
 	if (!m || (a == MAP_ACCESS_NONE && !o.is_owner))
 		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
-				   "object \"%s\" has no map \"%s\"%s", req.object, req.map,
+				   "object \"%s\" has no map \"%s\"%s", req->object, req->map,
 				   o.is_owner ? "" : " shared with you");
 	if (a == MAP_ACCESS_NONE) /* only the owner gets here (above) */
-		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", req.map, "maps",
-				    "your policy grants you no access to map \"%s\"", req.map);
+		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", req->map, "maps",
+				    "your policy grants you no access to map \"%s\"", req->map);
 	fd = pin_open(&o, m);
 	if (fd < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -fd, "cannot open map \"%s\": %s", req.map,
+		return reply_error(r, PROTO_E_INTERNAL, -fd, "cannot open map \"%s\": %s", req->map,
 				   strerror(-fd));
-	if (req.op == PROTO_MAP_BTF || req.op == PROTO_MAP_INFO) {
+	if (req->op == PROTO_MAP_BTF || req->op == PROTO_MAP_INFO) {
 		json_object *mm = meta_array(o.meta, "maps");
 
-		k = object_btf_view(c, &o, req.op == PROTO_MAP_BTF, &btf);
+		k = object_btf_view(c, &o, req->op == PROTO_MAP_BTF, &btf);
 		if (k < 0)
 			return reply_error(r, PROTO_E_INTERNAL, -k,
 					   "cannot read the object's BTF: %s", strerror(-k));
@@ -171,8 +149,8 @@ int named_map(struct call *c, struct reply *r)
 			}
 	}
 	/* The most a grant could give ("maps", or "shared" for others), as the type caps it. */
-	type = meta_map_type(o.meta, req.map);
+	type = meta_map_type(o.meta, req->map);
 	most = o.is_owner ? policy_map_access_for_type(MAP_ACCESS_RW | MAP_ACCESS_CONSUME, type)
 			  : share_access_for_type(MAP_ACCESS_RW, type);
-	return mapop_run(fd, &mb, req.map, a, most, o.is_owner ? "maps" : "shared", &req, r);
+	return mapop_run(fd, &mb, req->map, a, most, o.is_owner ? "maps" : "shared", req, r);
 }

@@ -25,6 +25,9 @@ void object_done(struct object *o)
 void call_done(struct call *c)
 {
 	free(c->links);
+	if (c->req_method)
+		proto_method_done(c->req_method, c->req);
+	free(c->req);
 	identity_done(&c->ident);
 	policy_grant_free(c->grant);
 	safe_close(c->lock);
@@ -75,26 +78,6 @@ json_object *meta_find(json_object *meta, const char *key, const char *name)
 			return e;
 	}
 	return NULL;
-}
-
-int param_string(struct call *c, struct reply *r, const char *key, bool required, const char **ret)
-{
-	_cleanup_free_ char *error = NULL;
-	int k = proto_get_string(c->params, key, required, ret, &error);
-
-	if (k < 0)
-		return reply_error(r, PROTO_E_INVALID, -k, "%s", error ? error : "invalid request");
-	return 1;
-}
-
-int param_check_keys(struct call *c, struct reply *r, const char *what, const char *const *keys)
-{
-	_cleanup_free_ char *error = NULL;
-	int k = proto_check_keys(c->params, what, keys, &error);
-
-	if (k < 0)
-		return reply_error(r, PROTO_E_INVALID, -k, "%s", error ? error : "invalid request");
-	return 1;
 }
 
 int object_load(struct call *c, uid_t owner, const char *name, struct object *ret)
@@ -180,20 +163,6 @@ int object_open(struct call *c, struct reply *r, const char *ref, enum visibilit
 not_found:
 	return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "you have no object \"%s\"%s", ref,
 			   want == VISIBLE_OWNER ? "" : " and none is shared with you");
-}
-
-/* For methods whose only param is "object": check, resolve, open. */
-int object_from_params(struct call *c, struct reply *r, const char *method, enum visibility want,
-		       const char **ret_ref, struct object *ret)
-{
-	static const char *const keys[] = {"object", NULL};
-	int k = param_check_keys(c, r, method, keys);
-
-	if (k > 0)
-		k = param_string(c, r, "object", true, ret_ref);
-	if (k > 0)
-		k = object_open(c, r, *ret_ref, want, ret);
-	return k;
 }
 
 int call_lock(struct call *c, struct reply *r, uid_t owner)

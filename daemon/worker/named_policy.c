@@ -10,16 +10,11 @@
 
 int named_policy(struct call *c, struct reply *r)
 {
-	static const char *const keys[] = {NULL};
 	struct ledger ledger = {};
 	struct ledger_usage lu = {};
 	json_object *result, *usage, *identity;
 	uint64_t named = 0;
-	int k;
 
-	k = param_check_keys(c, r, "policy", keys);
-	if (k <= 0)
-		return k;
 	result = json_object_new_object();
 	if (!result)
 		return -ENOMEM;

@@ -17,97 +17,25 @@
 #define ENOTSUPP 524
 #endif
 
-#define TEST_RUN_MAX_DATA (16u * 1024)
-#define TEST_RUN_MAX_CTX (4u * 1024)
 /* Room for programs that grow the packet (bpf_xdp_adjust_tail and the like). */
 #define TEST_RUN_DATA_OUT_SLACK 4096u
-#define TEST_RUN_MAX_REPEAT 1000000
-
-static int hex_decode(const char *s, size_t max, uint8_t **ret, size_t *ret_n)
-{
-	size_t len = strlen(s), n = len / 2;
-	uint8_t *buf;
-
-	if (len % 2)
-		return -EINVAL;
-	if (n > max)
-		return -E2BIG;
-	buf = malloc(n ? n : 1);
-	if (!buf)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1 ||
-		    !strchr("0123456789abcdefABCDEF", s[2 * i]) ||
-		    !strchr("0123456789abcdefABCDEF", s[2 * i + 1])) {
-			free(buf);
-			return -EINVAL;
-		}
-		buf[i] = (uint8_t)v;
-	}
-	*ret = buf;
-	*ret_n = n;
-	return 0;
-}
-
-static char *hex_encode(const uint8_t *buf, size_t n)
-{
-	char *s = malloc(2 * n + 1);
-
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		snprintf(s + 2 * i, 3, "%02x", buf[i]);
-	s[2 * n] = '\0';
-	return s;
-}
-
-int param_hex(struct call *c, struct reply *r, const char *key, size_t max, uint8_t **ret,
-	      size_t *ret_n)
-{
-	const char *s = NULL;
-	int k = param_string(c, r, key, false, &s);
-
-	if (k <= 0 || !s)
-		return k;
-	k = hex_decode(s, max, ret, ret_n);
-	if (k == -E2BIG)
-		return reply_error(r, PROTO_E_TOO_LARGE, E2BIG, "\"%s\" is over %zu bytes", key,
-				   max);
-	if (k < 0)
-		return reply_error(r, PROTO_E_INVALID, -k, "\"%s\" must be hex bytes", key);
-	return 1;
-}
 
 int named_test_run(struct call *c, struct reply *r)
 {
-	static const char *const keys[] = {"object", "program", "data_in",
-					   "ctx_in", "repeat",	NULL};
 	static const cap_value_t caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN};
 	_cleanup_(object_done) struct object o = {};
-	_cleanup_free_ uint8_t *data = NULL, *ctx = NULL, *out = NULL;
-	_cleanup_free_ char *error = NULL, *out_hex = NULL;
+	const struct proto_test_run_params *p = c->req;
+	_cleanup_free_ uint8_t *out = NULL;
+	_cleanup_free_ char *out_hex = NULL;
 	_cleanup_close_ int prog_fd = -EBADF;
-	size_t n_data = 0, n_ctx = 0, n_out = 0;
-	const char *ref, *program;
+	const uint8_t *data = p->data_in.data, *ctx = p->ctx_in.data;
+	size_t n_data = p->data_in.size, n_ctx = p->ctx_in.size, n_out = 0;
+	const char *ref = p->object, *program = p->program;
 	json_object *prog, *result;
-	int64_t repeat = 0; /* the kernel's default, once; raw_tracepoint refuses any other */
+	int64_t repeat =
+		p->repeat; /* 0: the kernel's default, once; raw_tracepoint refuses any other */
 	int k, type;
 
-	k = param_check_keys(c, r, "test_run", keys);
-	if (k > 0)
-		k = param_string(c, r, "object", true, &ref);
-	if (k > 0)
-		k = param_string(c, r, "program", true, &program);
-	if (k > 0)
-		k = param_hex(c, r, "data_in", TEST_RUN_MAX_DATA, &data, &n_data);
-	if (k > 0)
-		k = param_hex(c, r, "ctx_in", TEST_RUN_MAX_CTX, &ctx, &n_ctx);
-	if (k <= 0)
-		return k;
-	if (proto_get_int(c->params, "repeat", false, 1, TEST_RUN_MAX_REPEAT, &repeat, &error) < 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "%s", error);
 	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
 	if (k <= 0)
 		return k;
@@ -156,7 +84,7 @@ int named_test_run(struct call *c, struct reply *r)
 						   ? " (this program type has no test runs)"
 						   : "");
 		n_out = opts.data_size_out < n_out ? opts.data_size_out : n_out;
-		out_hex = hex_encode(out, n_out);
+		out_hex = proto_hex_encode(out, n_out);
 		result = json_object_new_object();
 		if (!out_hex || !result) {
 			json_object_put(result);

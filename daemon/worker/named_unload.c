@@ -12,10 +12,10 @@ int named_unload(struct call *c, struct reply *r)
 {
 	_cleanup_(object_done) struct object o = {};
 	json_object *result;
-	const char *ref;
+	const char *ref = ((const struct proto_object_params *)c->req)->object;
 	int k;
 
-	k = object_from_params(c, r, "unload", VISIBLE_OWNER_OR_ADMIN, &ref, &o);
+	k = object_open(c, r, ref, VISIBLE_OWNER_OR_ADMIN, &o);
 	if (k > 0)
 		k = call_lock(c, r, o.owner);
 	if (k <= 0)
