@@ -17,6 +17,7 @@
 #include "common/macro.h"
 #include "peer_unit.h"
 #include "policy/verdict.h"
+#include "proto/method.h"
 #include "rate.h"
 #include "daemon/worker/uprobe.h"
 #include "daemon/shared/log.h"
@@ -248,41 +249,6 @@ static json_object *job_new(const struct conn *c, int64_t id)
 	return job;
 }
 
-/*
- * Methods a worker handles (proto/NAMED.md), with the fds each takes, and
- * whether they change a user's store or kernel state (for the sweep after a
- * worker that dies in one, worker.h). The event loop only checks the envelope
- * and the fd count; the worker decodes. Only these reach a worker: the
- * pool's own methods (its sweep) are not among them.
- */
-static const struct worker_method {
-	const char *name;
-	size_t max_fds;
-	bool changes_state; /* "map": only its writes, see request_changes_state() */
-} worker_methods[] = {
-	{"load", 1, true},
-	{"list", 0, false},
-	{"show", 0, false},
-	{"unload", 0, true},
-	{"fds", 0, false},
-	{"attach", 2, true},
-	{"detach", 0, true},
-	{"test_run", 0, false},
-	{"map_insert", 1, true},
-	{"load_insns", 1, true},
-	{"map", 0, true},
-	/* The effective policy and usage: counting kernel objects needs a worker's capabilities. */
-	{"policy", 0, false},
-};
-
-static const struct worker_method *worker_method_find(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(worker_methods); i++)
-		if (strcmp(worker_methods[i].name, name) == 0)
-			return &worker_methods[i];
-	return NULL;
-}
-
 static int handle_hello(struct conn *c, int64_t id)
 {
 	json_object *result = json_object_new_object(), *versions = json_object_new_array();
@@ -290,9 +256,8 @@ static int handle_hello(struct conn *c, int64_t id)
 	int k;
 
 	json_object_array_add(versions, json_object_new_int(PROTO_VERSION));
-	json_object_array_add(methods, json_object_new_string("hello"));
-	for (size_t i = 0; i < ARRAY_SIZE(worker_methods); i++)
-		json_object_array_add(methods, json_object_new_string(worker_methods[i].name));
+	for (size_t i = 0; i < ARRAY_SIZE(proto_methods); i++)
+		json_object_array_add(methods, json_object_new_string(proto_methods[i].name));
 	json_object_object_add(result, "versions", versions);
 	json_object_object_add(result, "methods", methods);
 	json_object_object_add(result, "identity", identity_json(c));
@@ -348,27 +313,16 @@ static void request_object(const struct conn *c, json_object *params, char *buf,
 	request_object_format(c, ref, buf, size);
 }
 
-/* "map" changes state only with its writes. */
-static bool request_changes_state(const struct worker_method *m, json_object *params)
-{
-	const char *op = NULL;
-
-	if (!m->changes_state || strcmp(m->name, "map") != 0)
-		return m->changes_state;
-	(void)proto_get_string(params, "op", false, &op, NULL);
-	return proto_map_op_name_writes(op);
-}
-
 /* Queue job with the message's fds and, if extra_fd >= 0, that one last (taken). */
-static int submit_job(struct conn *c, int64_t id, const struct worker_method *m,
-		      json_object *params, json_object *job, struct proto_msg *msg, int extra_fd)
+static int submit_job(struct conn *c, int64_t id, const struct proto_method *m, json_object *params,
+		      json_object *job, struct proto_msg *msg, int extra_fd)
 {
 	char object[160];
 	struct worker_request req = {.uid = c->cred.uid,
 				     .pid = c->cred.pid,
 				     .event = m->name,
 				     .object = object,
-				     .changes_state = request_changes_state(m, params)};
+				     .changes_state = proto_method_when(m->changes_state, params)};
 	int *fds = NULL;
 	size_t n = msg->n_fds + (extra_fd >= 0);
 
@@ -470,22 +424,22 @@ static int conn_rate_take(struct conn *c, int64_t id)
 }
 
 /* A named-object method: {"identity", "method", "params"} to a worker. */
-static int handle_worker_method(struct conn *c, int64_t id, const struct worker_method *m,
+static int handle_worker_method(struct conn *c, int64_t id, const struct proto_method *m,
 				json_object *params, struct proto_msg *msg)
 {
 	json_object *job;
 
-	if (msg->n_fds > m->max_fds) {
+	if (msg->n_fds > m->fds_max) {
 		char buf[96];
 
-		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes at most %zu",
-			 msg->n_fds, m->name, m->max_fds);
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes at most %u",
+			 msg->n_fds, m->name, m->fds_max);
 		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
 	}
 	if (params && !json_object_is_type(params, json_type_object))
 		return conn_send_error(c, id, PROTO_E_INVALID, EINVAL,
 				       "\"params\" must be an object");
-	if (strcmp(m->name, "attach") == 0) {
+	if (proto_method_when(m->rate_limited, params)) {
 		int k = conn_rate_take(c, id);
 
 		if (k <= 0)
@@ -533,14 +487,15 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct worker_
 }
 
 /* Validate here too, so bad requests never cost a worker; then re-encode with the fd at 0. */
-static int load_params_decode(const struct conn *c, const char *method, json_object *params,
-			      size_t n_fds, json_object **ret, bool *ret_check_only,
-			      char *ret_object, size_t object_size, char **error)
+static int load_params_decode(const struct conn *c, const struct proto_method *m,
+			      json_object *params, size_t n_fds, json_object **ret,
+			      bool *ret_check_only, char *ret_object, size_t object_size,
+			      char **error)
 {
 	int k;
 
 	ret_object[0] = '\0';
-	if (strcmp(method, "load_insns") == 0) {
+	if (m->id == PROTO_METHOD_LOAD_INSNS) {
 		struct proto_insns_request req = {};
 
 		k = proto_insns_request_decode(params, n_fds, &req, error);
@@ -568,8 +523,8 @@ static int load_params_decode(const struct conn *c, const char *method, json_obj
 }
 
 /* "load" (an ELF object) and "load_insns" (raw instructions): one fd, to a worker. */
-static int handle_load(struct conn *c, int64_t id, const char *method, json_object *params,
-		       struct proto_msg *msg)
+static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
+		       json_object *params, struct proto_msg *msg)
 {
 	_cleanup_free_ char *error = NULL;
 	json_object *job, *job_params = NULL;
@@ -578,22 +533,22 @@ static int handle_load(struct conn *c, int64_t id, const char *method, json_obje
 	struct worker_request req = {.uid = c->cred.uid, .pid = c->cred.pid, .object = object};
 	int *fds, k;
 
-	k = load_params_decode(c, method, params, msg->n_fds, &job_params, &check_only, object,
+	k = load_params_decode(c, m, params, msg->n_fds, &job_params, &check_only, object,
 			       sizeof(object), &error);
 	if (k == -ENOMEM)
 		return k;
 	if (k < 0)
 		return conn_send_error(c, id, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k,
 				       error);
-	if (msg->n_fds != 1) {
+	if (msg->n_fds < m->fds_min || msg->n_fds > m->fds_max) {
 		char buf[96];
 
 		json_object_put(job_params);
-		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes exactly 1",
-			 msg->n_fds, method);
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes exactly %u",
+			 msg->n_fds, m->name, m->fds_min);
 		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
 	}
-	if (!check_only) {
+	if (proto_method_when(m->rate_limited, params)) {
 		k = conn_rate_take(c, id);
 		if (k <= 0) {
 			json_object_put(job_params);
@@ -609,12 +564,12 @@ static int handle_load(struct conn *c, int64_t id, const char *method, json_obje
 		return -ENOMEM;
 	}
 	json_object_object_add(job, "params", job_params);
-	if (strcmp(method, "load") != 0)
-		json_object_object_add(job, "method", json_object_new_string(method));
+	if (m->id != PROTO_METHOD_LOAD)
+		json_object_object_add(job, "method", json_object_new_string(m->name));
 	fds[0] = proto_msg_take_fd(msg, 0);
 	/* A check decides and loads nothing; a load may keep objects and pins. */
 	req.event = check_only ? "check" : "load";
-	req.changes_state = !check_only;
+	req.changes_state = proto_method_when(m->changes_state, params);
 	if (!object[0])
 		req.object = NULL;
 	return conn_submit(c, id, &req, job, fds, 1);
@@ -623,6 +578,7 @@ static int handle_load(struct conn *c, int64_t id, const char *method, json_obje
 static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 {
 	_cleanup_free_ char *error = NULL;
+	const struct proto_method *m;
 	const char *method;
 	json_object *params;
 	int64_t id = 0;
@@ -649,18 +605,19 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 			 (int)c->cred.pid, c->n_groups_over);
 		return conn_send_error(c, id, PROTO_E_TOO_LARGE, E2BIG, buf);
 	}
-	if (strcmp(method, "load") == 0 || strcmp(method, "load_insns") == 0)
-		return handle_load(c, id, method, params, msg);
-	if (worker_method_find(method))
-		return handle_worker_method(c, id, worker_method_find(method), params, msg);
-	if (msg->n_fds > 0) {
+	m = proto_method_find(method);
+	if (m && m->checked_by_loop)
+		return handle_load(c, id, m, params, msg);
+	if (m && m->in_worker)
+		return handle_worker_method(c, id, m, params, msg);
+	if (msg->n_fds > (m ? m->fds_max : 0)) {
 		char buf[96];
 
 		snprintf(buf, sizeof(buf), "the request carries %zu fds; %.16s takes none",
 			 msg->n_fds, method);
 		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
 	}
-	if (strcmp(method, "hello") == 0)
+	if (m && m->id == PROTO_METHOD_HELLO)
 		return handle_hello(c, id);
 	{
 		char buf[128];

@@ -25,21 +25,13 @@
 /* A status with a very long Groups: line still fits; what the checks need comes anyway. */
 #define STATUS_MAX_BYTES (1024u * 1024)
 
-const char *const uprobe_target_keys[] = {
-	"type", "fd", "pidfd", "name", "offset", "retprobe", "semaphore", "semaphore_offset", NULL,
-};
-
 /* ---- the request ---- */
 
-static int fd_param(json_object *t, const char *key, const int *fds, size_t n_fds, int *ret,
+/* An fd of the request by its index in the params (decoded, so within PROTO_MAX_REQUEST_FDS). */
+static int fd_param(const char *key, int64_t i, const int *fds, size_t n_fds, int *ret,
 		    char **error)
 {
-	int64_t i = -1;
-	int k = proto_get_int(t, key, true, 0, PROTO_MAX_REQUEST_FDS - 1, &i, error);
-
-	if (k < 0)
-		return k;
-	if ((size_t)i >= n_fds) {
+	if (i < 0 || (size_t)i >= n_fds) {
 		if (asprintf(error, "\"%s\" is fd %" PRId64 ", but the request carries %zu fds",
 			     key, i, n_fds) < 0)
 			*error = NULL;
@@ -49,46 +41,23 @@ static int fd_param(json_object *t, const char *key, const int *fds, size_t n_fd
 	return 0;
 }
 
-static int fail(char **error, int k, const char *msg)
-{
-	*error = strdup(msg);
-	return k;
-}
-
-int uprobe_request_parse(json_object *target, const int *fds, size_t n_fds,
-			 struct uprobe_request *ret, char **error)
+int uprobe_request_from(const struct proto_link_target *t, const int *fds, size_t n_fds,
+			struct uprobe_request *ret, char **error)
 {
 	struct uprobe_request q = {.binary_fd = -1, .pidfd = -1, .status_fd = -1};
-	int64_t offset = -1, sem_offset = 0;
 	int k;
 
-	k = fd_param(target, "fd", fds, n_fds, &q.binary_fd, error);
+	k = fd_param("fd", t->fd, fds, n_fds, &q.binary_fd, error);
 	if (k == 0)
-		k = fd_param(target, "pidfd", fds, n_fds, &q.pidfd, error);
+		k = fd_param("pidfd", t->pidfd, fds, n_fds, &q.pidfd, error);
 	if (k < 0)
 		return k;
-	if (proto_get_string(target, "name", false, &q.symbol, error) < 0 ||
-	    proto_get_int(target, "offset", false, 0, INT64_MAX, &offset, error) < 0 ||
-	    proto_get_bool(target, "retprobe", false, &q.retprobe, error) < 0 ||
-	    proto_get_string(target, "semaphore", false, &q.semaphore, error) < 0 ||
-	    /* The kernel takes the semaphore's offset in the upper 32 bits of config. */
-	    proto_get_int(target, "semaphore_offset", false, 1, UINT32_MAX, &sem_offset, error) < 0)
-		return -EINVAL;
-	if (!q.symbol && offset < 0)
-		return fail(error, -EINVAL,
-			    "a uprobe target needs a function (\"name\") or a file offset "
-			    "(\"offset\")");
-	if (q.symbol && (!q.symbol[0] || strlen(q.symbol) > 255))
-		return fail(error, -EINVAL, "\"name\" must be a symbol of 1 to 255 characters");
-	if (q.semaphore && (!q.semaphore[0] || strlen(q.semaphore) > 255))
-		return fail(error, -EINVAL,
-			    "\"semaphore\" must be a symbol of 1 to 255 characters");
-	if (q.semaphore && sem_offset)
-		return fail(error, -EINVAL,
-			    "give the semaphore by symbol (\"semaphore\") or by file offset "
-			    "(\"semaphore_offset\"), not both");
-	q.offset = offset < 0 ? 0 : (uint64_t)offset;
-	q.semaphore_offset = (uint64_t)sem_offset;
+	/* The rest the decoder checked (proto/named.c): a place given, symbols bounded. */
+	q.symbol = t->name;
+	q.offset = t->offset < 0 ? 0 : (uint64_t)t->offset;
+	q.retprobe = t->retprobe;
+	q.semaphore = t->semaphore;
+	q.semaphore_offset = (uint64_t)t->semaphore_offset;
 	*ret = q;
 	return 0;
 }

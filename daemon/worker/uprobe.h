@@ -20,10 +20,8 @@
 #include <sys/types.h>
 
 #include "policy/policy.h"
+#include "proto/method.h"
 #include "reply.h"
-
-/* Target keys of a uprobe attach besides "type" (proto/NAMED.md). */
-extern const char *const uprobe_target_keys[];
 
 struct uprobe_request {
 	int binary_fd; /* the client's: the ELF file, opened by the client */
@@ -38,13 +36,12 @@ struct uprobe_request {
 };
 
 /*
- * Decode a uprobe target (keys checked by the caller) whose fd indexes refer
- * to fds[]. status_fd and status_error are the caller's to set. -EINVAL or
- * -EBADF with *error set.
+ * A uprobe attach's target, decoded (proto/method.h), with its fd indexes
+ * resolved to fds[]: -EBADF with *error set for an index the request has no
+ * fd for. status_fd and status_error are the caller's to set.
  */
-int uprobe_request_parse(json_object *target, const int *fds, size_t n_fds,
-			 struct uprobe_request *ret, char **error);
-
+int uprobe_request_from(const struct proto_link_target *t, const int *fds, size_t n_fds,
+			struct uprobe_request *ret, char **error);
 /*
  * Event loop: if params are a uprobe attach, the /proc/PID/status of the
  * process its pidfd names, opened with CAP_SYS_PTRACE; bound to that process

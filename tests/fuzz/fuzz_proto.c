@@ -13,7 +13,8 @@
  * Each chunk goes as one SOCK_SEQPACKET packet through a socketpair into the
  * real receive path, proto_recv(); every message it returns goes through
  * proto_request_check(), proto_load_request_decode(),
- * proto_insns_request_decode() and proto_map_request_decode(), and a decoded
+ * proto_insns_request_decode() and proto_map_request_decode(), and through
+ * every method's decoder in the method table (proto_method_decode()); a decoded
  * request must survive
  * encode -> proto_parse -> decode unchanged. Each chunk is
  * also handed to proto_parse() directly in an exactly sized buffer. Every fd
@@ -29,6 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proto/method.h"
 #include "proto/proto.h"
 
 static int count_fds(void)
@@ -136,6 +138,50 @@ static void check_roundtrip(const char *what, json_object *enc,
 	free(error);
 }
 
+/* Every method's params decoder, from the method table: each refuses, or round-trips. */
+static void decode_every_method(json_object *params, size_t n_fds)
+{
+	for (size_t i = 0; i < PROTO_METHOD_COUNT; i++) {
+		const struct proto_method *m = &proto_methods[i];
+		void *p = calloc(1, m->params_size ?: 1), *p2 = calloc(1, m->params_size ?: 1);
+		json_object *enc, *enc2, *parsed = NULL;
+		const char *text, *text2;
+		char *error = NULL;
+		size_t len;
+
+		if (!p || !p2)
+			abort();
+		if (proto_method_decode(m, params, n_fds, p, &error) < 0)
+			goto next;
+		enc = proto_method_encode(m, p);
+		if (!enc)
+			abort();
+		text = json_object_to_json_string_length(enc, JSON_C_TO_STRING_PLAIN, &len);
+		if (proto_parse(text, len, &parsed, &error) < 0 ||
+		    proto_method_decode(m, parsed, n_fds, p2, &error) < 0) {
+			fprintf(stderr, "encoded %s params do not decode: %s\n%s\n", m->name,
+				error ? error : "?", text);
+			abort();
+		}
+		enc2 = proto_method_encode(m, p2);
+		text2 = enc2 ? json_object_to_json_string_ext(enc2, JSON_C_TO_STRING_PLAIN) : "";
+		if (strcmp(text, text2) != 0) {
+			fprintf(stderr, "%s params changed in a round trip:\n%s\n%s\n", m->name,
+				text, text2);
+			abort();
+		}
+		json_object_put(enc2);
+		json_object_put(parsed);
+		json_object_put(enc);
+		proto_method_done(m, p2);
+		proto_method_done(m, p);
+	next:
+		free(error);
+		free(p2);
+		free(p);
+	}
+}
+
 /* Send the decoded request again with proto_send() and its fds; it must come back whole. */
 static void resend(int sv[2], int64_t id, const struct proto_load_request *req,
 		   const struct proto_msg *m)
@@ -222,6 +268,7 @@ static void handle_msg(int sv[2], struct proto_msg *m)
 		error = NULL;
 	}
 
+	decode_every_method(params, m->n_fds);
 	{
 		json_object *reply = proto_reply_new(id, json_object_new_string(method));
 		json_object *err = proto_error_new(id, PROTO_E_INVALID, -22, method);

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
+#include "proto/method.h"
 #include "proto/proto.h"
 
 /* Test allocations never fail quietly; abort() is known not to return, so
@@ -2364,6 +2365,379 @@ static void test_sanitize_utf8(void **state)
 	assert_int_equal(proto_utf8_sequence((const unsigned char *)"\xe2\x82", 2), 0);
 }
 
+/* ---- the method table and its table-driven decoders (method.h, params.h) ---- */
+
+/* Decode text as method's params; the decoded struct in a buffer of the table's size. */
+static int decode_method(const char *method, const char *text, void *ret, char **error)
+{
+	const struct proto_method *m = proto_method_find(method);
+	json_object *o = J(text);
+	int r;
+
+	assert_non_null(m);
+	r = proto_method_decode(m, o, 0, ret, error);
+	json_object_put(o);
+	return r;
+}
+
+/* The params must be refused with err and a message containing what; ret untouched. */
+static void reject_method(const char *method, const char *text, int err, const char *what)
+{
+	uint8_t buf[512];
+	char *error = NULL;
+	int r;
+
+	memset(buf, 0xa5, sizeof(buf));
+	assert_true(proto_method_find(method)->params_size <= sizeof(buf));
+	r = decode_method(method, text, buf, &error);
+	if (r != err)
+		fail_msg("%s %s: decode returned %d (%s), expected %d", method, text, r,
+			 error ? error : "no message", err);
+	/* Output only on success: nothing to free, nothing written. */
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0xa5);
+	assert_error(&error, what);
+}
+
+/* Decoded and encoded again, the params are text (in canonical order). */
+static void roundtrip_method(const char *method, const char *text)
+{
+	const struct proto_method *m = proto_method_find(method);
+	uint8_t buf[512] = {};
+	char *error = NULL;
+	json_object *o;
+
+	if (decode_method(method, text, buf, &error) < 0)
+		fail_msg("%s %s: %s", method, text, error ? error : "?");
+	o = proto_method_encode(m, buf);
+	assert_non_null(o);
+	assert_string_equal(json_object_to_json_string_ext(o, PROTO_JSON_FLAGS), text);
+	json_object_put(o);
+	proto_method_done(m, buf);
+}
+
+static void test_method_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < PROTO_METHOD_COUNT; i++) {
+		const struct proto_method *m = &proto_methods[i];
+
+		assert_non_null(m->name);
+		assert_int_equal(m->id, i);
+		assert_ptr_equal(proto_method_find(m->name), m);
+		assert_true(m->fds_min <= m->fds_max && m->fds_max <= PROTO_MAX_REQUEST_FDS);
+		assert_true(m->reply_fds <= PROTO_MAX_REPLY_FDS);
+		/* A method with params has exactly one way to decode them. */
+		assert_true(!(m->fields && m->decode));
+		assert_true(m->in_worker || m->id == PROTO_METHOD_HELLO);
+	}
+	assert_null(proto_method_find("sweep")); /* the pool's own, never a client's */
+	assert_null(proto_method_find("Load"));
+	assert_null(proto_method_find(NULL));
+	assert_int_equal(proto_method_find("load")->fds_min, 1);
+	assert_int_equal(proto_method_find("attach")->fds_max, 2);
+	assert_int_equal(proto_method_find("map_insert")->fds_max, 1);
+	assert_int_equal(proto_method_find("list")->fds_max, 0);
+}
+
+static void test_method_when(void **state)
+{
+	json_object *check = J("{\"check_only\":true}"), *load = J("{\"check_only\":false}");
+	json_object *update = J("{\"op\":\"update\"}"), *lookup = J("{\"op\":\"lookup\"}");
+	json_object *bad = J("{\"op\":7,\"check_only\":\"yes\"}");
+
+	(void)state;
+	assert_false(proto_method_when(PROTO_UNLESS_CHECK_ONLY, check));
+	assert_true(proto_method_when(PROTO_UNLESS_CHECK_ONLY, load));
+	assert_true(proto_method_when(PROTO_UNLESS_CHECK_ONLY, NULL));
+	/* Not decoded yet, and wrong: counted as the more careful answer. */
+	assert_true(proto_method_when(PROTO_UNLESS_CHECK_ONLY, bad));
+	assert_true(proto_method_when(PROTO_IF_MAP_WRITES, update));
+	assert_false(proto_method_when(PROTO_IF_MAP_WRITES, lookup));
+	assert_false(proto_method_when(PROTO_IF_MAP_WRITES, bad));
+	assert_true(proto_method_when(PROTO_ALWAYS, NULL));
+	assert_false(proto_method_when(PROTO_NEVER, update));
+	assert_true(proto_method_when(proto_method_find("attach")->rate_limited, NULL));
+	assert_false(proto_method_when(proto_method_find("detach")->rate_limited, NULL));
+	json_object_put(check);
+	json_object_put(load);
+	json_object_put(update);
+	json_object_put(lookup);
+	json_object_put(bad);
+}
+
+static void test_method_object_params(void **state)
+{
+	static const char *const methods[] = {"show", "unload", "fds"};
+	struct proto_object_params p = {};
+	char *error = NULL;
+
+	(void)state;
+	assert_int_equal(decode_method("show", "{\"object\":\"alice/counter\"}", &p, &error), 0);
+	assert_string_equal(p.object, "alice/counter");
+	proto_method_done(proto_method_find("show"), &p);
+	assert_null(p.object);
+	for (size_t i = 0; i < ARRAY_SIZE(methods); i++) {
+		char want[64];
+
+		roundtrip_method(methods[i], "{\"object\":\"x\"}");
+		snprintf(want, sizeof(want), "%s: unknown key \"obj\"", methods[i]);
+		reject_method(methods[i], "{\"object\":\"x\",\"obj\":1}", -EINVAL, want);
+		reject_method(methods[i], "{}", -EINVAL, "missing \"object\"");
+		reject_method(methods[i], "{\"object\":null}", -EINVAL, "missing \"object\"");
+		reject_method(methods[i], "{\"object\":5}", -EINVAL, "\"object\" must be a string");
+		reject_method(methods[i], "{\"object\":\"a\\u0000b\"}", -EINVAL, "NUL");
+	}
+}
+
+static void test_method_list_params(void **state)
+{
+	struct proto_list_params p = {};
+	char *error = NULL;
+
+	(void)state;
+	assert_int_equal(decode_method("list", "{}", &p, &error), 0);
+	assert_int_equal(p.limit, PROTO_MAX_LIST_LIMIT);
+	assert_false(p.all || p.shared);
+	assert_null(p.user);
+	assert_null(p.cursor);
+	proto_method_done(proto_method_find("list"), &p);
+	assert_int_equal(decode_method("list", "{\"all\":null,\"limit\":1}", &p, &error), 0);
+	assert_false(p.all);
+	assert_int_equal(p.limit, 1);
+	proto_method_done(proto_method_find("list"), &p);
+	roundtrip_method("list", "{}");
+	roundtrip_method("list",
+			 "{\"cursor\":\"1000/x\",\"all\":true,\"shared\":true,\"user\":\"bob\","
+			 "\"limit\":7}");
+	reject_method("list", "{\"bogus\":1}", -EINVAL, "list: unknown key \"bogus\"");
+	reject_method("list", "{\"all\":1}", -EINVAL, "\"all\" must be true or false");
+	reject_method("list", "{\"shared\":\"yes\"}", -EINVAL, "\"shared\" must be true or false");
+	reject_method("list", "{\"user\":1000}", -EINVAL, "\"user\" must be a string");
+	reject_method("list", "{\"cursor\":[]}", -EINVAL, "\"cursor\" must be a string");
+	reject_method("list", "{\"limit\":0}", -ERANGE, "\"limit\" must be between 1 and 65536");
+	reject_method("list", "{\"limit\":65537}", -ERANGE, "\"limit\" must be between 1");
+	reject_method("list", "{\"limit\":1.5}", -EINVAL, "\"limit\" must be an integer");
+	reject_method("list", "{\"limit\":18446744073709551615}", -ERANGE, "\"limit\"");
+}
+
+static void test_method_attach_params(void **state)
+{
+	struct proto_attach_params p = {};
+	char *error = NULL;
+
+	(void)state;
+	assert_int_equal(
+		decode_method("attach",
+			      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":"
+			      "\"cgroup\",\"fd\":0,\"attach_type\":\"cgroup_inet_egress\"}}",
+			      &p, &error),
+		0);
+	assert_string_equal(p.object, "o");
+	assert_string_equal(p.target.type, "cgroup");
+	assert_string_equal(p.target.attach_type, "cgroup_inet_egress");
+	assert_int_equal(p.target.fd, 0);
+	assert_false(p.pin);
+	proto_method_done(proto_method_find("attach"), &p);
+	assert_int_equal(
+		decode_method("attach",
+			      "{\"object\":\"o\",\"program\":\"p\",\"pin\":true,\"target\":"
+			      "{\"type\":\"uprobe\",\"fd\":1,\"pidfd\":0,\"offset\":16}}",
+			      &p, &error),
+		0);
+	assert_true(p.pin);
+	assert_int_equal(p.target.fd, 1);
+	assert_int_equal(p.target.pidfd, 0);
+	assert_int_equal(p.target.offset, 16);
+	assert_null(p.target.name);
+	proto_method_done(proto_method_find("attach"), &p);
+	/* Absent fd and offset are -1, not a first fd or a file's first byte. */
+	assert_int_equal(decode_method("attach",
+				       "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":"
+				       "\"tracepoint\",\"name\":\"sched:sched_switch\"}}",
+				       &p, &error),
+			 0);
+	assert_int_equal(p.target.fd, -1);
+	proto_method_done(proto_method_find("attach"), &p);
+
+	roundtrip_method("attach", "{\"program\":\"p\",\"pin\":true,\"target\":{\"type\":\"xdp\","
+				   "\"name\":\"veth0\"},\"object\":\"o\"}");
+	roundtrip_method("attach",
+			 "{\"program\":\"p\",\"pin\":true,\"target\":{\"type\":\"uprobe\",\"fd\":0,"
+			 "\"pidfd\":1,\"name\":\"main\",\"offset\":4,\"retprobe\":true,"
+			 "\"semaphore_offset\":4096},\"object\":\"o\"}");
+
+	reject_method("attach", "{\"object\":\"o\",\"program\":\"p\",\"target\":{},\"x\":1}",
+		      -EINVAL, "attach: unknown key \"x\"");
+	reject_method("attach", "{\"object\":\"o\",\"target\":{\"type\":\"xdp\"}}", -EINVAL,
+		      "missing \"program\"");
+	reject_method("attach", "{\"object\":\"o\",\"program\":\"p\"}", -EINVAL,
+		      "\"target\" must be an object");
+	reject_method("attach", "{\"object\":\"o\",\"program\":\"p\",\"target\":[]}", -EINVAL,
+		      "\"target\" must be an object");
+	reject_method("attach", "{\"object\":\"o\",\"program\":\"p\",\"pin\":1,\"target\":{}}",
+		      -EINVAL, "\"pin\" must be true or false");
+	reject_method("attach", "{\"object\":\"o\",\"program\":\"p\",\"target\":{}}", -EINVAL,
+		      "missing \"type\"");
+	reject_method("attach", "{\"program\":\"p\",\"target\":{\"type\":\"xdp\"}}", -EINVAL,
+		      "missing \"object\"");
+	/* Each kind of target takes only its own keys. */
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"cgroup\","
+		      "\"pidfd\":0}}",
+		      -EINVAL, "target: unknown key \"pidfd\"");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"uprobe\","
+		      "\"fd\":0,\"pidfd\":1,\"offset\":0,\"attach_type\":\"x\"}}",
+		      -EINVAL, "target: unknown key \"attach_type\"");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"cgroup\","
+		      "\"fd\":4}}",
+		      -ERANGE, "\"fd\" must be between 0 and 3");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"cgroup\","
+		      "\"name\":7}}",
+		      -EINVAL, "\"name\" must be a string");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"uprobe\","
+		      "\"fd\":0,\"offset\":0}}",
+		      -EINVAL, "missing \"pidfd\"");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"uprobe\","
+		      "\"fd\":0,\"pidfd\":1}}",
+		      -EINVAL, "needs a function (\"name\") or a file offset");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"uprobe\","
+		      "\"fd\":0,\"pidfd\":1,\"offset\":-1}}",
+		      -ERANGE, "\"offset\" must be between 0");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"uprobe\","
+		      "\"fd\":0,\"pidfd\":1,\"name\":\"\"}}",
+		      -EINVAL, "\"name\" must be a symbol of 1 to 255 characters");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"uprobe\","
+		      "\"fd\":0,\"pidfd\":1,\"offset\":0,\"semaphore\":\"s\","
+		      "\"semaphore_offset\":8}}",
+		      -EINVAL, "not both");
+	reject_method("attach",
+		      "{\"object\":\"o\",\"program\":\"p\",\"target\":{\"type\":\"uprobe\","
+		      "\"fd\":0,\"pidfd\":1,\"offset\":0,\"semaphore_offset\":4294967296}}",
+		      -ERANGE, "\"semaphore_offset\" must be between 1 and 4294967295");
+}
+
+static void test_method_detach_params(void **state)
+{
+	struct proto_detach_params p = {};
+	char *error = NULL;
+
+	(void)state;
+	assert_int_equal(
+		decode_method("detach", "{\"object\":\"o\",\"program\":\"p\"}", &p, &error), 0);
+	assert_int_equal(p.link, 0);
+	proto_method_done(proto_method_find("detach"), &p);
+	roundtrip_method("detach", "{\"object\":\"o\",\"program\":\"p\",\"link\":4294967295}");
+	reject_method("detach", "{\"object\":5}", -EINVAL, "\"object\" must be a string");
+	reject_method("detach", "{\"object\":\"o\"}", -EINVAL, "missing \"program\"");
+	reject_method("detach", "{\"object\":\"o\",\"program\":\"p\",\"link\":0}", -ERANGE,
+		      "\"link\" must be between 1 and 4294967295");
+	reject_method("detach", "{\"object\":\"o\",\"program\":\"p\",\"link\":\"3\"}", -EINVAL,
+		      "\"link\" must be an integer");
+	reject_method("detach", "{\"object\":\"o\",\"program\":\"p\",\"links\":[]}", -EINVAL,
+		      "detach: unknown key \"links\"");
+}
+
+static void test_method_test_run_params(void **state)
+{
+	struct proto_test_run_params p = {};
+	_cleanup_free_ char *max = repeat('a', 2 * PROTO_TEST_RUN_MAX_DATA),
+			    *over = repeat('a', 2 * PROTO_TEST_RUN_MAX_DATA + 2),
+			    *ctx_over = repeat('0', 2 * PROTO_TEST_RUN_MAX_CTX + 2);
+	char *error = NULL, text[2 * PROTO_TEST_RUN_MAX_DATA + 128];
+
+	(void)state;
+	assert_int_equal(decode_method("test_run",
+				       "{\"object\":\"o\",\"program\":\"p\",\"data_in\":\"00Ff\","
+				       "\"ctx_in\":\"\"}",
+				       &p, &error),
+			 0);
+	assert_int_equal(p.data_in.size, 2);
+	assert_int_equal(p.data_in.data[1], 0xff);
+	/* "" is present and empty, as it always was. */
+	assert_non_null(p.ctx_in.data);
+	assert_int_equal(p.ctx_in.size, 0);
+	assert_int_equal(p.repeat, 0);
+	proto_method_done(proto_method_find("test_run"), &p);
+	roundtrip_method("test_run", "{\"object\":\"o\",\"program\":\"p\",\"data_in\":\"0aff\","
+				     "\"repeat\":1000000}");
+	snprintf(text, sizeof(text), "{\"object\":\"o\",\"program\":\"p\",\"data_in\":\"%s\"}",
+		 max);
+	assert_int_equal(decode_method("test_run", text, &p, &error), 0);
+	assert_int_equal(p.data_in.size, PROTO_TEST_RUN_MAX_DATA);
+	proto_method_done(proto_method_find("test_run"), &p);
+	snprintf(text, sizeof(text), "{\"object\":\"o\",\"program\":\"p\",\"data_in\":\"%s\"}",
+		 over);
+	reject_method("test_run", text, -E2BIG, "\"data_in\" is over 16384 bytes");
+	snprintf(text, sizeof(text), "{\"object\":\"o\",\"program\":\"p\",\"ctx_in\":\"%s\"}",
+		 ctx_over);
+	reject_method("test_run", text, -E2BIG, "\"ctx_in\" is over 4096 bytes");
+	reject_method("test_run", "{\"object\":\"o\",\"program\":\"p\",\"data_in\":\"zz\"}",
+		      -EINVAL, "\"data_in\" must be hex bytes");
+	reject_method("test_run", "{\"object\":\"o\",\"program\":\"p\",\"data_in\":\"abc\"}",
+		      -EINVAL, "\"data_in\" must be hex bytes");
+	reject_method("test_run", "{\"object\":\"o\",\"program\":\"p\",\"ctx_in\":0}", -EINVAL,
+		      "\"ctx_in\" must be a string");
+	reject_method("test_run", "{\"object\":\"o\",\"program\":\"p\",\"repeat\":0}", -ERANGE,
+		      "\"repeat\" must be between 1 and 1000000");
+	reject_method("test_run", "{\"object\":\"o\",\"program\":\"p\",\"repeat\":1000001}",
+		      -ERANGE, "\"repeat\"");
+	reject_method("test_run", "{\"program\":\"p\"}", -EINVAL, "missing \"object\"");
+	reject_method("test_run", "{\"object\":\"o\",\"program\":\"p\",\"data_out\":\"\"}", -EINVAL,
+		      "test_run: unknown key \"data_out\"");
+}
+
+static void test_method_map_insert_params(void **state)
+{
+	struct proto_map_insert_params p = {};
+	_cleanup_free_ char *over = repeat('0', 2 * PROTO_MAP_MAX_KEY + 2);
+	char *error = NULL, text[2 * PROTO_MAP_MAX_KEY + 128];
+
+	(void)state;
+	assert_int_equal(decode_method("map_insert",
+				       "{\"object\":\"o\",\"map\":\"m\",\"key\":\"01000000\","
+				       "\"fd\":0}",
+				       &p, &error),
+			 0);
+	assert_int_equal(p.key.size, 4);
+	assert_int_equal(p.fd, 0);
+	proto_method_done(proto_method_find("map_insert"), &p);
+	roundtrip_method("map_insert", "{\"object\":\"o\",\"map\":\"m\",\"key\":\"00\",\"fd\":3}");
+	reject_method("map_insert", "{\"object\":\"o\",\"map\":\"m\",\"fd\":0}", -EINVAL,
+		      "missing \"key\"");
+	reject_method("map_insert", "{\"object\":\"o\",\"map\":\"m\",\"key\":\"00\"}", -EINVAL,
+		      "missing \"fd\"");
+	reject_method("map_insert", "{\"object\":\"o\",\"map\":\"m\",\"key\":\"00\",\"fd\":4}",
+		      -ERANGE, "\"fd\" must be between 0 and 3");
+	reject_method("map_insert", "{\"object\":\"o\",\"map\":1,\"key\":\"00\",\"fd\":0}", -EINVAL,
+		      "\"map\" must be a string");
+	snprintf(text, sizeof(text), "{\"object\":\"o\",\"map\":\"m\",\"key\":\"%s\",\"fd\":0}",
+		 over);
+	reject_method("map_insert", text, -E2BIG, "\"key\" is over 512 bytes");
+	reject_method("map_insert",
+		      "{\"object\":\"o\",\"map\":\"m\",\"key\":\"00\",\"fd\":0,\"value\":\"00\"}",
+		      -EINVAL, "map_insert: unknown key \"value\"");
+}
+
+static void test_method_policy_params(void **state)
+{
+	char *error = NULL;
+
+	(void)state;
+	assert_int_equal(decode_method("policy", "{}", NULL, &error), 0);
+	reject_method("policy", "{\"x\":1}", -EINVAL, "policy: unknown key \"x\"");
+	/* hello takes whatever params it is given and ignores them, as ever. */
+	assert_int_equal(decode_method("hello", "{\"x\":1}", NULL, &error), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2407,6 +2781,15 @@ int main(void)
 		cmocka_unit_test(test_insns_decode),
 		cmocka_unit_test(test_map_decode),
 		cmocka_unit_test(test_map_roundtrip),
+		cmocka_unit_test(test_method_table),
+		cmocka_unit_test(test_method_when),
+		cmocka_unit_test(test_method_object_params),
+		cmocka_unit_test(test_method_list_params),
+		cmocka_unit_test(test_method_attach_params),
+		cmocka_unit_test(test_method_detach_params),
+		cmocka_unit_test(test_method_test_run_params),
+		cmocka_unit_test(test_method_map_insert_params),
+		cmocka_unit_test(test_method_policy_params),
 		cmocka_unit_test(test_insns_roundtrip),
 		cmocka_unit_test(test_load_roundtrip),
 		cmocka_unit_test(test_load_encode_minimal),
