@@ -13,6 +13,7 @@
 
 #include <bpf/bpf.h>
 
+#include "common/hex.h"
 #include "common/macro.h"
 #include "libbpfbroker-internal.h"
 #include "proto/proto.h"
@@ -1122,7 +1123,7 @@ int bpfbroker_map_insert(struct bpfbroker *b, const char *object, const char *ma
 
 	if (!object || !map || !key || key_size == 0 || map_fd < 0)
 		return -EINVAL;
-	hex = proto_hex_encode(key, key_size);
+	hex = hex_encode(key, key_size);
 	p = object_params(object);
 	if (!hex || !p) {
 		json_object_put(p);
@@ -1328,7 +1329,7 @@ int bpfbroker_detach(struct bpfbroker *b, const char *object, const char *progra
 
 static int add_hex(json_object *o, const char *key, const void *buf, size_t size)
 {
-	_cleanup_free_ char *hex = proto_hex_encode(buf, size);
+	_cleanup_free_ char *hex = hex_encode(buf, size);
 
 	return hex ? add_str(o, key, hex) : -ENOMEM;
 }
@@ -1372,7 +1373,7 @@ int bpfbroker_test_run(struct bpfbroker *b, const struct bpfbroker_test_run_opts
 	if (k < 0)
 		return k;
 	hex = get_str(result, "data_out") ?: "";
-	if (*hex && proto_hex_decode(hex, &out, &out_size) < 0) {
+	if (*hex && hex_decode(hex, strlen(hex), &out, &out_size) < 0) {
 		proto_msg_done(&m);
 		return -EPROTO;
 	}

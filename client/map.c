@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "common/hex.h"
 #include "common/macro.h"
 #include "libbpfbroker-internal.h"
 #include "libbpfbroker.h"
@@ -114,8 +115,8 @@ static int get_hex_exact(json_object *o, const char *key, void *out, size_t size
 	const char *s = NULL;
 	size_t n = 0;
 
-	if (proto_get_string(o, key, true, &s, NULL) < 0 || proto_hex_decode(s, &buf, &n) < 0 ||
-	    n != size)
+	if (proto_get_string(o, key, true, &s, NULL) < 0 ||
+	    hex_decode(s, strlen(s), &buf, &n) < 0 || n != size)
 		return -EPROTO;
 	memcpy(out, buf, size);
 	return 0;

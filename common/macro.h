@@ -85,15 +85,3 @@ static inline int negative_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
 }
-
-/* The value of hex digit c, or -1 if c is none. */
-static inline int hex_digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/hex.h"
 #include "common/macro.h"
 
 _printf_(2, 3) static int set_error(char **error, const char *fmt, ...)
@@ -593,7 +594,9 @@ static int decode_globals(json_object *params, struct proto_load_request *req, c
 		if (r >= 0)
 			r = proto_get_string(g, "value", true, &hex, error);
 		if (r >= 0) {
-			r = proto_hex_decode(hex, &out->value, &out->size);
+			size_t len = strlen(hex);
+
+			r = len ? hex_decode(hex, len, &out->value, &out->size) : -EINVAL;
 			if (r < 0)
 				set_error(error, "\"value\" must be an even number of hex digits");
 		}
@@ -1032,7 +1035,7 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		for (size_t i = 0; i < r->n_globals; i++) {
 			json_object *g = json_object_new_object();
 			_cleanup_free_ char *hex =
-				proto_hex_encode(r->globals[i].value, r->globals[i].size);
+				hex_encode(r->globals[i].value, r->globals[i].size);
 
 			json_object_object_add(g, "name",
 					       json_object_new_string(r->globals[i].name));
@@ -1179,48 +1182,22 @@ void proto_load_request_done(struct proto_load_request *r)
 	*r = (struct proto_load_request){};
 }
 
+/* Transitional, for client/bpfctl.c until it calls common/hex.h itself: not empty, even length. */
 int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size)
 {
 	size_t len = strlen(hex);
-	uint8_t *buf;
 
-	if (len == 0 || len % 2)
-		return -EINVAL;
-	buf = malloc(len / 2);
-	if (!buf)
-		return -ENOMEM;
-	for (size_t i = 0; i < len / 2; i++) {
-		int hi = hex_digit_value(hex[2 * i]), lo = hex_digit_value(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			free(buf);
-			return -EINVAL;
-		}
-		buf[i] = (uint8_t)(hi << 4 | lo);
-	}
-	*ret = buf;
-	*ret_size = len / 2;
-	return 0;
+	return len ? hex_decode(hex, len, ret, ret_size) : -EINVAL;
 }
 
 char *proto_hex_encode(const uint8_t *buf, size_t size)
 {
-	static const char digits[] = "0123456789abcdef";
-	char *s = malloc(size * 2 + 1);
-
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < size; i++) {
-		s[2 * i] = digits[buf[i] >> 4];
-		s[2 * i + 1] = digits[buf[i] & 0xf];
-	}
-	s[size * 2] = '\0';
-	return s;
+	return hex_encode(buf, size);
 }
 
 int proto_json_add_hex(json_object *o, const char *key, const void *buf, size_t size)
 {
-	char *hex = proto_hex_encode(buf, size);
+	char *hex = hex_encode(buf, size);
 	json_object *s = hex ? json_object_new_string(hex) : NULL;
 
 	free(hex);
