@@ -37,7 +37,7 @@ struct error_priv {
 int bpfbroker_connect(const char *path, struct bpfbroker **ret)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -EBADF;
 	struct bpfbroker *b;
 
 	if (!path)
@@ -421,7 +421,7 @@ static int result_take(struct result_priv *r, int *slot)
 		return -1;
 	for (size_t i = 0; i < r->n_fds; i++)
 		if (r->fds[i] == fd)
-			r->fds[i] = -1;
+			r->fds[i] = -EBADF;
 	*slot = -1;
 	return fd;
 }
@@ -872,7 +872,7 @@ int bpfbroker_load_insns(struct bpfbroker *b, const void *insns, size_t insn_cnt
 			 const struct bpfbroker_insns_opts *opts, struct bpfbroker_result **ret,
 			 struct bpfbroker_error **err)
 {
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -EBADF;
 
 	/* struct bpf_insn is 8 bytes; more than SIZE_MAX of them cannot be meant. */
 	if (!insns || insn_cnt == 0 || insn_cnt > SIZE_MAX / 8)

@@ -24,7 +24,7 @@ struct bpfbroker_map_handle {
 	struct bpfbroker *b;
 	struct bpfbroker_map_info info;
 	char *object, *name, *type;
-	int btf_fd; /* direct only, or -1 */
+	int btf_fd; /* direct only, or -EBADF */
 };
 
 int bpfbroker_set_map_path(struct bpfbroker *b, enum bpfbroker_map_path path)
@@ -84,7 +84,7 @@ static struct bpfbroker_map_handle *handle_new(struct bpfbroker *b, const char *
 		return NULL;
 	h->b = b;
 	h->info.fd = -1;
-	h->btf_fd = -1;
+	h->btf_fd = -EBADF;
 	h->object = strdup(object);
 	h->name = strdup(map);
 	h->type = strdup(type);

@@ -26,11 +26,7 @@
  *                  BPF_F_RDONLY/BPF_F_WRONLY, and BPF_OBJ_GET_INFO details;
  *                  the uprobe PMU's perf events (Linux 6.16, uprobe.c).
  */
-static void cap_freep(cap_t *c)
-{
-	if (*c)
-		cap_free(*c);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(cap_t, cap_free);
 
 static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "caps.h"
+#include "common/error.h"
 #include "common/macro.h"
 #include "denial.h"
 #include "elfsym.h"
@@ -38,26 +39,18 @@ static int fd_param(json_object *t, const char *key, const int *fds, size_t n_fd
 
 	if (k < 0)
 		return k;
-	if ((size_t)i >= n_fds) {
-		if (asprintf(error, "\"%s\" is fd %" PRId64 ", but the request carries %zu fds",
-			     key, i, n_fds) < 0)
-			*error = NULL;
-		return -EBADF;
-	}
+	if ((size_t)i >= n_fds)
+		return error_setf(error, -EBADF,
+				  "\"%s\" is fd %" PRId64 ", but the request carries %zu fds", key,
+				  i, n_fds);
 	*ret = fds[i];
 	return 0;
-}
-
-static int fail(char **error, int k, const char *msg)
-{
-	*error = strdup(msg);
-	return k;
 }
 
 int uprobe_request_parse(json_object *target, const int *fds, size_t n_fds,
 			 struct uprobe_request *ret, char **error)
 {
-	struct uprobe_request q = {.binary_fd = -1, .pidfd = -1, .status_fd = -1};
+	struct uprobe_request q = {.binary_fd = -EBADF, .pidfd = -EBADF, .status_fd = -EBADF};
 	int64_t offset = -1, sem_offset = 0;
 	int k;
 
@@ -74,18 +67,19 @@ int uprobe_request_parse(json_object *target, const int *fds, size_t n_fds,
 	    proto_get_int(target, "semaphore_offset", false, 1, UINT32_MAX, &sem_offset, error) < 0)
 		return -EINVAL;
 	if (!q.symbol && offset < 0)
-		return fail(error, -EINVAL,
-			    "a uprobe target needs a function (\"name\") or a file offset "
-			    "(\"offset\")");
+		return error_setf(error, -EINVAL,
+				  "a uprobe target needs a function (\"name\") or a file offset "
+				  "(\"offset\")");
 	if (q.symbol && (!q.symbol[0] || strlen(q.symbol) > 255))
-		return fail(error, -EINVAL, "\"name\" must be a symbol of 1 to 255 characters");
+		return error_setf(error, -EINVAL,
+				  "\"name\" must be a symbol of 1 to 255 characters");
 	if (q.semaphore && (!q.semaphore[0] || strlen(q.semaphore) > 255))
-		return fail(error, -EINVAL,
-			    "\"semaphore\" must be a symbol of 1 to 255 characters");
+		return error_setf(error, -EINVAL,
+				  "\"semaphore\" must be a symbol of 1 to 255 characters");
 	if (q.semaphore && sem_offset)
-		return fail(error, -EINVAL,
-			    "give the semaphore by symbol (\"semaphore\") or by file offset "
-			    "(\"semaphore_offset\"), not both");
+		return error_setf(error, -EINVAL,
+				  "give the semaphore by symbol (\"semaphore\") or by file offset "
+				  "(\"semaphore_offset\"), not both");
 	q.offset = offset < 0 ? 0 : (uint64_t)offset;
 	q.semaphore_offset = (uint64_t)sem_offset;
 	*ret = q;

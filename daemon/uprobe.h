@@ -29,7 +29,7 @@ extern const char *const uprobe_target_keys[];
 struct uprobe_request {
 	int binary_fd; /* the client's: the ELF file, opened by the client */
 	int pidfd; /* the client's: the process */
-	int status_fd; /* the process's /proc/PID/status, from the event loop, or -1 */
+	int status_fd; /* the process's /proc/PID/status, from the event loop, or -EBADF */
 	int status_error; /* why the event loop has none (errno), if status_fd < 0 */
 	const char *symbol; /* "name": a function symbol, or NULL for a file offset */
 	uint64_t offset; /* added to the symbol, or the file offset */

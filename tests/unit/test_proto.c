@@ -1930,7 +1930,7 @@ static void test_send_recv_fds(void **state)
 	taken = proto_msg_take_fd(&m, 1);
 	assert_true(taken >= 0);
 	assert_true(same_file(taken, fds[1]));
-	assert_int_equal(m.fds[1], -1);
+	assert_int_equal(m.fds[1], -EBADF);
 	assert_int_equal(proto_msg_take_fd(&m, 1), -EBADF);
 	assert_int_equal(proto_msg_take_fd(&m, 3), -EBADF);
 	assert_int_equal(proto_msg_take_fd(&m, SIZE_MAX), -EBADF);
