@@ -168,6 +168,7 @@ static void test_dirs(void **st)
 {
 	char buf[PATH_MAX], small[16];
 	char long_name[PATH_MAX];
+	json_object *empty = json_object_new_object();
 
 	assert_int_equal(store_object_dir_create(&cfg, 1003, "obj"), 0);
 	assert_int_equal(store_object_dir_create(&cfg, 1003, "obj"), -EEXIST);
@@ -178,8 +179,8 @@ static void test_dirs(void **st)
 	assert_int_equal(store_object_dir(&cfg, 1003, "obj", small, sizeof(small)), -ENAMETOOLONG);
 	memset(long_name, 'n', sizeof(long_name) - 1);
 	long_name[sizeof(long_name) - 1] = '\0';
-	assert_int_equal(store_meta_write(&cfg, 1003, long_name, json_object_new_object()),
-			 -ENAMETOOLONG);
+	assert_int_equal(store_meta_write(&cfg, 1003, long_name, empty), -ENAMETOOLONG);
+	json_object_put(empty);
 }
 
 static void test_sweep_and_recover(void **st)
