@@ -13,6 +13,7 @@
 
 #include <bpf/bpf.h>
 
+#include "common/hex.h"
 #include "common/macro.h"
 #include "libbpfbroker-internal.h"
 #include "proto/proto.h"
@@ -42,7 +43,7 @@ struct error_priv {
 int bpfbroker_connect(const char *path, struct bpfbroker **ret)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -EBADF;
 	struct bpfbroker *b;
 
 	if (!path)
@@ -426,7 +427,7 @@ static int result_take(struct result_priv *r, int *slot)
 		return -1;
 	for (size_t i = 0; i < r->n_fds; i++)
 		if (r->fds[i] == fd)
-			r->fds[i] = -1;
+			r->fds[i] = -EBADF;
 	*slot = -1;
 	return fd;
 }
@@ -914,7 +915,7 @@ int bpfbroker_load_insns(struct bpfbroker *b, const void *insns, size_t insn_cnt
 			 const struct bpfbroker_insns_opts *opts, struct bpfbroker_result **ret,
 			 struct bpfbroker_error **err)
 {
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -EBADF;
 
 	/* struct bpf_insn is 8 bytes; more than SIZE_MAX of them cannot be meant. */
 	if (!insns || insn_cnt == 0 || insn_cnt > SIZE_MAX / 8)
@@ -1165,7 +1166,7 @@ int bpfbroker_map_insert(struct bpfbroker *b, const char *object, const char *ma
 
 	if (!object || !map || !key || key_size == 0 || map_fd < 0)
 		return -EINVAL;
-	hex = proto_hex_encode(key, key_size);
+	hex = hex_encode(key, key_size);
 	p = object_params(object);
 	if (!hex || !p) {
 		json_object_put(p);
@@ -1371,7 +1372,7 @@ int bpfbroker_detach(struct bpfbroker *b, const char *object, const char *progra
 
 static int add_hex(json_object *o, const char *key, const void *buf, size_t size)
 {
-	_cleanup_free_ char *hex = proto_hex_encode(buf, size);
+	_cleanup_free_ char *hex = hex_encode(buf, size);
 
 	return hex ? add_str(o, key, hex) : -ENOMEM;
 }
@@ -1415,7 +1416,7 @@ int bpfbroker_test_run(struct bpfbroker *b, const struct bpfbroker_test_run_opts
 	if (k < 0)
 		return k;
 	hex = get_str(result, "data_out") ?: "";
-	if (*hex && proto_hex_decode(hex, &out, &out_size) < 0) {
+	if (*hex && hex_decode(hex, strlen(hex), &out, &out_size) < 0) {
 		proto_msg_done(&m);
 		return -EPROTO;
 	}

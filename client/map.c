@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "common/hex.h"
 #include "common/macro.h"
 #include "libbpfbroker-internal.h"
 #include "libbpfbroker.h"
@@ -23,7 +24,7 @@ struct bpfbroker_map_handle {
 	struct bpfbroker *b;
 	struct bpfbroker_map_info info;
 	char *object, *name, *type;
-	int btf_fd; /* direct only, or -1 */
+	int btf_fd; /* direct only, or -EBADF */
 };
 
 int bpfbroker_set_map_path(struct bpfbroker *b, enum bpfbroker_map_path path)
@@ -83,7 +84,7 @@ static struct bpfbroker_map_handle *handle_new(struct bpfbroker *b, const char *
 		return NULL;
 	h->b = b;
 	h->info.fd = -1;
-	h->btf_fd = -1;
+	h->btf_fd = -EBADF;
 	h->object = strdup(object);
 	h->name = strdup(map);
 	h->type = strdup(type);
@@ -114,8 +115,8 @@ static int get_hex_exact(json_object *o, const char *key, void *out, size_t size
 	const char *s = NULL;
 	size_t n = 0;
 
-	if (proto_get_string(o, key, true, &s, NULL) < 0 || proto_hex_decode(s, &buf, &n) < 0 ||
-	    n != size)
+	if (proto_get_string(o, key, true, &s, NULL) < 0 ||
+	    hex_decode(s, strlen(s), &buf, &n) < 0 || n != size)
 		return -EPROTO;
 	memcpy(out, buf, size);
 	return 0;
@@ -525,7 +526,7 @@ int bpfbroker_map_btf(struct bpfbroker_map_handle *h, void **ret_data, size_t *r
 	if (k < 0)
 		return k;
 	if (proto_get_string(result, "btf", true, &hex, NULL) < 0 ||
-	    proto_hex_decode(hex, &data, &size) < 0) {
+	    !hex[0] || hex_decode(hex, strlen(hex), &data, &size) < 0) {
 		proto_msg_done(&m);
 		return -EPROTO;
 	}

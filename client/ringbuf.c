@@ -100,7 +100,7 @@ int bpfbroker_ringbuf_new(int map_fd, uint32_t size, bpfbroker_ringbuf_fn fn, vo
 	rb->size = size;
 	rb->fn = fn;
 	rb->ctx = ctx;
-	rb->epoll_fd = -1;
+	rb->epoll_fd = -EBADF;
 	rb->producer = MAP_FAILED;
 	rb->consumer_pos = MAP_FAILED;
 	rb->map_fd = fcntl(map_fd, F_DUPFD_CLOEXEC, 3);

@@ -16,7 +16,7 @@
 #define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 
-/* Hand ownership of a pointer or fd over to the caller, leaving NULL / -1 behind. */
+/* Hand ownership of a pointer or fd over to the caller, leaving NULL / -EBADF behind. */
 #define TAKE_PTR(p)                                                                                \
 	({                                                                                         \
 		__typeof__(p) _p = (p);                                                            \
@@ -26,9 +26,22 @@
 #define TAKE_FD(fd)                                                                                \
 	({                                                                                         \
 		int _fd = (fd);                                                                    \
-		(fd) = -1;                                                                         \
+		(fd) = -EBADF;                                                                     \
 		_fd;                                                                               \
 	})
+
+/*
+ * Define funcp(type *p), which calls func(*p) unless *p is NULL: the cleanup function for
+ * _cleanup_(funcp) on a variable of that type, as systemd spells it. One definition style for
+ * every resource type; freep and closep below are the two that need more.
+ */
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                                    \
+	static inline void func##p(type *p)                                                        \
+	{                                                                                          \
+		if (*p)                                                                            \
+			func(*p);                                                                  \
+	}                                                                                          \
+	struct __useless_struct_to_allow_trailing_semicolon__
 
 static inline void freep(void *p)
 {
@@ -36,7 +49,10 @@ static inline void freep(void *p)
 }
 #define _cleanup_free_ _cleanup_(freep)
 
-/* close() that keeps errno, for cleanup paths. Returns -1 so callers can write fd = safe_close(fd).
+/*
+ * close() that keeps errno, for cleanup paths. Returns -EBADF, our "no fd" (never -1, which
+ * kernel and libbpf interfaces give meanings of their own), so callers can write
+ * fd = safe_close(fd).
  */
 static inline int safe_close(int fd)
 {
@@ -45,7 +61,7 @@ static inline int safe_close(int fd)
 		close(fd);
 		errno = saved;
 	}
-	return -1;
+	return -EBADF;
 }
 
 static inline void closep(int *fd)
@@ -54,11 +70,7 @@ static inline void closep(int *fd)
 }
 #define _cleanup_close_ _cleanup_(closep)
 
-static inline void fclosep(FILE **f)
-{
-	if (*f)
-		fclose(*f);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(FILE *, fclose);
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 static inline void close_many(int *fds, size_t n)
@@ -84,16 +96,4 @@ static inline uint64_t u64_mul_sat(uint64_t a, uint64_t b)
 static inline int negative_errno(void)
 {
 	return errno > 0 ? -errno : -EIO;
-}
-
-/* The value of hex digit c, or -1 if c is none. */
-static inline int hex_digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/hex.h"
 #include "common/macro.h"
 #include "proto.h"
 
@@ -61,14 +62,16 @@ static int get_hex(json_object *params, const char *key, size_t max, uint8_t **r
 		   size_t *ret_size, char **error)
 {
 	const char *s;
+	size_t len;
 	int r = proto_get_string(params, key, false, &s, error);
 
 	if (r < 0 || !s)
 		return r;
 	/* Checked before decoding: a too long string costs no allocation. */
-	if (strlen(s) > 2 * max)
+	len = strlen(s);
+	if (len > 2 * max)
 		return error_setf(error, -E2BIG, "\"%s\" is over %zu bytes", key, max);
-	r = proto_hex_decode(s, ret, ret_size);
+	r = len ? hex_decode(s, len, ret, ret_size) : -EINVAL;
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* One decoder, encoder and done for params described by a table of fields (params.h). */
 #include "params.h"
+#include "common/hex.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ static int decode_hex(const struct proto_field *f, json_object *o, void *p, char
 		b->size = 0;
 		return b->data ? 0 : -ENOMEM;
 	}
-	r = len / 2 < (size_t)f->min ? -EINVAL : proto_hex_decode(s, &b->data, &b->size);
+	r = len / 2 < (size_t)f->min ? -EINVAL : hex_decode(s, len, &b->data, &b->size);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0)

@@ -9,23 +9,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "common/error.h"
+#include "common/hex.h"
 #include "common/macro.h"
-
-_printf_(2, 3) static int set_error(char **error, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	if (!error)
-		return 0;
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	free(*error);
-	*error = s;
-	return 0;
-}
 
 /* Close and free a message's fds that were not taken out. */
 static void fds_release(int **fds, size_t *n)
@@ -190,20 +176,19 @@ int proto_recv_raw(int sock, size_t max_bytes, size_t max_fds, struct proto_raw 
 		return 0;
 	}
 	if (mh.msg_flags & MSG_CTRUNC) {
-		set_error(error, "control message truncated: more than %zu fds, or not SCM_RIGHTS",
-			  max_fds);
-		r = -ETOOMANYREFS;
+		r = error_setf(error, -ETOOMANYREFS,
+			       "control message truncated: more than %zu fds, or not SCM_RIGHTS",
+			       max_fds);
 		goto fail;
 	}
 	if (m.n_fds > max_fds) {
-		set_error(error, "message carries %zu fds, at most %zu allowed", m.n_fds, max_fds);
-		r = -ETOOMANYREFS;
+		r = error_setf(error, -ETOOMANYREFS, "message carries %zu fds, at most %zu allowed",
+			       m.n_fds, max_fds);
 		goto fail;
 	}
 	if ((mh.msg_flags & MSG_TRUNC) || (size_t)n > max_bytes) {
-		set_error(error, "message of %zd bytes exceeds the limit of %zu bytes", n,
-			  max_bytes);
-		r = -EMSGSIZE;
+		r = error_setf(error, -EMSGSIZE,
+			       "message of %zd bytes exceeds the limit of %zu bytes", n, max_bytes);
 		goto fail;
 	}
 	m.len = (size_t)n;
@@ -268,19 +253,13 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 	json_object *o;
 	enum json_tokener_error jerr;
 
-	if (len == 0) {
-		set_error(error, "empty message");
-		return -EBADMSG;
-	}
-	if (len > PROTO_MAX_REPLY_BYTES || len > INT32_MAX) {
-		set_error(error, "message of %zu bytes is too large", len);
-		return -EMSGSIZE;
-	}
+	if (len == 0)
+		return error_setf(error, -EBADMSG, "empty message");
+	if (len > PROTO_MAX_REPLY_BYTES || len > INT32_MAX)
+		return error_setf(error, -EMSGSIZE, "message of %zu bytes is too large", len);
 	/* json-c would stop at a NUL and ignore the rest: refuse instead of guessing. */
-	if (memchr(buf, '\0', len)) {
-		set_error(error, "message contains a NUL byte");
-		return -EBADMSG;
-	}
+	if (memchr(buf, '\0', len))
+		return error_setf(error, -EBADMSG, "message contains a NUL byte");
 	/*
 	 * json-c counts the top-level value as one level and refuses a value at
 	 * the depth it was given, so PROTO_MAX_JSON_DEPTH nested containers need
@@ -294,10 +273,10 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 	jerr = json_tokener_get_error(tok);
 	if (!o || jerr != json_tokener_success || json_tokener_get_parse_end(tok) != len) {
 		if (jerr == json_tokener_success)
-			set_error(error, "message is not one complete JSON value");
+			error_setf(error, 0, "message is not one complete JSON value");
 		else
-			set_error(error, "message is not valid JSON: %s",
-				  json_tokener_error_desc(jerr));
+			error_setf(error, 0, "message is not valid JSON: %s",
+				   json_tokener_error_desc(jerr));
 		json_object_put(o);
 		json_tokener_free(tok);
 		return -EBADMSG;
@@ -305,13 +284,12 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 	json_tokener_free(tok);
 	if (!json_is_finite(o, 0)) {
 		json_object_put(o);
-		set_error(error, "message is not valid JSON: NaN and Infinity are not numbers");
-		return -EBADMSG;
+		return error_setf(error, -EBADMSG,
+				  "message is not valid JSON: NaN and Infinity are not numbers");
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		set_error(error, "message is not a JSON object");
-		return -EBADMSG;
+		return error_setf(error, -EBADMSG, "message is not a JSON object");
 	}
 	*ret = o;
 	return 0;
@@ -323,22 +301,16 @@ int proto_get_string(json_object *o, const char *key, bool required, const char 
 	const char *s;
 
 	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-		if (required) {
-			set_error(error, "missing \"%s\"", key);
-			return -EINVAL;
-		}
+		if (required)
+			return error_setf(error, -EINVAL, "missing \"%s\"", key);
 		*ret = NULL;
 		return 0;
 	}
-	if (!json_object_is_type(v, json_type_string)) {
-		set_error(error, "\"%s\" must be a string", key);
-		return -EINVAL;
-	}
+	if (!json_object_is_type(v, json_type_string))
+		return error_setf(error, -EINVAL, "\"%s\" must be a string", key);
 	s = json_object_get_string(v);
-	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
-		set_error(error, "\"%s\" contains a NUL character", key);
-		return -EINVAL;
-	}
+	if (strlen(s) != (size_t)json_object_get_string_len(v))
+		return error_setf(error, -EINVAL, "\"%s\" contains a NUL character", key);
 	*ret = s;
 	return 0;
 }
@@ -350,16 +322,12 @@ int proto_get_int(json_object *o, const char *key, bool required, int64_t min, i
 	int64_t x;
 
 	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-		if (required) {
-			set_error(error, "missing \"%s\"", key);
-			return -EINVAL;
-		}
+		if (required)
+			return error_setf(error, -EINVAL, "missing \"%s\"", key);
 		return 0; /* *ret keeps its default */
 	}
-	if (!json_object_is_type(v, json_type_int)) {
-		set_error(error, "\"%s\" must be an integer", key);
-		return -EINVAL;
-	}
+	if (!json_object_is_type(v, json_type_int))
+		return error_setf(error, -EINVAL, "\"%s\" must be an integer", key);
 	errno = 0;
 	x = json_object_get_int64(v);
 	/*
@@ -368,10 +336,9 @@ int proto_get_int(json_object *o, const char *key, bool required, int64_t min, i
 	 */
 	if (x == INT64_MAX && json_object_get_uint64(v) != (uint64_t)INT64_MAX)
 		errno = ERANGE;
-	if (errno != 0 || x < min || x > max) {
-		set_error(error, "\"%s\" must be between %" PRId64 " and %" PRId64, key, min, max);
-		return -ERANGE;
-	}
+	if (errno != 0 || x < min || x > max)
+		return error_setf(error, -ERANGE, "\"%s\" must be between %" PRId64 " and %" PRId64,
+				  key, min, max);
 	*ret = x;
 	return 0;
 }
@@ -381,16 +348,12 @@ int proto_get_bool(json_object *o, const char *key, bool required, bool *ret, ch
 	json_object *v;
 
 	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null)) {
-		if (required) {
-			set_error(error, "missing \"%s\"", key);
-			return -EINVAL;
-		}
+		if (required)
+			return error_setf(error, -EINVAL, "missing \"%s\"", key);
 		return 0;
 	}
-	if (!json_object_is_type(v, json_type_boolean)) {
-		set_error(error, "\"%s\" must be true or false", key);
-		return -EINVAL;
-	}
+	if (!json_object_is_type(v, json_type_boolean))
+		return error_setf(error, -EINVAL, "\"%s\" must be true or false", key);
 	*ret = json_object_get_boolean(v);
 	return 0;
 }
@@ -404,10 +367,8 @@ int proto_check_keys(json_object *o, const char *what, const char *const *allowe
 		for (const char *const *a = allowed; *a; a++)
 			if (strcmp(*a, key) == 0)
 				known = true;
-		if (!known) {
-			set_error(error, "%s: unknown key \"%.64s\"", what, key);
-			return -EINVAL;
-		}
+		if (!known)
+			return error_setf(error, -EINVAL, "%s: unknown key \"%.64s\"", what, key);
 	}
 	return 0;
 }
@@ -424,12 +385,11 @@ int proto_request_check(json_object *msg, int64_t *ret_id, const char **ret_meth
 	r = proto_get_int(msg, PROTO_VERSION_KEY, true, 0, INT32_MAX, &version, error);
 	if (r < 0)
 		return r;
-	if (version != PROTO_VERSION) {
-		set_error(error,
-			  "protocol version %" PRId64 " is not supported (this broker speaks %d)",
-			  version, PROTO_VERSION);
-		return -EPROTONOSUPPORT;
-	}
+	if (version != PROTO_VERSION)
+		return error_setf(error, -EPROTONOSUPPORT,
+				  "protocol version %" PRId64
+				  " is not supported (this broker speaks %d)",
+				  version, PROTO_VERSION);
 	r = proto_check_keys(msg, "request", keys, error);
 	if (r < 0)
 		return r;
@@ -440,10 +400,8 @@ int proto_request_check(json_object *msg, int64_t *ret_id, const char **ret_meth
 	if (r < 0)
 		return r;
 	if (json_object_object_get_ex(msg, "params", &params) &&
-	    !json_object_is_type(params, json_type_object)) {
-		set_error(error, "\"params\" must be an object");
-		return -EINVAL;
-	}
+	    !json_object_is_type(params, json_type_object))
+		return error_setf(error, -EINVAL, "\"params\" must be an object");
 	*ret_id = id;
 	*ret_method = method;
 	*ret_params = params;
@@ -518,10 +476,9 @@ static int get_name(json_object *o, const char *key, char **ret, char **error)
 
 	if (r < 0)
 		return r;
-	if (s[0] == '\0' || strlen(s) > PROTO_MAX_NAME) {
-		set_error(error, "\"%s\" must have 1 to %d characters", key, PROTO_MAX_NAME);
-		return -EINVAL;
-	}
+	if (s[0] == '\0' || strlen(s) > PROTO_MAX_NAME)
+		return error_setf(error, -EINVAL, "\"%s\" must have 1 to %d characters", key,
+				  PROTO_MAX_NAME);
 	*ret = strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -536,21 +493,15 @@ static int get_array(json_object *params, const char *key, json_object **ret, si
 	*ret_n = 0;
 	if (!json_object_object_get_ex(params, key, &a) || json_object_is_type(a, json_type_null))
 		return 0;
-	if (!json_object_is_type(a, json_type_array)) {
-		set_error(error, "\"%s\" must be an array", key);
-		return -EINVAL;
-	}
+	if (!json_object_is_type(a, json_type_array))
+		return error_setf(error, -EINVAL, "\"%s\" must be an array", key);
 	n = json_object_array_length(a);
-	if (n > PROTO_MAX_CONFIG_ITEMS) {
-		set_error(error, "\"%s\" has %zu items, at most %d allowed", key, n,
-			  PROTO_MAX_CONFIG_ITEMS);
-		return -E2BIG;
-	}
+	if (n > PROTO_MAX_CONFIG_ITEMS)
+		return error_setf(error, -E2BIG, "\"%s\" has %zu items, at most %d allowed", key, n,
+				  PROTO_MAX_CONFIG_ITEMS);
 	for (size_t i = 0; i < n; i++)
-		if (!json_object_is_type(json_object_array_get_idx(a, i), json_type_object)) {
-			set_error(error, "%s[%zu] must be an object", key, i);
-			return -EINVAL;
-		}
+		if (!json_object_is_type(json_object_array_get_idx(a, i), json_type_object))
+			return error_setf(error, -EINVAL, "%s[%zu] must be an object", key, i);
 	*ret = a;
 	*ret_n = n;
 	return 0;
@@ -563,7 +514,7 @@ static int item_error(char **error, const char *key, size_t i, int r)
 		char *inner = *error;
 
 		*error = NULL;
-		set_error(error, "%s[%zu]: %s", key, i, inner);
+		error_setf(error, 0, "%s[%zu]: %s", key, i, inner);
 		free(inner);
 	}
 	return r;
@@ -593,9 +544,12 @@ static int decode_globals(json_object *params, struct proto_load_request *req, c
 		if (r >= 0)
 			r = proto_get_string(g, "value", true, &hex, error);
 		if (r >= 0) {
-			r = proto_hex_decode(hex, &out->value, &out->size);
+			size_t len = strlen(hex);
+
+			r = len ? hex_decode(hex, len, &out->value, &out->size) : -EINVAL;
 			if (r < 0)
-				set_error(error, "\"value\" must be an even number of hex digits");
+				error_setf(error, 0,
+					   "\"value\" must be an even number of hex digits");
 		}
 		if (r < 0)
 			return item_error(error, "globals", i, r);
@@ -691,8 +645,8 @@ static int decode_map_defs(json_object *params, struct proto_load_request *req, 
 		out->set_key_size = has_value(m, "key_size");
 		out->set_value_size = has_value(m, "value_size");
 		if (r >= 0 && !out->set_key_size && !out->set_value_size) {
-			set_error(error, "a map def sets \"key_size\", \"value_size\" or both");
-			r = -EINVAL;
+			r = error_setf(error, -EINVAL,
+				       "a map def sets \"key_size\", \"value_size\" or both");
 		}
 		if (r >= 0 && out->set_key_size)
 			r = proto_get_int(m, "key_size", true, 0, PROTO_MAX_MAP_KEY_SIZE, &key,
@@ -715,10 +669,8 @@ static int dup_optional(json_object *o, const char *key, char **ret, char **erro
 
 	if (r < 0 || !s)
 		return r;
-	if (s[0] == '\0' || strlen(s) > 64) {
-		set_error(error, "\"%s\" must have 1 to 64 characters", key);
-		return -EINVAL;
-	}
+	if (s[0] == '\0' || strlen(s) > 64)
+		return error_setf(error, -EINVAL, "\"%s\" must have 1 to 64 characters", key);
 	*ret = strdup(s);
 	return *ret ? 0 : -ENOMEM;
 }
@@ -782,8 +734,7 @@ static int decode_inner_maps(json_object *params, struct proto_load_request *req
 		if (r >= 0) {
 			r = dup_optional(m, "type", &out->type, error);
 			if (r >= 0 && !out->type) {
-				set_error(error, "missing \"type\"");
-				r = -EINVAL;
+				r = error_setf(error, -EINVAL, "missing \"type\"");
 			}
 		}
 		if (r >= 0)
@@ -844,9 +795,9 @@ static int decode_attach_targets(json_object *params, struct proto_load_request 
 		if (r >= 0)
 			r = get_name(t, "target", &out->target, error);
 		if (r >= 0 && !proto_attach_target_is_valid(out->target)) {
-			set_error(error, "\"target\" must be 1 to %d of [A-Za-z0-9_.]",
-				  PROTO_MAX_ATTACH_TARGET);
-			r = -EINVAL;
+			r = error_setf(error, -EINVAL,
+				       "\"target\" must be 1 to %d of [A-Za-z0-9_.]",
+				       PROTO_MAX_ATTACH_TARGET);
 		}
 		if (r < 0)
 			return item_error(error, "attach_targets", i, r);
@@ -876,10 +827,9 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 
 	if (r < 0 || n == 0)
 		return r;
-	if (n > PROTO_MAX_SHARES) {
-		set_error(error, "\"shares\" has %zu entries, more than %d", n, PROTO_MAX_SHARES);
-		return -E2BIG;
-	}
+	if (n > PROTO_MAX_SHARES)
+		return error_setf(error, -E2BIG, "\"shares\" has %zu entries, more than %d", n,
+				  PROTO_MAX_SHARES);
 	req->shares = calloc(n, sizeof(*req->shares));
 	if (!req->shares)
 		return -ENOMEM;
@@ -894,8 +844,8 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 		if (r >= 0)
 			r = get_name(o, "map", &out->map, error);
 		if (r >= 0 && has_user == has_group) {
-			set_error(error, "a share names exactly one of \"user\" and \"group\"");
-			r = -EINVAL;
+			r = error_setf(error, -EINVAL,
+				       "a share names exactly one of \"user\" and \"group\"");
 		}
 		if (r >= 0)
 			r = get_name(o, has_user ? "user" : "group",
@@ -907,14 +857,13 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 		 * every other consumer, the owner's included.
 		 */
 		if (r >= 0 && strcmp(out->access, "consume") == 0) {
-			set_error(error,
-				  "\"access\" \"consume\" cannot be shared: consuming a ring "
-				  "buffer takes its records from every other consumer");
-			r = -EINVAL;
+			r = error_setf(error, -EINVAL,
+				       "\"access\" \"consume\" cannot be shared: consuming a ring "
+				       "buffer takes its records from every other consumer");
 		} else if (r >= 0 && strcmp(out->access, "ro") != 0 &&
 			   strcmp(out->access, "wo") != 0 && strcmp(out->access, "rw") != 0) {
-			set_error(error, "\"access\" must be \"ro\", \"wo\" or \"rw\"");
-			r = -EINVAL;
+			r = error_setf(error, -EINVAL,
+				       "\"access\" must be \"ro\", \"wo\" or \"rw\"");
 		}
 		if (r < 0)
 			return item_error(error, "shares", i, r);
@@ -933,10 +882,8 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 	int64_t fd_index = -1;
 	int r;
 
-	if (!params) {
-		set_error(error, "load needs \"params\"");
-		return -EINVAL;
-	}
+	if (!params)
+		return error_setf(error, -EINVAL, "load needs \"params\"");
 	r = proto_check_keys(params, "load", keys, error);
 	if (r < 0)
 		return r;
@@ -944,12 +891,11 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 			  error);
 	if (r < 0)
 		return r;
-	if ((size_t)fd_index >= n_fds) {
-		set_error(error,
-			  "\"object_fd\" refers to fd %" PRId64 " but the message carries %zu",
-			  fd_index, n_fds);
-		return -EBADF;
-	}
+	if ((size_t)fd_index >= n_fds)
+		return error_setf(error, -EBADF,
+				  "\"object_fd\" refers to fd %" PRId64
+				  " but the message carries %zu",
+				  fd_index, n_fds);
 	req.object_fd = (size_t)fd_index;
 	r = proto_get_bool(params, "check_only", false, &req.check_only, error);
 	if (r >= 0)
@@ -973,18 +919,17 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 	if (r >= 0 && json_object_object_get_ex(params, "name", NULL)) {
 		r = get_name(params, "name", &req.name, error);
 		if (r >= 0 && !proto_object_name_is_valid(req.name)) {
-			set_error(error,
-				  "\"name\" must be 1 to %d letters, digits, '_' or '-', not "
-				  "starting with '-'",
-				  PROTO_MAX_OBJECT_NAME);
-			r = -EINVAL;
+			r = error_setf(error, -EINVAL,
+				       "\"name\" must be 1 to %d letters, digits, '_' or '-', not "
+				       "starting with '-'",
+				       PROTO_MAX_OBJECT_NAME);
 		}
 	}
 	if (r >= 0)
 		r = decode_shares(params, &req, error);
 	if (r >= 0 && req.n_shares && !req.name) {
-		set_error(error, "\"shares\" needs \"name\": only named objects are shared");
-		r = -EINVAL;
+		r = error_setf(error, -EINVAL,
+			       "\"shares\" needs \"name\": only named objects are shared");
 	}
 	if (r < 0) {
 		proto_load_request_done(&req);
@@ -1032,7 +977,7 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 		for (size_t i = 0; i < r->n_globals; i++) {
 			json_object *g = json_object_new_object();
 			_cleanup_free_ char *hex =
-				proto_hex_encode(r->globals[i].value, r->globals[i].size);
+				hex_encode(r->globals[i].value, r->globals[i].size);
 
 			json_object_object_add(g, "name",
 					       json_object_new_string(r->globals[i].name));
@@ -1179,48 +1124,9 @@ void proto_load_request_done(struct proto_load_request *r)
 	*r = (struct proto_load_request){};
 }
 
-int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size)
-{
-	size_t len = strlen(hex);
-	uint8_t *buf;
-
-	if (len == 0 || len % 2)
-		return -EINVAL;
-	buf = malloc(len / 2);
-	if (!buf)
-		return -ENOMEM;
-	for (size_t i = 0; i < len / 2; i++) {
-		int hi = hex_digit_value(hex[2 * i]), lo = hex_digit_value(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			free(buf);
-			return -EINVAL;
-		}
-		buf[i] = (uint8_t)(hi << 4 | lo);
-	}
-	*ret = buf;
-	*ret_size = len / 2;
-	return 0;
-}
-
-char *proto_hex_encode(const uint8_t *buf, size_t size)
-{
-	static const char digits[] = "0123456789abcdef";
-	char *s = malloc(size * 2 + 1);
-
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < size; i++) {
-		s[2 * i] = digits[buf[i] >> 4];
-		s[2 * i + 1] = digits[buf[i] & 0xf];
-	}
-	s[size * 2] = '\0';
-	return s;
-}
-
 int proto_json_add_hex(json_object *o, const char *key, const void *buf, size_t size)
 {
-	char *hex = proto_hex_encode(buf, size);
+	char *hex = hex_encode(buf, size);
 	json_object *s = hex ? json_object_new_string(hex) : NULL;
 
 	free(hex);

@@ -249,9 +249,6 @@ bool proto_object_name_is_valid(const char *name);
 /* A BTF attach target: 1..PROTO_MAX_ATTACH_TARGET of [A-Za-z0-9_.]. */
 bool proto_attach_target_is_valid(const char *s);
 
-/* Hex helpers for globals ("0a0b..", even length, no prefix). */
-int proto_hex_decode(const char *hex, uint8_t **ret, size_t *ret_size);
-char *proto_hex_encode(const uint8_t *buf, size_t size);
 /* Add key: the hex of size bytes at buf to object o. 0 or -ENOMEM. */
 int proto_json_add_hex(json_object *o, const char *key, const void *buf, size_t size);
 

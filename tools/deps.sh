@@ -8,7 +8,7 @@ set -euo pipefail
 # for the man page checks; util-linux: unshare, nsenter, setpriv; iproute2: ip, for
 # the veth pairs of the interface attach tests; binutils: nm, for the library's exports.
 packages=(meson ninja-build pkg-config gcc clang llvm libbpf-dev libelf-dev zlib1g-dev
-	libsystemd-dev libcap-dev libjson-c-dev libcmocka-dev bpftool systemd util-linux
+	libsystemd-dev libcap-dev libjson-c-dev libssl-dev libcmocka-dev bpftool systemd util-linux
 	man-db groff-base iproute2 binutils)
 
 missing=()

@@ -25,7 +25,8 @@ seconds=${1:-20}
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2; }
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_proto fuzz_policy fuzz_inspect fuzz_elfsym fuzz_btffilter)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_proto fuzz_policy fuzz_inspect fuzz_elfsym fuzz_btffilter fuzz_proc_status
+	fuzz_cgroup_path)
 builddir=build-fuzz
 workdir=$builddir/fuzz-run
 

@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpfctl.h"
+#include "common/hex.h"
 #include "common/macro.h"
 
 struct map_ctx {
@@ -175,7 +176,7 @@ static int parse_sized(const char *what, const char *arg, uint8_t *out, size_t w
 
 static json_object *json_hex(const uint8_t *buf, size_t size)
 {
-	_cleanup_free_ char *hex = proto_hex_encode(buf, size);
+	_cleanup_free_ char *hex = hex_encode(buf, size);
 
 	return hex ? json_object_new_string(hex) : NULL;
 }

@@ -12,6 +12,7 @@
 #include <linux/bpf.h>
 
 #include "bpfctl.h"
+#include "common/hex.h"
 #include "number.h"
 
 void usage(FILE *f)
@@ -151,7 +152,7 @@ static int parse_option(struct cli *c, int opt, char *arg)
 		if (c->opts.n_globals >= PROTO_MAX_CONFIG_ITEMS || !(eq = strchr(arg, '=')))
 			goto bad;
 		*eq = '\0';
-		if (proto_hex_decode(eq + 1, &value, &size) < 0)
+		if (!eq[1] || hex_decode(eq + 1, strlen(eq + 1), &value, &size) < 0)
 			goto bad;
 		*g = (struct bpfbroker_global){.name = arg, .value = value, .size = size};
 		c->opts.n_globals++;

@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 
 #include "bpfctl.h"
+#include "common/hex.h"
 #include "common/macro.h"
 
 struct ringbuf_print {
@@ -21,7 +22,7 @@ struct ringbuf_print {
 static int ringbuf_print_record(void *ctx, const void *data, size_t size)
 {
 	struct ringbuf_print *p = ctx;
-	_cleanup_free_ char *hex = p->json ? proto_hex_encode(data, size) : format_hex(data, size);
+	_cleanup_free_ char *hex = p->json ? hex_encode(data, size) : format_hex(data, size);
 
 	if (!hex)
 		return -ENOMEM;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bpfctl.h"
+#include "common/hex.h"
 #include "common/macro.h"
 
 /* Read all of path, at most max bytes. */
@@ -86,7 +87,7 @@ int cmd_test_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	k = bpfbroker_test_run(b, &o, &r, &e);
 	if (k < 0)
 		return report_error(c, k, e, prog);
-	hex = proto_hex_encode(r->data_out, r->data_out_size);
+	hex = hex_encode(r->data_out, r->data_out_size);
 	if (!hex) {
 		bpfbroker_test_run_result_free(r);
 		return die_errno(-ENOMEM, "test-run");

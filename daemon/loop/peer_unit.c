@@ -15,10 +15,7 @@
 
 #include "common/macro.h"
 #include "daemon/shared/log.h"
-
-/* Components of a cgroup path we look at: slices, the unit, user slices, the user unit. */
-#define PEER_UNIT_MAX_DEPTH 64
-#define PEER_UNIT_CGROUP_MAX 4096
+#include "daemon/shared/procfs.h"
 
 static void strv_free(char **v, size_t n)
 {
@@ -40,30 +37,19 @@ void peer_unit_done(struct peer_unit *u)
 /* The unified hierarchy's line ("0::/PATH") of /proc/PID/cgroup, as libsystemd reads it. */
 static int read_cgroup_path(pid_t pid, char **ret)
 {
-	char path[64], *line = NULL;
-	size_t size = 0;
-	_cleanup_fclose_ FILE *f = NULL;
-	ssize_t n;
+	_cleanup_free_ char *text = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	char path[64];
+	int r;
 
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return negative_errno();
-	while ((n = getline(&line, &size, f)) >= 0) {
-		if (n > 0 && line[n - 1] == '\n')
-			line[--n] = '\0';
-		if (strncmp(line, "0::/", 4) == 0 && n < PEER_UNIT_CGROUP_MAX) {
-			char *p = strdup(line + 3);
-
-			free(line);
-			if (!p)
-				return -ENOMEM;
-			*ret = p;
-			return 0;
-		}
-	}
-	free(line);
-	return -ENOENT;
+	r = procfs_read(fd, &text);
+	if (r < 0)
+		return r;
+	return procfs_cgroup_path(text, ret);
 }
 
 /* Where the cgroup v2 hierarchy is mounted: unified, or hybrid as libsystemd sees it. */
@@ -98,7 +84,7 @@ static bool root_only(int dirfd, const char *name)
 static size_t count_root_only_dirs(char *const *comp, size_t n_check)
 {
 	const char *mount = cgroup2_mount();
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -EBADF;
 	size_t depth = 0;
 
 	if (!mount)
@@ -144,21 +130,6 @@ static int strv_push(char ***v, size_t *n, const char *s)
 	if (!nv[*n])
 		return -ENOMEM;
 	(*n)++;
-	return 0;
-}
-
-/* Split "/a/b/c" into its components; -EINVAL for ".", ".." or empty ones. */
-static int split_path(char *path, char **comp, size_t *ret_n)
-{
-	size_t n = 0;
-	char *save = NULL;
-
-	for (char *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (n == PEER_UNIT_MAX_DEPTH || strcmp(c, ".") == 0 || strcmp(c, "..") == 0)
-			return -EINVAL;
-		comp[n++] = c;
-	}
-	*ret_n = n;
 	return 0;
 }
 
@@ -234,7 +205,7 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 	_cleanup_free_ char *before = NULL, *after = NULL, *shifted = NULL, *unit = NULL,
 			    *user_unit = NULL, *slice = NULL, *user_slice = NULL;
 	struct peer_unit u = {};
-	char *comp[PEER_UNIT_MAX_DEPTH];
+	char *comp[PROCFS_CGROUP_MAX_DEPTH];
 	size_t n = 0;
 	int r;
 
@@ -268,7 +239,7 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 	if (!u.cgroup)
 		return -ENOMEM;
 	if (strcmp(before, after) != 0 || !streq_ptr(shifted, before) ||
-	    split_path(after, comp, &n) < 0) {
+	    procfs_cgroup_split(after, comp, &n) < 0) {
 		log_debug("pid %d: cgroup %s changed or is not usable; no unit identity", (int)pid,
 			  before);
 		*ret = u;

@@ -39,7 +39,7 @@ void peer_unit_done(struct peer_unit *u);
 
 /*
  * Read the unit identity of sock's peer: pid and uid as SO_PEERCRED gave
- * them, pidfd from SO_PEERPIDFD (or -1). Whatever cannot be established is
+ * them, pidfd from SO_PEERPIDFD (or -EBADF). Whatever cannot be established is
  * left NULL; that is never an error. 0, or -ENOMEM.
  */
 int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *ret);

@@ -703,7 +703,7 @@ static int conn_read_identity(struct conn *c)
 	/* A pidfd pins the peer process, for later checks that must not race pid reuse. */
 	len = sizeof(c->pidfd);
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
-		c->pidfd = -1;
+		c->pidfd = -EBADF;
 	/* The systemd unit costs a dozen small reads: only when a rule can use it. */
 	if (policy_uses_units(*c->server->cfg.policy))
 		return peer_unit_read(c->fd, c->cred.pid, c->cred.uid, c->pidfd, &c->unit);
@@ -739,7 +739,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	}
 	c->server = s;
 	c->fd = cfd;
-	c->pidfd = -1;
+	c->pidfd = -EBADF;
 	c->next = s->conns;
 	if (s->conns)
 		s->conns->prev = c;
@@ -798,7 +798,7 @@ int server_listen_path(struct server *s, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	_cleanup_free_ char *dir = strdup(path);
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -EBADF;
 	struct stat st;
 	char *slash;
 	int k;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "procfs.h"
 
 /*
  * What a worker may ever need, and why:
@@ -25,11 +26,7 @@
  *                  BPF_F_RDONLY/BPF_F_WRONLY, and BPF_OBJ_GET_INFO details;
  *                  the uprobe PMU's perf events (Linux 6.16, uprobe.c).
  */
-static void cap_freep(cap_t *c)
-{
-	if (*c)
-		cap_free(*c);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(cap_t, cap_free);
 
 static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
 
@@ -72,45 +69,36 @@ uint64_t caps_worker_mask(void)
 	return caps_mask(worker_caps, ARRAY_SIZE(worker_caps));
 }
 
-/* One "Cap*:" or "NoNewPrivs:" line of /proc/self/status. */
-static int status_field(const char *key, uint64_t *ret)
+/* Our own /proc/self/status, as the kernel has it now. */
+static int self_status(char **ret)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	size_t len = strlen(key);
+	_cleanup_close_ int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 
-	if (!f)
+	if (fd < 0)
 		return negative_errno();
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, len) == 0 && line[len] == ':') {
-			*ret = strtoull(line + len + 1, NULL, strcmp(key, "NoNewPrivs") ? 16 : 10);
-			return 0;
-		}
-	return -ENOENT;
+	return procfs_read(fd, ret);
 }
 
 int caps_verify(uint64_t permitted)
 {
 	static const char *const keys[] = {"CapPrm", "CapEff", "CapInh", "CapAmb", "NoNewPrivs"};
 	const uint64_t want[] = {permitted, 0, 0, 0, 1};
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
-	unsigned seen = 0;
-	char line[256];
+	_cleanup_free_ char *text = NULL;
+	int k = self_status(&text);
 
 	/* Read back what the kernel says, not what we asked for (as bubblewrap does). */
-	if (!f)
-		return negative_errno();
-	while (fgets(line, sizeof(line), f))
-		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-			size_t len = strlen(keys[i]);
+	if (k < 0)
+		return k;
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+		uint64_t v;
 
-			if (strncmp(line, keys[i], len) != 0 || line[len] != ':')
-				continue;
-			if (strtoull(line + len + 1, NULL, i == 4 ? 10 : 16) != want[i])
-				return -EPERM;
-			seen |= 1u << i;
-		}
-	return seen == (1u << ARRAY_SIZE(keys)) - 1 ? 0 : -ENOENT;
+		k = procfs_status_u64(text, keys[i], i == 4 ? 10 : 16, &v);
+		if (k < 0)
+			return k;
+		if (v != want[i])
+			return -EPERM;
+	}
+	return 0;
 }
 
 #define SECURE_BITS_EXPECTED                                                                       \
@@ -121,6 +109,7 @@ int caps_daemon_init(void)
 {
 	_cleanup_(cap_freep) cap_t c = cap_init();
 	int last = (int)cap_max_bits() - 1;
+	_cleanup_free_ char *status = NULL;
 	uint64_t bnd = 0;
 	int k;
 
@@ -155,7 +144,9 @@ int caps_daemon_init(void)
 	k = caps_verify(caps_daemon_mask());
 	if (k < 0)
 		return k;
-	k = status_field("CapBnd", &bnd);
+	k = self_status(&status);
+	if (k >= 0)
+		k = procfs_status_u64(status, "CapBnd", 16, &bnd);
 	if (k < 0)
 		return k;
 	if (bnd != caps_daemon_mask())

@@ -9,11 +9,7 @@
 
 #include "common/macro.h"
 
-static void elf_endp(Elf **e)
-{
-	if (*e)
-		elf_end(*e);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(Elf *, elf_end);
 #define _cleanup_elf_ _cleanup_(elf_endp)
 
 /* Symbols found so far by one name: the first, and the first global one. */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/error.h"
 #include "common/macro.h"
 #include "insncheck.h"
 
@@ -50,19 +51,6 @@
 #else
 #define ELFDATA_HOST ELFDATA2MSB
 #endif
-
-_printf_(3, 4) static int fail(char **error, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!error)
-		return err;
-	va_start(ap, fmt);
-	if (vasprintf(error, fmt, ap) < 0)
-		*error = NULL;
-	va_end(ap);
-	return err;
-}
 
 /* Make room for need elements in *p (of size elem), doubling. */
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -283,23 +271,23 @@ static int read_header(struct ctx *c, size_t *shstrndx)
 	size_t shnum;
 
 	if (elf_kind(c->elf) != ELF_K_ELF)
-		return fail(c->error, -EINVAL, "not an ELF object file");
+		return error_setf(c->error, -EINVAL, "not an ELF object file");
 	if (!gelf_getehdr(c->elf, &eh))
-		return fail(c->error, -EBADMSG, "invalid ELF header: %s", elf_errmsg(-1));
+		return error_setf(c->error, -EBADMSG, "invalid ELF header: %s", elf_errmsg(-1));
 	if (eh.e_ident[EI_CLASS] != ELFCLASS64)
-		return fail(c->error, -EINVAL, "not a 64-bit ELF object");
+		return error_setf(c->error, -EINVAL, "not a 64-bit ELF object");
 	if (eh.e_ident[EI_DATA] != ELFDATA_HOST)
-		return fail(c->error, -EINVAL, "ELF object is not in the host's byte order");
+		return error_setf(c->error, -EINVAL, "ELF object is not in the host's byte order");
 	if (eh.e_machine != EM_BPF)
-		return fail(c->error, -EINVAL, "not a BPF object (ELF machine %u)",
-			    (unsigned)eh.e_machine);
+		return error_setf(c->error, -EINVAL, "not a BPF object (ELF machine %u)",
+				  (unsigned)eh.e_machine);
 	if (elf_getshdrnum(c->elf, &shnum) < 0)
-		return fail(c->error, -EBADMSG, "invalid section count: %s", elf_errmsg(-1));
+		return error_setf(c->error, -EBADMSG, "invalid section count: %s", elf_errmsg(-1));
 	if (shnum > INSPECT_MAX_SECTIONS)
-		return fail(c->error, -E2BIG, "too many sections (%zu, at most %u)", shnum,
-			    INSPECT_MAX_SECTIONS);
+		return error_setf(c->error, -E2BIG, "too many sections (%zu, at most %u)", shnum,
+				  INSPECT_MAX_SECTIONS);
 	if (elf_getshdrstrndx(c->elf, shstrndx) < 0 || *shstrndx >= shnum)
-		return fail(c->error, -EBADMSG, "invalid section name table");
+		return error_setf(c->error, -EBADMSG, "invalid section name table");
 	c->secs = calloc(shnum ? shnum : 1, sizeof(*c->secs));
 	if (!c->secs)
 		return -ENOMEM;
@@ -317,33 +305,34 @@ static int read_symbols(struct ctx *c)
 		Elf_Scn *scn = elf_getscn(c->elf, i);
 
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return fail(c->error, -EBADMSG, "invalid header of section %zu", i);
+			return error_setf(c->error, -EBADMSG, "invalid header of section %zu", i);
 		if (sh.sh_type != SHT_SYMTAB)
 			continue;
 		/* libbpf refuses several as well: which one would it use? */
 		if (symscn)
-			return fail(c->error, -EBADMSG, "more than one symbol table");
+			return error_setf(c->error, -EBADMSG, "more than one symbol table");
 		symscn = scn;
 		c->strtab = sh.sh_link;
 	}
 	if (!symscn)
-		return fail(c->error, -EBADMSG, "no symbol table (stripped object?)");
+		return error_setf(c->error, -EBADMSG, "no symbol table (stripped object?)");
 	if (c->strtab == 0 || c->strtab >= c->n_secs)
-		return fail(c->error, -EBADMSG, "symbol table links to invalid section %zu",
-			    c->strtab);
+		return error_setf(c->error, -EBADMSG, "symbol table links to invalid section %zu",
+				  c->strtab);
 	data = elf_getdata(symscn, NULL);
 	if (!data || (data->d_size > 0 && !data->d_buf))
-		return fail(c->error, -EBADMSG, "unreadable symbol table: %s", elf_errmsg(-1));
+		return error_setf(c->error, -EBADMSG, "unreadable symbol table: %s",
+				  elf_errmsg(-1));
 	c->n_syms = data->d_size / sizeof(Elf64_Sym);
 	if (c->n_syms > INSPECT_MAX_SYMBOLS)
-		return fail(c->error, -E2BIG, "too many symbols (%zu, at most %u)", c->n_syms,
-			    INSPECT_MAX_SYMBOLS);
+		return error_setf(c->error, -E2BIG, "too many symbols (%zu, at most %u)", c->n_syms,
+				  INSPECT_MAX_SYMBOLS);
 	c->syms = calloc(c->n_syms ? c->n_syms : 1, sizeof(*c->syms));
 	if (!c->syms)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->n_syms; i++)
 		if (!gelf_getsym(data, (int)i, &c->syms[i]))
-			return fail(c->error, -EBADMSG, "unreadable symbol %zu", i);
+			return error_setf(c->error, -EBADMSG, "unreadable symbol %zu", i);
 	return 0;
 }
 
@@ -357,36 +346,38 @@ static int read_sections(struct ctx *c, size_t shstrndx)
 		GElf_Shdr sh;
 
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return fail(c->error, -EBADMSG, "invalid header of section %zu", i);
+			return error_setf(c->error, -EBADMSG, "invalid header of section %zu", i);
 		s->name = elf_strptr(c->elf, shstrndx, sh.sh_name);
 		if (!s->name)
-			return fail(c->error, -EBADMSG, "section %zu has an invalid name", i);
+			return error_setf(c->error, -EBADMSG, "section %zu has an invalid name", i);
 		if (sec_ignored_by_libbpf(&sh, s->name) || sec_special_name(s->name))
 			continue;
 		if (sh.sh_type == SHT_REL) {
 			if (sh.sh_entsize != sizeof(Elf64_Rel) || sh.sh_info >= c->n_secs)
-				return fail(c->error, -EBADMSG,
-					    "relocation section %s is malformed", s->name);
+				return error_setf(c->error, -EBADMSG,
+						  "relocation section %s is malformed", s->name);
 			continue;
 		}
 		if (sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data)
-			return fail(c->error, -EBADMSG, "section %s is unreadable: %s", s->name,
-				    elf_errmsg(-1));
+			return error_setf(c->error, -EBADMSG, "section %s is unreadable: %s",
+					  s->name, elf_errmsg(-1));
 		/* An empty code section holds no programs for libbpf, not even .text. */
 		if (data->d_size == 0)
 			continue;
 		if (!data->d_buf)
-			return fail(c->error, -EBADMSG, "section %s has no contents", s->name);
+			return error_setf(c->error, -EBADMSG, "section %s has no contents",
+					  s->name);
 		s->exec = true;
 		s->code = data->d_buf;
 		s->size = data->d_size;
 		if (strcmp(s->name, ".text") == 0) {
 			/* libbpf would silently take the last one. */
 			if (c->text)
-				return fail(c->error, -EBADMSG, "more than one .text section");
+				return error_setf(c->error, -EBADMSG,
+						  "more than one .text section");
 			c->text = i;
 		}
 	}
@@ -418,21 +409,23 @@ static int read_functions(struct ctx *c)
 		s = &c->secs[sym->st_shndx];
 		name = elf_strptr(c->elf, c->strtab, sym->st_name);
 		if (!name || !*name)
-			return fail(c->error, -EBADMSG,
-				    "function symbol %zu in section %s has no name", i, s->name);
+			return error_setf(c->error, -EBADMSG,
+					  "function symbol %zu in section %s has no name", i,
+					  s->name);
 		if (sym->st_value % BPF_INSN_SZ || sym->st_size % BPF_INSN_SZ)
-			return fail(c->error, -EBADMSG,
-				    "function %s in section %s is not aligned to instructions",
-				    name, s->name);
+			return error_setf(
+				c->error, -EBADMSG,
+				"function %s in section %s is not aligned to instructions", name,
+				s->name);
 		if (sym->st_size == 0)
-			return fail(c->error, -EBADMSG, "function %s in section %s is empty", name,
-				    s->name);
+			return error_setf(c->error, -EBADMSG, "function %s in section %s is empty",
+					  name, s->name);
 		if (sym->st_value > s->size || sym->st_size > s->size - sym->st_value)
-			return fail(c->error, -EBADMSG, "function %s lies outside section %s", name,
-				    s->name);
+			return error_setf(c->error, -EBADMSG, "function %s lies outside section %s",
+					  name, s->name);
 		if (c->n_funcs >= INSPECT_MAX_FUNCTIONS)
-			return fail(c->error, -E2BIG, "too many functions (at most %u)",
-				    INSPECT_MAX_FUNCTIONS);
+			return error_setf(c->error, -E2BIG, "too many functions (at most %u)",
+					  INSPECT_MAX_FUNCTIONS);
 		r = GROW(c->funcs, c->n_funcs, c->cap_funcs);
 		if (r < 0)
 			return r;
@@ -472,9 +465,9 @@ static int read_functions(struct ctx *c)
 
 			/* libbpf's instruction-to-program lookup assumes disjoint functions. */
 			if (a->start + a->cnt > b->start)
-				return fail(c->error, -EBADMSG,
-					    "functions %s and %s overlap in section %s", a->name,
-					    b->name, s->name);
+				return error_setf(c->error, -EBADMSG,
+						  "functions %s and %s overlap in section %s",
+						  a->name, b->name, s->name);
 		}
 	}
 	return 0;
@@ -501,7 +494,7 @@ static int read_relocations(struct ctx *c)
 		size_t n;
 
 		if (!scn || !gelf_getshdr(scn, &sh))
-			return fail(c->error, -EBADMSG, "invalid header of section %zu", i);
+			return error_setf(c->error, -EBADMSG, "invalid header of section %zu", i);
 		if (sh.sh_type != SHT_REL || sec_ignored_by_libbpf(&sh, name) ||
 		    sec_special_name(name))
 			continue;
@@ -511,12 +504,13 @@ static int read_relocations(struct ctx *c)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data || (data->d_size > 0 && !data->d_buf))
-			return fail(c->error, -EBADMSG, "relocation section %s is unreadable: %s",
-				    name, elf_errmsg(-1));
+			return error_setf(c->error, -EBADMSG,
+					  "relocation section %s is unreadable: %s", name,
+					  elf_errmsg(-1));
 		n = data->d_size / sizeof(Elf64_Rel);
 		if (n > INSPECT_MAX_RELOCATIONS - total)
-			return fail(c->error, -E2BIG, "too many relocations (at most %u)",
-				    INSPECT_MAX_RELOCATIONS);
+			return error_setf(c->error, -E2BIG, "too many relocations (at most %u)",
+					  INSPECT_MAX_RELOCATIONS);
 		total += n;
 		for (size_t k = 0; k < n; k++) {
 			GElf_Rel rel;
@@ -524,23 +518,25 @@ static int read_relocations(struct ctx *c)
 			int r;
 
 			if (!gelf_getrel(data, (int)k, &rel))
-				return fail(c->error, -EBADMSG,
-					    "relocation %zu in %s is unreadable", k, name);
+				return error_setf(c->error, -EBADMSG,
+						  "relocation %zu in %s is unreadable", k, name);
 			sym = GELF_R_SYM(rel.r_info);
 			if (sym >= c->n_syms)
-				return fail(c->error, -EBADMSG,
-					    "relocation %zu in %s refers to symbol %zu, which does "
-					    "not exist",
-					    k, name, sym);
+				return error_setf(
+					c->error, -EBADMSG,
+					"relocation %zu in %s refers to symbol %zu, which does "
+					"not exist",
+					k, name, sym);
 			if (c->syms[sym].st_shndx >= c->n_secs)
-				return fail(c->error, -EBADMSG,
-					    "relocation %zu in %s refers to symbol %zu in invalid "
-					    "section %u",
-					    k, name, sym, (unsigned)c->syms[sym].st_shndx);
+				return error_setf(
+					c->error, -EBADMSG,
+					"relocation %zu in %s refers to symbol %zu in invalid "
+					"section %u",
+					k, name, sym, (unsigned)c->syms[sym].st_shndx);
 			if (rel.r_offset % BPF_INSN_SZ || rel.r_offset >= t->size)
-				return fail(c->error, -EBADMSG,
-					    "relocation %zu in %s points outside section %s", k,
-					    name, t->name);
+				return error_setf(c->error, -EBADMSG,
+						  "relocation %zu in %s points outside section %s",
+						  k, name, t->name);
 			r = GROW(t->relocs, t->n_relocs, t->cap_relocs);
 			if (r < 0)
 				return r;
@@ -561,10 +557,10 @@ static int read_relocations(struct ctx *c)
 		for (size_t j = 1; j < s->n_relocs; j++)
 			/* libbpf would apply an arbitrary one of them. */
 			if (s->relocs[j].insn == s->relocs[j - 1].insn)
-				return fail(c->error, -EBADMSG,
-					    "instruction %zu of section %s has more than one "
-					    "relocation",
-					    s->relocs[j].insn, s->name);
+				return error_setf(c->error, -EBADMSG,
+						  "instruction %zu of section %s has more than one "
+						  "relocation",
+						  s->relocs[j].insn, s->name);
 	}
 	return 0;
 }
@@ -606,10 +602,11 @@ static int add_callee(struct ctx *c, struct func *f, size_t insn, int64_t target
 
 	callee = find_func(c, c->text, target);
 	if (callee == SIZE_MAX)
-		return fail(c->error, -EBADMSG,
-			    "%s at instruction %zu of section %s (function %s) targets instruction "
-			    "%lld of .text, which does not start a function",
-			    what, insn, sec_name(c, f->sec), f->name, (long long)target);
+		return error_setf(
+			c->error, -EBADMSG,
+			"%s at instruction %zu of section %s (function %s) targets instruction "
+			"%lld of .text, which does not start a function",
+			what, insn, sec_name(c, f->sec), f->name, (long long)target);
 	r = GROW(f->callees, f->n_callees, f->cap_callees);
 	if (r < 0)
 		return r;
@@ -643,36 +640,37 @@ static int scan_ld_imm64_relocated(struct ctx *c, struct func *f, size_t i,
 	int64_t off;
 
 	if (d->kind != INSN_CONST64 && d->kind != INSN_FUNC_REF)
-		return fail(c->error, -EBADMSG,
-			    "relocation %zu in %s is on instruction %zu, %s; a relocated 64-bit "
-			    "load must be a plain one",
-			    rel->nr, sec_name(c, rel->rel_sec), i, insn_kind_to_string(d->kind));
+		return error_setf(
+			c->error, -EBADMSG,
+			"relocation %zu in %s is on instruction %zu, %s; a relocated 64-bit "
+			"load must be a plain one",
+			rel->nr, sec_name(c, rel->rel_sec), i, insn_kind_to_string(d->kind));
 	if (sym_is_extern(sym)) {
 		const char *name = elf_strptr(c->elf, c->strtab, sym->st_name);
 
 		if (d->kind == INSN_FUNC_REF || !name || !inspect_name_is_valid(name))
-			return fail(c->error, -EBADMSG,
-				    "relocation %zu in %s: instruction %zu loads an extern "
-				    "variable without a valid name",
-				    rel->nr, sec_name(c, rel->rel_sec), i);
+			return error_setf(c->error, -EBADMSG,
+					  "relocation %zu in %s: instruction %zu loads an extern "
+					  "variable without a valid name",
+					  rel->nr, sec_name(c, rel->rel_sec), i);
 		return add_extern(f, name);
 	}
 	if (!sym_is_subprog(c, sym)) {
 		/* Map or global data: libbpf's own map, no code reached. */
 		if (d->kind == INSN_FUNC_REF)
-			return fail(c->error, -EBADMSG,
-				    "function reference at instruction %zu of section %s is "
-				    "relocated against a non-function",
-				    i, sec_name(c, f->sec));
+			return error_setf(c->error, -EBADMSG,
+					  "function reference at instruction %zu of section %s is "
+					  "relocated against a non-function",
+					  i, sec_name(c, f->sec));
 		return 0;
 	}
 	/* Global function: st_value is its offset and imm 0; static: the section's
 	 * symbol (st_value 0) and imm the byte offset. */
 	if (sym->st_value % BPF_INSN_SZ || d->imm % (int32_t)BPF_INSN_SZ ||
 	    sym->st_value > text->size)
-		return fail(c->error, -EBADMSG,
-			    "relocation %zu in %s: bad function reference at instruction %zu",
-			    rel->nr, sec_name(c, rel->rel_sec), i);
+		return error_setf(c->error, -EBADMSG,
+				  "relocation %zu in %s: bad function reference at instruction %zu",
+				  rel->nr, sec_name(c, rel->rel_sec), i);
 	off = (int64_t)sym->st_value + d->imm;
 	return add_callee(c, f, i, off / (int64_t)BPF_INSN_SZ, "function reference");
 }
@@ -689,14 +687,15 @@ static int scan_call_relocated(struct ctx *c, struct func *f, size_t i,
 		const char *name = elf_strptr(c->elf, c->strtab, sym->st_name);
 
 		if (d->kind == INSN_KFUNC_CALL)
-			return fail(c->error, -EBADMSG,
-				    "relocation %zu in %s is on a kfunc call that is already "
-				    "resolved",
-				    rel->nr, sec_name(c, rel->rel_sec));
+			return error_setf(c->error, -EBADMSG,
+					  "relocation %zu in %s is on a kfunc call that is already "
+					  "resolved",
+					  rel->nr, sec_name(c, rel->rel_sec));
 		if (!name || !*name || !inspect_name_is_valid(name))
-			return fail(c->error, -EBADMSG,
-				    "relocation %zu in %s: kfunc symbol %zu has no valid name",
-				    rel->nr, sec_name(c, rel->rel_sec), rel->sym);
+			return error_setf(
+				c->error, -EBADMSG,
+				"relocation %zu in %s: kfunc symbol %zu has no valid name", rel->nr,
+				sec_name(c, rel->rel_sec), rel->sym);
 		r = GROW(f->kfuncs, f->n_kfuncs, f->cap_kfuncs);
 		if (r < 0)
 			return r;
@@ -704,10 +703,10 @@ static int scan_call_relocated(struct ctx *c, struct func *f, size_t i,
 		return 0;
 	}
 	if (d->kind != INSN_SUBPROG_CALL)
-		return fail(c->error, -EBADMSG,
-			    "relocation %zu in %s is on instruction %zu, which is not a "
-			    "call to a BPF function",
-			    rel->nr, sec_name(c, rel->rel_sec), i);
+		return error_setf(c->error, -EBADMSG,
+				  "relocation %zu in %s is on instruction %zu, which is not a "
+				  "call to a BPF function",
+				  rel->nr, sec_name(c, rel->rel_sec), i);
 	/* libbpf only resolves calls into .text, whatever the symbol's section. */
 	if (c->text == 0 || sym->st_shndx != c->text) {
 		const char *n = sym_name(c, sym);
@@ -715,23 +714,25 @@ static int scan_call_relocated(struct ctx *c, struct func *f, size_t i,
 		if (!n)
 			n = "<invalid>";
 		if (c->text == 0)
-			return fail(c->error, -EBADMSG,
-				    "relocation %zu in %s: call against %s, but the object "
-				    "has no code in .text",
-				    rel->nr, sec_name(c, rel->rel_sec), n);
+			return error_setf(c->error, -EBADMSG,
+					  "relocation %zu in %s: call against %s, but the object "
+					  "has no code in .text",
+					  rel->nr, sec_name(c, rel->rel_sec), n);
 		if (sym->st_shndx == SHN_UNDEF)
-			return fail(c->error, -EBADMSG,
-				    "relocation %zu in %s: call against undefined symbol "
-				    "%s, which is not a kfunc declaration",
-				    rel->nr, sec_name(c, rel->rel_sec), n);
-		return fail(c->error, -EBADMSG,
-			    "relocation %zu in %s: call against %s in section %s, not .text",
-			    rel->nr, sec_name(c, rel->rel_sec), n, sec_name(c, sym->st_shndx));
+			return error_setf(c->error, -EBADMSG,
+					  "relocation %zu in %s: call against undefined symbol "
+					  "%s, which is not a kfunc declaration",
+					  rel->nr, sec_name(c, rel->rel_sec), n);
+		return error_setf(c->error, -EBADMSG,
+				  "relocation %zu in %s: call against %s in section %s, not .text",
+				  rel->nr, sec_name(c, rel->rel_sec), n,
+				  sec_name(c, sym->st_shndx));
 	}
 	if (sym->st_value % BPF_INSN_SZ || sym->st_value > c->secs[c->text].size)
-		return fail(c->error, -EBADMSG,
-			    "relocation %zu in %s: call target is not an instruction of .text",
-			    rel->nr, sec_name(c, rel->rel_sec));
+		return error_setf(
+			c->error, -EBADMSG,
+			"relocation %zu in %s: call target is not an instruction of .text", rel->nr,
+			sec_name(c, rel->rel_sec));
 	/* Global function: symbol at the callee, imm -1; static: section symbol, imm the
 	 * callee's instruction index - 1. Either way relative to the symbol, not the call.
 	 */
@@ -756,10 +757,11 @@ static int scan_unrelocated(struct ctx *c, struct func *f, size_t i, const struc
 		return 0;
 	case INSN_SUBPROG_CALL:
 		if (c->text == 0)
-			return fail(c->error, -EBADMSG,
-				    "call at instruction %zu of section %s, but the object has no "
-				    ".text",
-				    i, sec_name(c, f->sec));
+			return error_setf(
+				c->error, -EBADMSG,
+				"call at instruction %zu of section %s, but the object has no "
+				".text",
+				i, sec_name(c, f->sec));
 		/* libbpf quirk: an unrelocated call is taken relative to the caller's
 		 * position in its own section but always looked up in .text
 		 * (bpf_object__reloc_code()). For callers in .text, and all clang
@@ -767,29 +769,30 @@ static int scan_unrelocated(struct ctx *c, struct func *f, size_t i, const struc
 		return add_callee(c, f, i, (int64_t)i + d->imm + 1, "call");
 	case INSN_KFUNC_CALL:
 		/* The name would be the kernel BTF id in imm, unchecked by anyone. */
-		return fail(c->error, -EBADMSG,
-			    "kfunc call at instruction %zu of section %s has no relocation", i,
-			    sec_name(c, f->sec));
+		return error_setf(c->error, -EBADMSG,
+				  "kfunc call at instruction %zu of section %s has no relocation",
+				  i, sec_name(c, f->sec));
 	case INSN_FUNC_REF:
 		/* libbpf insists on a relocation here ("missing subprog addr relo"). */
-		return fail(c->error, -EBADMSG,
-			    "function reference at instruction %zu of section %s has no "
-			    "relocation",
-			    i, sec_name(c, f->sec));
+		return error_setf(c->error, -EBADMSG,
+				  "function reference at instruction %zu of section %s has no "
+				  "relocation",
+				  i, sec_name(c, f->sec));
 	case INSN_MAP_REF:
 		/* An fd number the kernel would look up in the broker's own fd table. */
-		return fail(c->error, -EPERM,
-			    "instruction %zu of section %s references a map without a "
-			    "relocation: maps are referenced only through the object's own "
-			    "map definitions",
-			    i, sec_name(c, f->sec));
+		return error_setf(c->error, -EPERM,
+				  "instruction %zu of section %s references a map without a "
+				  "relocation: maps are referenced only through the object's own "
+				  "map definitions",
+				  i, sec_name(c, f->sec));
 	case INSN_KERNEL_REF:
 		/* The second half names a module's BTF by fd: the broker's fd table. */
 		if (d->imm2 != 0)
-			return fail(c->error, -EPERM,
-				    "instruction %zu of section %s references a kernel module's "
-				    "variable by fd",
-				    i, sec_name(c, f->sec));
+			return error_setf(
+				c->error, -EPERM,
+				"instruction %zu of section %s references a kernel module's "
+				"variable by fd",
+				i, sec_name(c, f->sec));
 		r = GROW(f->kref_ids, f->n_kref_ids, f->cap_kref_ids);
 		if (r < 0)
 			return r;
@@ -811,10 +814,10 @@ static int scan_function(struct ctx *c, struct func *f)
 		struct insn_decoded d;
 
 		if (s->code[i * BPF_INSN_SZ] == (BPF_LD | BPF_IMM | BPF_DW) && i + 1 >= end)
-			return fail(c->error, -EBADMSG,
-				    "function %s in section %s ends inside a 16-byte "
-				    "instruction",
-				    f->name, s->name);
+			return error_setf(c->error, -EBADMSG,
+					  "function %s in section %s ends inside a 16-byte "
+					  "instruction",
+					  f->name, s->name);
 		/* Decoded within the function: a 64-bit load can't straddle two. */
 		r = insn_decode(s->code, end, i, &d, c->error);
 		if (r < 0)
@@ -828,18 +831,19 @@ static int scan_function(struct ctx *c, struct func *f)
 			r = scan_call_relocated(c, f, i, &d, rel);
 		else
 			/* libbpf refuses these too; here they would go unnoticed otherwise. */
-			r = fail(c->error, -EBADMSG,
-				 "relocation %zu in %s is on instruction %zu of section %s, "
-				 "which is neither a call nor a 64-bit load",
-				 rel->nr, sec_name(c, rel->rel_sec), i, s->name);
+			r = error_setf(c->error, -EBADMSG,
+				       "relocation %zu in %s is on instruction %zu of section %s, "
+				       "which is neither a call nor a 64-bit load",
+				       rel->nr, sec_name(c, rel->rel_sec), i, s->name);
 		if (r < 0)
 			return r;
 		/* The second half of a 64-bit load is data: no relocation may point there. */
 		if (d.width == 2 && (rel = find_reloc(s, i + 1)))
-			return fail(c->error, -EBADMSG,
-				    "relocation %zu in %s is on instruction %zu of section %s, "
-				    "which is neither a call nor a 64-bit load",
-				    rel->nr, sec_name(c, rel->rel_sec), i + 1, s->name);
+			return error_setf(
+				c->error, -EBADMSG,
+				"relocation %zu in %s is on instruction %zu of section %s, "
+				"which is neither a call nor a 64-bit load",
+				rel->nr, sec_name(c, rel->rel_sec), i + 1, s->name);
 		i += d.width;
 	}
 	f->n_helpers = sort_unique(f->helpers, f->n_helpers, sizeof(*f->helpers), cmp_int);
@@ -895,7 +899,7 @@ static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue
 		*work += 1 + f->n_callees + f->n_helpers + f->n_kfuncs + f->n_externs +
 			 f->n_kref_ids;
 		if (*work > INSPECT_MAX_WORK)
-			return fail(c->error, -E2BIG, "call graph too large to analyse");
+			return error_setf(c->error, -E2BIG, "call graph too large to analyse");
 		insns += f->cnt;
 		r = APPEND_ALL(helpers, n_helpers, cap_helpers, f->helpers, f->n_helpers);
 		if (r >= 0)
@@ -917,7 +921,7 @@ static int walk_entry(struct ctx *c, size_t entry, uint32_t stamp, size_t *queue
 		}
 	}
 	if (insns > UINT32_MAX)
-		return fail(c->error, -E2BIG, "program %s is too large", e->name);
+		return error_setf(c->error, -E2BIG, "program %s is too large", e->name);
 
 	n_helpers = sort_unique(helpers, n_helpers, sizeof(*helpers), cmp_int);
 	n_kfuncs = sort_unique(kfuncs, n_kfuncs, sizeof(*kfuncs), cmp_str);
@@ -973,16 +977,17 @@ static int build_entries(struct ctx *c, struct elf_calls *calls)
 	/* Program names go into replies, logs and policy matches: plain names only. */
 	for (size_t i = 0; i < n_entries; i++)
 		if (!inspect_name_is_valid(c->funcs[entries[i]].name))
-			return fail(c->error, -EBADMSG,
-				    "a program in section %s has a name that is not 1 to %d of "
-				    "A-Z a-z 0-9 _ . $ -",
-				    sec_name(c, c->funcs[entries[i]].sec), INSPECT_MAX_NAME);
+			return error_setf(
+				c->error, -EBADMSG,
+				"a program in section %s has a name that is not 1 to %d of "
+				"A-Z a-z 0-9 _ . $ -",
+				sec_name(c, c->funcs[entries[i]].sec), INSPECT_MAX_NAME);
 	/* Programs are looked up by name; libbpf would just take the first of a pair. */
 	qsort_r(entries, n_entries, sizeof(*entries), cmp_func_name, c->funcs);
 	for (size_t i = 1; i < n_entries; i++)
 		if (strcmp(c->funcs[entries[i]].name, c->funcs[entries[i - 1]].name) == 0)
-			return fail(c->error, -EBADMSG, "more than one program is named %s",
-				    c->funcs[entries[i]].name);
+			return error_setf(c->error, -EBADMSG, "more than one program is named %s",
+					  c->funcs[entries[i]].name);
 
 	if (n_entries == 0)
 		return 0;
@@ -1024,10 +1029,7 @@ struct elf_calls *elf_calls_free(struct elf_calls *c)
 	return NULL;
 }
 
-static void elf_calls_freep(struct elf_calls **c)
-{
-	elf_calls_free(*c);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct elf_calls *, elf_calls_free);
 
 int inspect_elf_calls(const void *elf, size_t len, struct elf_calls **ret, char **error)
 {
@@ -1037,16 +1039,16 @@ int inspect_elf_calls(const void *elf, size_t len, struct elf_calls **ret, char 
 	int r;
 
 	if (!elf || len == 0)
-		return fail(error, -EINVAL, "empty object");
+		return error_setf(error, -EINVAL, "empty object");
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(error, -EINVAL, "libelf is unusable: %s", elf_errmsg(-1));
+		return error_setf(error, -EINVAL, "libelf is unusable: %s", elf_errmsg(-1));
 	c.image = malloc(len);
 	if (!c.image)
 		return -ENOMEM;
 	memcpy(c.image, elf, len);
 	c.elf = elf_memory(c.image, len);
 	if (!c.elf)
-		return fail(error, -EINVAL, "not an ELF object: %s", elf_errmsg(-1));
+		return error_setf(error, -EINVAL, "not an ELF object: %s", elf_errmsg(-1));
 
 	r = read_header(&c, &shstrndx);
 	if (r < 0)
@@ -1220,20 +1222,22 @@ static int check_names(const struct object_desc *d, char **error)
 		names[i] = d->programs[i].name;
 	dup = first_duplicate(names, d->n_programs);
 	if (dup)
-		return fail(error, -EBADMSG, "more than one program is named %s", dup);
+		return error_setf(error, -EBADMSG, "more than one program is named %s", dup);
 	for (size_t i = 0; i < d->n_maps; i++) {
 		if (!inspect_name_is_valid(d->maps[i].name))
-			return fail(error, -EBADMSG,
-				    "map %zu has a name that is not 1 to %d of A-Z a-z 0-9 _ . $ -",
-				    i, INSPECT_MAX_NAME);
+			return error_setf(
+				error, -EBADMSG,
+				"map %zu has a name that is not 1 to %d of A-Z a-z 0-9 _ . $ -", i,
+				INSPECT_MAX_NAME);
 		names[i] = d->maps[i].name;
 	}
 	dup = first_duplicate(names, d->n_maps);
 	if (dup)
-		return fail(error, -EBADMSG,
-			    "more than one map is named %s: the broker decides on and hands out "
-			    "maps by name, so names must be unique",
-			    dup);
+		return error_setf(
+			error, -EBADMSG,
+			"more than one map is named %s: the broker decides on and hands out "
+			"maps by name, so names must be unique",
+			dup);
 	return 0;
 }
 
@@ -1296,11 +1300,12 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		 * (prog_is_subprog() wants nr_programs > 1); the graph has no entry for it.
 		 */
 		if (section && strcmp(section, ".text") == 0)
-			return fail(error, -EBADMSG,
-				    "program %s is in .text, which holds only subprograms: give it "
-				    "a SEC()",
-				    key.name && inspect_name_is_valid(key.name) ? key.name
-										: "<unnamed>");
+			return error_setf(
+				error, -EBADMSG,
+				"program %s is in .text, which holds only subprograms: give it "
+				"a SEC()",
+				key.name && inspect_name_is_valid(key.name) ? key.name
+									    : "<unnamed>");
 		/*
 		 * libbpf names SEC("?socket")'s section "socket": the "?" only
 		 * turns autoload off (bpf_object__init_prog()). Skip it as
@@ -1308,11 +1313,12 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 		 */
 		if (!found || !section ||
 		    strcmp((*found)->section + ((*found)->section[0] == '?'), section) != 0)
-			return fail(error, -EBADMSG,
-				    "a program was not found in the object's code where libbpf "
-				    "sees it (%s)",
-				    key.name && inspect_name_is_valid(key.name) ? key.name
-										: "<invalid name>");
+			return error_setf(
+				error, -EBADMSG,
+				"a program was not found in the object's code where libbpf "
+				"sees it (%s)",
+				key.name && inspect_name_is_valid(key.name) ? key.name
+									    : "<invalid name>");
 		h.programs[d.n_programs] = prog;
 		d.n_programs++;
 		r = fill_program(&d.programs[d.n_programs - 1], prog, *found, btf);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/macro.h"
 
 bool kaddr_is_kernel(uint64_t v)

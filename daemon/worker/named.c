@@ -179,8 +179,8 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 			 .cfg = cfg,
 			 .fds = fds,
 			 .n_fds = n_fds,
-			 .netns = -1,
-			 .target_status = -1,
+			 .netns = -EBADF,
+			 .target_status = -EBADF,
 			 .target_status_error = ENOENT,
 			 .lock = -EBADF};
 	const struct proto_method *m = NULL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Method "test_run": BPF_PROG_TEST_RUN on the owner's program. */
 #include "named_call.h"
+#include "common/hex.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -84,7 +85,7 @@ int named_test_run(struct call *c, struct reply *r)
 						   ? " (this program type has no test runs)"
 						   : "");
 		n_out = opts.data_size_out < n_out ? opts.data_size_out : n_out;
-		out_hex = proto_hex_encode(out, n_out);
+		out_hex = hex_encode(out, n_out);
 		result = json_object_new_object();
 		if (!out_hex || !result) {
 			json_object_put(result);

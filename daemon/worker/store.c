@@ -340,11 +340,15 @@ static int detach_links_of(const uint32_t *prog_ids, size_t n)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
 	uint32_t id = 0;
-	int k = caps_set_effective(caps, ARRAY_SIZE(caps));
+	int k;
 
+	/* No programs (a half-made directory): no links to look for, no capability to raise. */
+	if (n == 0)
+		return 0;
+	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
-	while (n > 0 && bpf_link_get_next_id(id, &id) == 0) {
+	while (bpf_link_get_next_id(id, &id) == 0) {
 		struct bpf_link_info info = {};
 		uint32_t len = sizeof(info);
 		int fd = bpf_link_get_fd_by_id(id);

@@ -15,15 +15,15 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "common/error.h"
 #include "daemon/shared/caps.h"
 #include "common/macro.h"
 #include "denial.h"
 #include "elfsym.h"
+#include "daemon/shared/procfs.h"
 #include "proto/proto.h"
 
 #define UPROBE_PMU_DIR "/sys/bus/event_source/devices/uprobe"
-/* A status with a very long Groups: line still fits; what the checks need comes anyway. */
-#define STATUS_MAX_BYTES (1024u * 1024)
 
 /* ---- the request ---- */
 
@@ -31,12 +31,10 @@
 static int fd_param(const char *key, int64_t i, const int *fds, size_t n_fds, int *ret,
 		    char **error)
 {
-	if (i < 0 || (size_t)i >= n_fds) {
-		if (asprintf(error, "\"%s\" is fd %" PRId64 ", but the request carries %zu fds",
-			     key, i, n_fds) < 0)
-			*error = NULL;
-		return -EBADF;
-	}
+	if (i < 0 || (size_t)i >= n_fds)
+		return error_setf(error, -EBADF,
+				  "\"%s\" is fd %" PRId64 ", but the request carries %zu fds", key,
+				  i, n_fds);
 	*ret = fds[i];
 	return 0;
 }
@@ -44,7 +42,7 @@ static int fd_param(const char *key, int64_t i, const int *fds, size_t n_fds, in
 int uprobe_request_from(const struct proto_link_target *t, const int *fds, size_t n_fds,
 			struct uprobe_request *ret, char **error)
 {
-	struct uprobe_request q = {.binary_fd = -1, .pidfd = -1, .status_fd = -1};
+	struct uprobe_request q = {.binary_fd = -EBADF, .pidfd = -EBADF, .status_fd = -EBADF};
 	int k;
 
 	k = fd_param("fd", t->fd, fds, n_fds, &q.binary_fd, error);
@@ -79,17 +77,6 @@ static int read_small(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-/* "KEY:\t..." at the start of a line of text, or NULL. */
-static const char *field(const char *text, const char *key)
-{
-	size_t len = strlen(key);
-
-	for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (strncmp(p, key, len) == 0 && p[len] == ':')
-			return p + len + 1;
-	return NULL;
-}
-
 int uprobe_pidfd_pid(int pidfd, pid_t *ret)
 {
 	char path[64], buf[512];
@@ -111,7 +98,7 @@ int uprobe_pidfd_pid(int pidfd, pid_t *ret)
 	k = read_small(path, buf, sizeof(buf));
 	if (k < 0)
 		return k;
-	v = field(buf, "Pid");
+	v = procfs_status_field(buf, "Pid");
 	if (!v)
 		return -ENOTTY;
 	errno = 0;
@@ -175,68 +162,6 @@ int uprobe_status_open(json_object *params, const int *fds, size_t n_fds)
 	return fd;
 }
 
-static int parse_ids(const char *v, unsigned long *ids)
-{
-	for (size_t i = 0; i < 4; i++) {
-		char *end;
-
-		errno = 0;
-		ids[i] = strtoul(v, &end, 10);
-		if (errno || end == v || ids[i] > UINT32_MAX)
-			return -EINVAL;
-		v = end;
-	}
-	return 0;
-}
-
-static int parse_hex(const char *v, uint64_t *ret)
-{
-	char *end;
-
-	errno = 0;
-	*ret = strtoull(v, &end, 16);
-	return errno || end == v ? -EINVAL : 0;
-}
-
-int uprobe_status_parse(const char *text, struct uprobe_process *ret)
-{
-	struct uprobe_process p = {};
-	unsigned long uids[4], gids[4];
-	const char *v;
-	long pid;
-
-	v = field(text, "Pid");
-	if (!v || (pid = strtol(v, NULL, 10)) <= 0)
-		return -EINVAL;
-	p.pid = (pid_t)pid;
-	v = field(text, "State");
-	if (!v)
-		return -EINVAL;
-	v += strspn(v, " \t");
-	p.state = *v;
-	v = field(text, "Uid");
-	if (!v || parse_ids(v, uids) < 0)
-		return -EINVAL;
-	v = field(text, "Gid");
-	if (!v || parse_ids(v, gids) < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < 4; i++) {
-		p.uids[i] = (uid_t)uids[i];
-		p.gids[i] = (gid_t)gids[i];
-	}
-	/* CapAmb since Linux 4.3, NoNewPrivs since 4.10: older kernels are not served. */
-	if (!(v = field(text, "CapPrm")) || parse_hex(v, &p.cap_prm) < 0 ||
-	    !(v = field(text, "CapEff")) || parse_hex(v, &p.cap_eff) < 0 ||
-	    !(v = field(text, "CapAmb")) || parse_hex(v, &p.cap_amb) < 0)
-		return -EINVAL;
-	v = field(text, "NoNewPrivs");
-	if (!v)
-		return -EINVAL;
-	p.no_new_privs = strtol(v, NULL, 10) == 1;
-	*ret = p;
-	return 0;
-}
-
 static bool caller_in_group(const struct policy_identity *caller, gid_t gid)
 {
 	if (gid == caller->gid)
@@ -247,7 +172,7 @@ static bool caller_in_group(const struct policy_identity *caller, gid_t gid)
 	return false;
 }
 
-int uprobe_process_refusal(const struct uprobe_process *p, uid_t owner,
+int uprobe_process_refusal(const struct procfs_status *p, uid_t owner,
 			   const struct policy_identity *caller, char *buf, size_t size)
 {
 	static const char *const which[] = {"real", "effective", "saved", "file system"};
@@ -322,54 +247,17 @@ int uprobe_process_refusal(const struct uprobe_process *p, uid_t owner,
 	return 0;
 }
 
-/* /proc/PID/status through the event loop's fd: fresh text at every read. */
-static int status_read(int fd, char **ret)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, size = 4096;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	buf = malloc(size);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= size) {
-			char *nb;
-
-			if (size >= STATUS_MAX_BYTES)
-				return -EFBIG;
-			nb = realloc(buf, size * 2);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			size *= 2;
-		}
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
-}
-
 /* Check the process behind status_fd, which must be pid. 1 fine, else as reply_error(). */
 static int process_check(const struct uprobe_request *req, pid_t pid,
 			 const struct policy_identity *caller, struct reply *r)
 {
 	_cleanup_free_ char *text = NULL;
-	struct uprobe_process p;
+	struct procfs_status p;
 	struct stat st;
 	char why[512];
 	int k;
 
-	k = status_read(req->status_fd, &text);
+	k = procfs_read(req->status_fd, &text);
 	if (k == -ESRCH)
 		return reply_error(r, PROTO_E_NOT_FOUND, ESRCH,
 				   "process %d has exited (the pidfd is stale)", (int)pid);
@@ -377,7 +265,7 @@ static int process_check(const struct uprobe_request *req, pid_t pid,
 		return reply_error(r, PROTO_E_INTERNAL, k < 0 ? -k : errno,
 				   "cannot read the status of process %d: %s", (int)pid,
 				   strerror(k < 0 ? -k : errno));
-	if (uprobe_status_parse(text, &p) < 0 || p.pid != pid)
+	if (procfs_status_parse(text, &p) < 0 || p.pid != pid)
 		return reply_error(r, PROTO_E_INTERNAL, EIO,
 				   "cannot make sense of the status of process %d", (int)pid);
 	k = uprobe_process_refusal(&p, st.st_uid, caller, why, sizeof(why));

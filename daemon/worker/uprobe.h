@@ -20,13 +20,14 @@
 #include <sys/types.h>
 
 #include "policy/policy.h"
+#include "daemon/shared/procfs.h"
 #include "proto/method.h"
 #include "reply.h"
 
 struct uprobe_request {
 	int binary_fd; /* the client's: the ELF file, opened by the client */
 	int pidfd; /* the client's: the process */
-	int status_fd; /* the process's /proc/PID/status, from the event loop, or -1 */
+	int status_fd; /* the process's /proc/PID/status, from the event loop, or -EBADF */
 	int status_error; /* why the event loop has none (errno), if status_fd < 0 */
 	const char *symbol; /* "name": a function symbol, or NULL for a file offset */
 	uint64_t offset; /* added to the symbol, or the file offset */
@@ -54,26 +55,13 @@ int uprobe_status_open(json_object *params, const int *fds, size_t n_fds);
 /* The pid a pidfd refers to, in our pid namespace. -ENOTTY not a pidfd, -ESRCH exited. */
 int uprobe_pidfd_pid(int pidfd, pid_t *ret);
 
-/* What /proc/PID/status says about a process, as far as the checks need it. */
-struct uprobe_process {
-	pid_t pid;
-	char state;
-	uid_t uids[4]; /* real, effective, saved, file system */
-	gid_t gids[4];
-	uint64_t cap_prm, cap_eff, cap_amb;
-	bool no_new_privs;
-};
-
-/* Parse the text of /proc/PID/status. -EINVAL if a line the checks need is missing. */
-int uprobe_status_parse(const char *text, struct uprobe_process *ret);
-
 /*
  * May caller probe process p? owner is the owner of the process's
  * /proc/PID/status, which the kernel makes root (of the process's user
  * namespace) while the process is not dumpable. 0 yes; -EPERM no, -ESRCH it
  * has exited: with the reason in buf.
  */
-int uprobe_process_refusal(const struct uprobe_process *p, uid_t owner,
+int uprobe_process_refusal(const struct procfs_status *p, uid_t owner,
 			   const struct policy_identity *caller, char *buf, size_t size);
 
 /*

@@ -190,12 +190,12 @@ static const char status_text[] = "Name:\tapp\n"
 
 static void test_status_parse(void **state)
 {
-	struct uprobe_process p = {};
+	struct procfs_status p = {};
 	char *own = NULL;
 	size_t size = 0;
 	FILE *f;
 
-	assert_int_equal(uprobe_status_parse(status_text, &p), 0);
+	assert_int_equal(procfs_status_parse(status_text, &p), 0);
 	assert_int_equal(p.pid, 4242);
 	assert_int_equal(p.state, 'S');
 	assert_int_equal(p.uids[1], 1000);
@@ -207,16 +207,16 @@ static void test_status_parse(void **state)
 	assert_non_null(f);
 	assert_true(getdelim(&own, &size, '\0', f) > 0);
 	fclose(f);
-	assert_int_equal(uprobe_status_parse(own, &p), 0);
+	assert_int_equal(procfs_status_parse(own, &p), 0);
 	assert_int_equal(p.pid, getpid());
 	assert_int_equal(p.uids[0], getuid());
 	free(own);
 	/* A line missing: refused, not guessed. */
-	assert_int_equal(uprobe_status_parse("Pid:\t1\nState:\tR\n", &p), -EINVAL);
-	assert_int_equal(uprobe_status_parse("", &p), -EINVAL);
+	assert_int_equal(procfs_status_parse("Pid:\t1\nState:\tR\n", &p), -EINVAL);
+	assert_int_equal(procfs_status_parse("", &p), -EINVAL);
 }
 
-static int refusal(const struct uprobe_process *p, uid_t owner, const char *want)
+static int refusal(const struct procfs_status *p, uid_t owner, const char *want)
 {
 	static const gid_t groups[] = {27};
 	const struct policy_identity caller = {
@@ -231,9 +231,9 @@ static int refusal(const struct uprobe_process *p, uid_t owner, const char *want
 
 static void test_refusals(void **state)
 {
-	struct uprobe_process ok, p;
+	struct procfs_status ok, p;
 
-	assert_int_equal(uprobe_status_parse(status_text, &ok), 0);
+	assert_int_equal(procfs_status_parse(status_text, &ok), 0);
 	assert_int_equal(refusal(&ok, 1000, NULL), 0);
 	/* Groups the caller is in, supplementary ones too. */
 	p = ok;

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for daemon/shared/procfs.c: /proc text read whole through an fd, the status lines the
+ * uprobe and capability checks need (strict numbers), and the cgroup path of /proc/PID/cgroup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/macro.h"
+#include "daemon/shared/procfs.h"
+
+static void test_read(void **state)
+{
+	_cleanup_close_ int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int big = memfd_create("big", MFD_CLOEXEC);
+	_cleanup_free_ char *text = NULL, *again = NULL, *none = NULL;
+	uint64_t pid = 0;
+
+	assert_true(fd >= 0);
+	assert_int_equal(procfs_read(fd, &text), 0);
+	assert_int_equal(procfs_status_u64(text, "Pid", 10, &pid), 0);
+	assert_int_equal(pid, (uint64_t)getpid());
+	/* The same fd reads again from the start. */
+	assert_int_equal(procfs_read(fd, &again), 0);
+	assert_non_null(strstr(again, "Pid:"));
+	/* Over the limit: refused, nothing returned. */
+	assert_true(big >= 0);
+	assert_int_equal(ftruncate(big, PROCFS_MAX_BYTES), 0);
+	assert_int_equal(procfs_read(big, &none), -EFBIG);
+	assert_null(none);
+}
+
+static void test_status_u64(void **state)
+{
+	static const char text[] = "Name:\tx\nCapPrm:\t000001ffffffffff\nCapEff:\t 0\n"
+				   "NoNewPrivs:\t1\nCapInh:\t-1\nCapAmb:\t0x10\nCapBnd:\t12 34\n"
+				   "Seccomp:\t\nFoo:\t99999999999999999999\n";
+	uint64_t v = 7;
+
+	assert_int_equal(procfs_status_u64(text, "CapPrm", 16, &v), 0);
+	assert_int_equal(v, 0x1ffffffffffull);
+	assert_int_equal(procfs_status_u64(text, "CapEff", 16, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(procfs_status_u64(text, "NoNewPrivs", 10, &v), 0);
+	assert_int_equal(v, 1);
+	/* A prefix of a key is not the key; no line is no line. */
+	assert_int_equal(procfs_status_u64(text, "Cap", 16, &v), -ENOENT);
+	assert_int_equal(procfs_status_u64(text, "CapXyz", 16, &v), -ENOENT);
+	/* What the kernel never writes: a sign, a 0x, two numbers, none, too large. */
+	v = 7;
+	assert_int_equal(procfs_status_u64(text, "CapInh", 16, &v), -EINVAL);
+	assert_int_equal(procfs_status_u64(text, "CapAmb", 16, &v), -EINVAL);
+	assert_int_equal(procfs_status_u64(text, "CapBnd", 16, &v), -EINVAL);
+	assert_int_equal(procfs_status_u64(text, "Seccomp", 10, &v), -EINVAL);
+	assert_int_equal(procfs_status_u64(text, "Foo", 10, &v), -EINVAL);
+	assert_int_equal(v, 7);
+}
+
+static void test_status_parse_strict_caps(void **state)
+{
+	static const char good[] = "Pid:\t5\nState:\tS (sleeping)\nUid:\t1\t1\t1\t1\n"
+				   "Gid:\t2\t2\t2\t2\nCapPrm:\t0\nCapEff:\t0\nCapAmb:\t0\n"
+				   "NoNewPrivs:\t0\n";
+	static const char signed_cap[] = "Pid:\t5\nState:\tS\nUid:\t1\t1\t1\t1\n"
+					 "Gid:\t2\t2\t2\t2\nCapPrm:\t-0\nCapEff:\t0\nCapAmb:\t0\n"
+					 "NoNewPrivs:\t0\n";
+	struct procfs_status p;
+
+	assert_int_equal(procfs_status_parse(good, &p), 0);
+	assert_int_equal(p.pid, 5);
+	assert_int_equal(p.state, 'S');
+	assert_false(p.no_new_privs);
+	assert_int_equal(procfs_status_parse(signed_cap, &p), -EINVAL);
+}
+
+static void test_cgroup_path(void **state)
+{
+	static const char hybrid[] = "12:pids:/user.slice\n1:name=systemd:/user.slice/x.service\n"
+				     "0::/user.slice/user-1000.slice/user@1000.service/app.slice\n";
+	_cleanup_free_ char *p = NULL, *q = NULL, *r = NULL, *root = NULL;
+	char *long_line = malloc(PROCFS_CGROUP_MAX + 8), *none = NULL;
+
+	assert_int_equal(procfs_cgroup_path(hybrid, &p), 0);
+	assert_string_equal(p, "/user.slice/user-1000.slice/user@1000.service/app.slice");
+	/* No newline at the end; the first unified line counts. */
+	assert_int_equal(procfs_cgroup_path("0::/a.service", &q), 0);
+	assert_string_equal(q, "/a.service");
+	assert_int_equal(procfs_cgroup_path("0::/b\n0::/c\n", &r), 0);
+	assert_string_equal(r, "/b");
+	assert_int_equal(procfs_cgroup_path("0::/\n", &root), 0);
+	assert_string_equal(root, "/");
+	/* Not the unified hierarchy's line, or not a path. */
+	assert_int_equal(procfs_cgroup_path("", &none), -ENOENT);
+	assert_int_equal(procfs_cgroup_path("1::/a\n", &none), -ENOENT);
+	assert_int_equal(procfs_cgroup_path(" 0::/a\n", &none), -ENOENT);
+	assert_int_equal(procfs_cgroup_path("0::a\n0::\n", &none), -ENOENT);
+	/* A line too long is skipped, not cut short. */
+	assert_non_null(long_line);
+	memset(long_line, 'x', PROCFS_CGROUP_MAX + 7);
+	memcpy(long_line, "0::/", 4);
+	long_line[PROCFS_CGROUP_MAX + 7] = '\0';
+	assert_int_equal(procfs_cgroup_path(long_line, &none), -ENOENT);
+	assert_null(none);
+	free(long_line);
+}
+
+static void test_cgroup_split(void **state)
+{
+	char path[] = "/system.slice//bpfbroker.service/", dots[] = "/a/../b", dot[] = "/a/./b";
+	char root[] = "/", *deep = malloc(2 * (PROCFS_CGROUP_MAX_DEPTH + 1) + 1);
+	char *comp[PROCFS_CGROUP_MAX_DEPTH];
+	size_t n = 99;
+
+	assert_int_equal(procfs_cgroup_split(path, comp, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(comp[0], "system.slice");
+	assert_string_equal(comp[1], "bpfbroker.service");
+	assert_int_equal(procfs_cgroup_split(root, comp, &n), 0);
+	assert_int_equal(n, 0);
+	n = 99;
+	assert_int_equal(procfs_cgroup_split(dots, comp, &n), -EINVAL);
+	assert_int_equal(procfs_cgroup_split(dot, comp, &n), -EINVAL);
+	assert_int_equal(n, 99);
+	/* One component more than we look at. */
+	assert_non_null(deep);
+	for (size_t i = 0; i <= PROCFS_CGROUP_MAX_DEPTH; i++)
+		memcpy(deep + 2 * i, "/d", 2);
+	deep[2 * (PROCFS_CGROUP_MAX_DEPTH + 1)] = '\0';
+	assert_int_equal(procfs_cgroup_split(deep, comp, &n), -EINVAL);
+	free(deep);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_status_u64),
+		cmocka_unit_test(test_status_parse_strict_caps),
+		cmocka_unit_test(test_cgroup_path),
+		cmocka_unit_test(test_cgroup_split),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
