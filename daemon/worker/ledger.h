@@ -68,6 +68,13 @@ struct ledger_usage {
  * out of memory or capabilities that can't be raised.
  */
 int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledger *ret);
+/*
+ * Prune the ledger as read (every object looked up again), without reading
+ * the file again: under the user's lock nobody else changed it. For a count
+ * over a quota that is looked at again while the kernel frees what a client
+ * closed. -errno only if the capabilities can't be raised.
+ */
+int ledger_prune_now(struct ledger *l);
 /* The CPUs the kernel allocates per-CPU values for (at least 1). */
 unsigned ledger_possible_cpus(void);
 void ledger_usage(const struct ledger *l, struct ledger_usage *ret);

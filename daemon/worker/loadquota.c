@@ -95,14 +95,17 @@ int job_check_quotas(struct job *j, struct reply *r)
 	 * after an RCU grace period and a workqueue, so a client that closes its
 	 * objects and loads at once would find them counted still.
 	 */
+	k = ledger_open(&j->cfg->store, j->id.uid, false, &j->ledger);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your kernel objects: %s",
+				   strerror(-k));
+	j->have_ledger = true;
+	/* Read once: under the user's lock the file can't change, only what still lives. */
 	for (int tries = 0;; tries++) {
-		if (j->have_ledger)
-			ledger_done(&j->ledger);
-		k = ledger_open(&j->cfg->store, j->id.uid, tries > 0, &j->ledger);
+		k = tries > 0 ? ledger_prune_now(&j->ledger) : 0;
 		if (k < 0)
 			return reply_error(r, PROTO_E_INTERNAL, -k,
 					   "cannot count your kernel objects: %s", strerror(-k));
-		j->have_ledger = true;
 		ledger_usage(&j->ledger, &u);
 		if ((u.programs + progs <= l->max_loaded_programs &&
 		     u64_add_sat(u.map_bytes, memory) <= l->max_map_memory_bytes &&
