@@ -51,6 +51,13 @@ struct job {
 	 */
 	bool kernel_addresses_visible;
 	struct setup setup; /* map_defs, inner_maps, attach_targets (setup.h) */
+	/*
+	 * What the kernel says of each program loaded and map made (by desc
+	 * index; zero where none), read once after the load for the ledger,
+	 * the hand-out and the metadata.
+	 */
+	struct bpf_prog_info *prog_info;
+	struct bpf_map_info *map_info;
 };
 
 /* load.c: the job's own lookups. */
@@ -89,6 +96,7 @@ int job_load_failed(struct job *j, struct reply *r, int k);
 /* loadcheck.c */
 int job_post_load_check(struct job *j, struct reply *r);
 /* loadhandout.c */
+int job_read_info(struct job *j, struct reply *r);
 int job_freeze_maps(struct job *j, struct reply *r);
 int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object *maps);
 /* loadcommit.c */

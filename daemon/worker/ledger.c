@@ -323,13 +323,18 @@ int ledger_add_map(struct ledger *l, int fd)
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return negative_errno();
-	if (ledger_has(l, 'm', info.id))
+	return ledger_add_map_info(l, fd, &info);
+}
+
+int ledger_add_map_info(struct ledger *l, int fd, const struct bpf_map_info *info)
+{
+	if (ledger_has(l, 'm', info->id))
 		return 0;
 	return ledger_append(l, &(struct ledger_entry){.kind = 'm',
-						       .id = info.id,
-						       .stamp = map_stamp(&info),
-						       .charge = map_charge(fd, &info),
-						       .threads = map_threads(&info)});
+						       .id = info->id,
+						       .stamp = map_stamp(info),
+						       .charge = map_charge(fd, info),
+						       .threads = map_threads(info)});
 }
 
 int ledger_add_prog(struct ledger *l, int fd)
@@ -339,10 +344,15 @@ int ledger_add_prog(struct ledger *l, int fd)
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return negative_errno();
-	if (ledger_has(l, 'p', info.id))
+	return ledger_add_prog_info(l, &info);
+}
+
+int ledger_add_prog_info(struct ledger *l, const struct bpf_prog_info *info)
+{
+	if (ledger_has(l, 'p', info->id))
 		return 0;
 	return ledger_append(
-		l, &(struct ledger_entry){.kind = 'p', .id = info.id, .stamp = info.load_time});
+		l, &(struct ledger_entry){.kind = 'p', .id = info->id, .stamp = info->load_time});
 }
 
 static int write_all(int fd, const void *buf, size_t len)

@@ -45,6 +45,8 @@ static void job_done(struct job *j)
 	free(j->pin_created);
 	free(j->verifier_log);
 	setup_done(&j->setup);
+	free(j->prog_info);
+	free(j->map_info);
 }
 
 static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply *r)
@@ -304,6 +306,8 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		k = job_load(j, r);
 	/* The outer maps keep only the inner maps' shape: not recorded, not kept. */
 	setup_close_inner_maps(&j->setup);
+	if (k > 0)
+		k = job_read_info(j, r);
 	if (k > 0)
 		k = job_record(j, r);
 	if (k > 0)

@@ -56,7 +56,8 @@ static struct {
 	uint8_t *object; /* taken from the job, hashed at flush */
 	size_t object_size;
 	bool object_mapped;
-	char progs[1024], classes[512], object_name[128], reason[1024], unit[256], user_unit[256];
+	char progs[1024], classes[512], object_name[AUDIT_OBJECT_SIZE], reason[1024], unit[256],
+		user_unit[256];
 } pending_audit;
 
 /* Did the load keep anything that outlives its client (named, or a new map pinned by name)? */
@@ -99,8 +100,8 @@ void job_audit(struct job *j, struct reply *r)
 	a->programs = pending_audit.progs[0] ? pending_audit.progs : NULL;
 	a->helper_classes = pending_audit.classes[0] ? pending_audit.classes : NULL;
 	if (j->req.name) {
-		snprintf(pending_audit.object_name, sizeof(pending_audit.object_name), "%u/%s",
-			 (unsigned)j->id.uid, j->req.name);
+		audit_format_object(pending_audit.object_name, sizeof(pending_audit.object_name),
+				    j->id.uid, j->req.name, NULL);
 		a->object = pending_audit.object_name;
 	}
 	if (!code) {

@@ -101,9 +101,9 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 
 		if (!p->load || fd < 0)
 			continue;
-		k = handout_prog_info(fd, &id, tag);
-		if (k >= 0)
-			k = pin_into(dir, 'p', n, fd);
+		id = j->prog_info[i].id;
+		handout_prog_tag(&j->prog_info[i], tag);
+		k = pin_into(dir, 'p', n, fd);
 		snprintf(pin, sizeof(pin), "p%zu", n++);
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(p->name));
@@ -130,17 +130,13 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 	for (size_t i = 0; i < j->desc.n_maps && k >= 0; i++) {
 		const struct object_map *m = &j->desc.maps[i];
 		int map_fd = job_map_fd(j, i);
-		struct bpf_map_info info = {};
-		uint32_t len = sizeof(info);
+		const struct bpf_map_info info = j->map_info[i];
 		json_object *o;
 		char pin[24];
 
 		if (map_fd < 0)
 			continue;
-		if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
-			k = negative_errno();
-		if (k >= 0)
-			k = pin_into(dir, 'm', n, map_fd);
+		k = pin_into(dir, 'm', n, map_fd);
 		snprintf(pin, sizeof(pin), "m%zu", n++);
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(m->name));

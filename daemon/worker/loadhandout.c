@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/fdinfo.h"
@@ -17,6 +18,40 @@
 #include "handout.h"
 #include "proto/proto.h"
 #include "reply.h"
+
+/* As the ledger said it when it read the info itself (job_record()). */
+static int info_error(struct reply *r, int err)
+{
+	return reply_error(r, PROTO_E_INTERNAL, err, "cannot count your kernel objects: %s",
+			   strerror(err));
+}
+
+/*
+ * What the kernel says of each program loaded and map made, read once: the
+ * ledger, the hand-out and a named object's metadata all take it from here.
+ */
+int job_read_info(struct job *j, struct reply *r)
+{
+	j->prog_info = calloc(j->desc.n_programs ?: 1, sizeof(*j->prog_info));
+	j->map_info = calloc(j->desc.n_maps ?: 1, sizeof(*j->map_info));
+	if (!j->prog_info || !j->map_info)
+		return -ENOMEM;
+	for (size_t i = 0; i < j->desc.n_programs; i++) {
+		int fd = j->desc.programs[i].load ? job_prog_fd(j, i) : -1;
+		uint32_t len = sizeof(j->prog_info[i]);
+
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &j->prog_info[i], &len) < 0)
+			return info_error(r, errno);
+	}
+	for (size_t i = 0; i < j->desc.n_maps; i++) {
+		int fd = job_map_fd(j, i);
+		uint32_t len = sizeof(j->map_info[i]);
+
+		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &j->map_info[i], &len) < 0)
+			return info_error(r, errno);
+	}
+	return 1;
+}
 
 /*
  * Freeze the maps the client named: from now on no fd writes them from user
@@ -62,14 +97,10 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 		if (map_fd < 0)
 			continue; /* not created: no loaded program needs it */
 		if (j->verdict.map_access[i] == MAP_ACCESS_NONE) {
-			struct bpf_map_info info = {};
-			uint32_t len = sizeof(info);
-
-			if (bpf_obj_get_info_by_fd(map_fd, &info, &len) == 0)
-				json_object_object_add(o, "id", json_object_new_int64(info.id));
+			json_object_object_add(o, "id", json_object_new_int64(j->map_info[i].id));
 			continue;
 		}
-		fd = handout_map_fd(map_fd, j->verdict.map_access[i], &h);
+		fd = handout_map_fd_info(map_fd, &j->map_info[i], j->verdict.map_access[i], &h);
 		idx = fd < 0 ? fd : reply_add_fd(r, fd);
 		if (idx < 0)
 			return reply_error(
@@ -102,20 +133,17 @@ int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object
 	}
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
-		struct bpf_prog_info info = {};
-		uint32_t len = sizeof(info);
 		char tag[2 * BPF_TAG_SIZE + 1];
 		int fd;
 
 		if (!j->desc.programs[i].load)
 			continue;
 		fd = job_prog_fd(j, i);
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		if (fd < 0)
 			return reply_error(r, PROTO_E_INTERNAL, EIO, "cannot query program \"%s\"",
 					   j->desc.programs[i].name);
-		for (int b = 0; b < BPF_TAG_SIZE; b++)
-			snprintf(tag + 2 * b, 3, "%02x", info.tag[b]);
-		json_object_object_add(o, "id", json_object_new_int64(info.id));
+		handout_prog_tag(&j->prog_info[i], tag);
+		json_object_object_add(o, "id", json_object_new_int64(j->prog_info[i].id));
 		json_object_object_add(o, "tag", json_object_new_string(tag));
 		if (j->verdict.prog_fd[i]) {
 			int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);

@@ -34,6 +34,45 @@ static int quota_error(struct reply *r, const char *limit, uint64_t have, uint64
 }
 
 /*
+ * A named load: the user's debris swept, and the name free. One listing of
+ * the user's objects says both whether the name is taken and how many there
+ * are; the metadata is read only for a name listed (it may not parse).
+ */
+static int job_read_names(struct job *j, uint64_t *ret_named, struct reply *r)
+{
+	const struct store_config *c = &j->cfg->store;
+	char **names = NULL;
+	size_t n = 0;
+	bool listed;
+	int k = store_sweep_user_list(c, j->id.uid, &names, &n);
+
+	if (k < 0) /* the sweep failed: the load goes on without it, as before */
+		k = store_list_names(c, j->id.uid, &names, &n);
+	if (k < 0)
+		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
+				   strerror(-k));
+	listed = store_names_have(names, n, j->req.name);
+	store_names_free(names, n);
+	if (listed) {
+		json_object *meta = NULL;
+
+		k = store_meta_read(c, j->id.uid, j->req.name, &meta);
+		json_object_put(meta);
+		if (k == 0)
+			return reply_error(r, PROTO_E_EXISTS, EEXIST,
+					   "you already have an object named \"%s\"; unload it "
+					   "first or choose another name",
+					   j->req.name);
+		if (k != -ENOENT)
+			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
+					   strerror(-k));
+		n--; /* gone meanwhile: not counted */
+	}
+	*ret_named = n;
+	return 1;
+}
+
+/*
  * What stays in the kernel because of this load is checked against the
  * user's quotas over everything the broker made for them that still lives
  * (ledger.h): named or not, pinned or held only by a client's fd. Every load
@@ -54,23 +93,9 @@ int job_check_quotas(struct job *j, struct reply *r)
 		return reply_error(r, PROTO_E_INTERNAL, -j->lock, "cannot lock your state: %s",
 				   strerror(-j->lock));
 	if (j->req.name) {
-		json_object *meta = NULL;
-
-		store_sweep_user(&j->cfg->store, j->id.uid);
-		k = store_meta_read(&j->cfg->store, j->id.uid, j->req.name, &meta);
-		json_object_put(meta);
-		if (k == 0)
-			return reply_error(r, PROTO_E_EXISTS, EEXIST,
-					   "you already have an object named \"%s\"; unload it "
-					   "first or choose another name",
-					   j->req.name);
-		if (k != -ENOENT)
-			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
-					   strerror(-k));
-		k = store_count_objects(&j->cfg->store, j->id.uid, &named);
-		if (k < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
-					   strerror(-k));
+		k = job_read_names(j, &named, r);
+		if (k <= 0)
+			return k;
 		if (named + 1 > l->max_named_objects)
 			return quota_error(r, "max_named_objects", named, 1, l->max_named_objects);
 	}
@@ -149,13 +174,13 @@ int job_record(struct job *j, struct reply *r)
 		int fd = j->desc.programs[i].load ? job_prog_fd(j, i) : -1;
 
 		if (fd >= 0)
-			k = ledger_add_prog(&j->ledger, fd);
+			k = ledger_add_prog_info(&j->ledger, &j->prog_info[i]);
 	}
 	for (size_t i = 0; i < j->desc.n_maps && k >= 0; i++) {
 		int fd = job_map_fd(j, i);
 
 		if (fd >= 0)
-			k = ledger_add_map(&j->ledger, fd);
+			k = ledger_add_map_info(&j->ledger, fd, &j->map_info[i]);
 	}
 	/* The object's BTF stays in the kernel as long as a program or map refers to it. */
 	if (k >= 0 && !j->raw && bpf_object__btf_fd(j->obj) >= 0)
