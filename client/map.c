@@ -525,8 +525,8 @@ int bpfbroker_map_btf(struct bpfbroker_map_handle *h, void **ret_data, size_t *r
 	k = proxy(h, map_params(h->object, h->name, PROTO_MAP_BTF), &m, &result, err);
 	if (k < 0)
 		return k;
-	if (proto_get_string(result, "btf", true, &hex, NULL) < 0 ||
-	    !hex[0] || hex_decode(hex, strlen(hex), &data, &size) < 0) {
+	if (proto_get_string(result, "btf", true, &hex, NULL) < 0 || !hex[0] ||
+	    hex_decode(hex, strlen(hex), &data, &size) < 0) {
 		proto_msg_done(&m);
 		return -EPROTO;
 	}

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
 #include "common/macro.h"
 #include "peer_unit.h"
@@ -295,12 +296,7 @@ static int conn_submit(struct conn *c, int64_t id, const struct worker_request *
  */
 static void request_object_format(const struct conn *c, const char *ref, char *buf, size_t size)
 {
-	if (!ref)
-		buf[0] = '\0';
-	else if (strchr(ref, '/'))
-		snprintf(buf, size, "%.130s", ref);
-	else
-		snprintf(buf, size, "%u/%.128s", (unsigned)c->cred.uid, ref);
+	audit_format_object(buf, size, c->cred.uid, ref, NULL);
 }
 
 /* The named-object methods' reference ("object"). */

@@ -44,6 +44,18 @@ static void put_field(FILE *f, const char *key, const char *value)
 	fprintf(f, " %s=\"%s\"", key, escape_text(buf, sizeof(buf), value, ESCAPE_QUOTES));
 }
 
+void audit_format_object(char *buf, size_t size, uid_t caller, const char *ref, const char *program)
+{
+	const char *slash = program ? "/" : "", *prog = program ? program : "";
+
+	if (!ref)
+		buf[0] = '\0';
+	else if (strchr(ref, '/'))
+		snprintf(buf, size, "%.130s%s%.64s", ref, slash, prog);
+	else
+		snprintf(buf, size, "%u/%.128s%s%.64s", (unsigned)caller, ref, slash, prog);
+}
+
 void audit_log(const struct audit_record *r)
 {
 	int saved = errno;

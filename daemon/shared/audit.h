@@ -12,6 +12,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct audit_record {
@@ -29,5 +30,16 @@ struct audit_record {
 };
 
 void audit_log(const struct audit_record *r);
+
+/* Room for any audit_format_object() result, its NUL included. */
+#define AUDIT_OBJECT_SIZE 200
+/*
+ * A record's "object": ref as the caller gave it ("OWNER/NAME", or "NAME"
+ * of the caller's own, which becomes "UID/NAME"), and "/PROGRAM" if program
+ * is not NULL; "" when ref is NULL. Each part is cut to a fixed length, so
+ * that a client's long text can't crowd the rest of the record out.
+ */
+void audit_format_object(char *buf, size_t size, uid_t caller, const char *ref,
+			 const char *program);
 /* Send to stderr even where journald is (tests, foreground debugging). */
 void audit_force_stderr(bool on);

@@ -155,12 +155,22 @@ static int handout_map_fd_flags(const struct bpf_map_info *info, enum map_access
 	}
 }
 
-/* An fd for the map with exactly the granted access, checked after opening. */
 int handout_map_fd(int map_fd, enum map_access access, struct handout_map *ret)
 {
-	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
+		return negative_errno();
+	return handout_map_fd_info(map_fd, &info, access, ret);
+}
+
+/* An fd for the map with exactly the granted access, checked after opening. */
+int handout_map_fd_info(int map_fd, const struct bpf_map_info *map_info, enum map_access access,
+			struct handout_map *ret)
+{
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN};
+	const struct bpf_map_info info = *map_info;
 	bool frozen;
 	int fd, k, want;
 
@@ -170,8 +180,6 @@ int handout_map_fd(int map_fd, enum map_access access, struct handout_map *ret)
 		if (k < 0)
 			return k;
 	}
-	if (bpf_obj_get_info_by_fd(map_fd, &info, &len) < 0)
-		return negative_errno();
 	/*
 	 * Being frozen changes the handout only for mmapable arrays; reading
 	 * fdinfo (a /proc file) for every other map would cost each load.
@@ -206,6 +214,12 @@ int handout_map_fd(int map_fd, enum map_access access, struct handout_map *ret)
 	return fd;
 }
 
+void handout_prog_tag(const struct bpf_prog_info *info, char ret_tag[17])
+{
+	for (int b = 0; b < BPF_TAG_SIZE; b++)
+		snprintf(ret_tag + 2 * b, 3, "%02x", info->tag[b]);
+}
+
 int handout_prog_info(int prog_fd, uint32_t *ret_id, char ret_tag[17])
 {
 	struct bpf_prog_info info = {};
@@ -213,8 +227,7 @@ int handout_prog_info(int prog_fd, uint32_t *ret_id, char ret_tag[17])
 
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
 		return negative_errno();
-	for (int b = 0; b < BPF_TAG_SIZE; b++)
-		snprintf(ret_tag + 2 * b, 3, "%02x", info.tag[b]);
+	handout_prog_tag(&info, ret_tag);
 	*ret_id = info.id;
 	return 0;
 }

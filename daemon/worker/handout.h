@@ -2,6 +2,7 @@
 /* Opening the fds a client gets: maps with exactly the granted access. */
 #pragma once
 
+#include <linux/bpf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,5 +44,10 @@ struct handout_map {
  * writes nothing.
  */
 int handout_map_fd(int map_fd, enum map_access access, struct handout_map *ret);
+/* The same with the map's info as the kernel gave it for map_fd (read once per load). */
+int handout_map_fd_info(int map_fd, const struct bpf_map_info *info, enum map_access access,
+			struct handout_map *ret);
 /* A program's kernel id and tag (hex, 17 bytes with NUL). */
 int handout_prog_info(int prog_fd, uint32_t *ret_id, char ret_tag[17]);
+/* The tag of a program's info, in hex. */
+void handout_prog_tag(const struct bpf_prog_info *info, char ret_tag[17]);

@@ -73,11 +73,11 @@ static int append_id(int32_t **v, size_t *n, int32_t id)
 /*
  * Walk every instruction through the allow-list (insncheck.h) and apply what
  * raw loads may do with the special ones; kfunc calls and kernel references
- * are collected by BTF id for the policy (helper calls come from
- * inspect_insns_summary()).
+ * are collected by BTF id for the policy, and the rest summarized as
+ * inspect_insns_summary() does, in the same walk.
  */
-static int scan(const uint8_t *p, size_t n, int32_t **ret_kfuncs, size_t *ret_n_kfuncs,
-		int32_t **ret_ksyms, size_t *ret_n_ksyms, char **error)
+static int scan(const uint8_t *p, size_t n, struct insns_summary *sum, int32_t **ret_kfuncs,
+		size_t *ret_n_kfuncs, int32_t **ret_ksyms, size_t *ret_n_ksyms, char **error)
 {
 	_cleanup_free_ int32_t *kfuncs = NULL, *ksyms = NULL;
 	size_t n_kfuncs = 0, n_ksyms = 0;
@@ -87,6 +87,9 @@ static int scan(const uint8_t *p, size_t n, int32_t **ret_kfuncs, size_t *ret_n_
 		struct insn_decoded d;
 
 		r = insn_decode(p, n, i, &d, error);
+		if (r < 0)
+			return r;
+		r = insns_summary_add(sum, &d);
 		if (r < 0)
 			return r;
 		switch (d.kind) {
@@ -135,6 +138,7 @@ static int scan(const uint8_t *p, size_t n, int32_t **ret_kfuncs, size_t *ret_n_
 			return r;
 		i += d.width;
 	}
+	insns_summary_finish(sum);
 	*ret_kfuncs = TAKE_PTR(kfuncs);
 	*ret_n_kfuncs = n_kfuncs;
 	*ret_ksyms = TAKE_PTR(ksyms);
@@ -191,7 +195,7 @@ int insns_describe(const void *insns, size_t size, const char *prog_name, const 
 {
 	_cleanup_(object_desc_done) struct object_desc d = {};
 	_cleanup_free_ int32_t *kfunc_ids = NULL, *ksym_ids = NULL;
-	struct insns_summary sum = {};
+	_cleanup_(insns_summary_done) struct insns_summary sum = {};
 	struct btf *vmlinux = NULL;
 	struct object_program *p;
 	size_t n = size / INSN_SIZE, n_kfunc_ids = 0, n_ksym_ids = 0;
@@ -209,7 +213,7 @@ int insns_describe(const void *insns, size_t size, const char *prog_name, const 
 			return error_setf(error, -EINVAL, "unknown attach type \"%.64s\"",
 					  attach_type);
 	}
-	r = scan(insns, n, &kfunc_ids, &n_kfunc_ids, &ksym_ids, &n_ksym_ids, error);
+	r = scan(insns, n, &sum, &kfunc_ids, &n_kfunc_ids, &ksym_ids, &n_ksym_ids, error);
 	if (r < 0)
 		return r;
 
@@ -227,9 +231,6 @@ int insns_describe(const void *insns, size_t size, const char *prog_name, const 
 	p->name = strdup(prog_name);
 	if (!p->name)
 		return -ENOMEM;
-	r = inspect_insns_summary(insns, n, &sum, error);
-	if (r < 0)
-		return r;
 	p->helpers = TAKE_PTR(sum.helpers);
 	p->n_helpers = sum.n_helpers;
 	if (resolve_kfuncs && (n_kfunc_ids || n_ksym_ids))

@@ -1111,45 +1111,107 @@ static int cmp_entry_ptr(const void *a, const void *b)
 }
 
 /*
- * Does libbpf resolve the extern name as a Kconfig value (data), not a
- * kernel symbol? Exactly as libbpf 1.1 decides (bpf_object__collect_externs()):
- * the first VAR or FUNC of that name in the object's BTF, and the DATASEC
- * that holds it, ".kconfig" or not. Any other reading could be fooled by a
- * second type of the same name.
+ * Which externs libbpf resolves as Kconfig values (data), not kernel
+ * symbols? Exactly as libbpf 1.1 decides (bpf_object__collect_externs()):
+ * the first VAR or FUNC of that name in the object's BTF, and the first
+ * DATASEC that holds it, ".kconfig" or not. Any other reading could be
+ * fooled by a second type of the same name. Worked out for all names in one
+ * pass over the BTF, on the first extern (not a pass per extern): the names
+ * that resolve as Kconfig values, sorted, pointing into the BTF.
  */
-static bool extern_is_kconfig(const struct btf *btf, const char *name)
-{
-	uint32_t n = btf ? btf__type_cnt(btf) : 0, id = 0;
+struct kconfig_names {
+	bool built;
+	const char **names;
+	size_t n;
+};
 
-	for (uint32_t i = 1; i < n && !id; i++) {
+struct named_id {
+	const char *name;
+	uint32_t id;
+};
+
+static int cmp_named_id(const void *a, const void *b)
+{
+	const struct named_id *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void kconfig_names_done(struct kconfig_names *k)
+{
+	free(k->names);
+	*k = (struct kconfig_names){};
+}
+
+static int kconfig_names_build(struct kconfig_names *k, const struct btf *btf)
+{
+	uint32_t n = btf ? btf__type_cnt(btf) : 0;
+	_cleanup_free_ uint8_t *sec =
+		NULL; /* per type: 0 in no DATASEC, 1 first in .kconfig, 2 other */
+	_cleanup_free_ struct named_id *vars = NULL;
+	size_t n_vars = 0;
+
+	k->built = true;
+	if (n == 0)
+		return 0;
+	sec = calloc(n, 1);
+	vars = calloc(n, sizeof(*vars));
+	if (!sec || !vars)
+		return -ENOMEM;
+	for (uint32_t i = 1; i < n; i++) {
 		const struct btf_type *t = btf__type_by_id(btf, i);
-		const char *tname;
+		const struct btf_var_secinfo *vs;
+		const char *name;
+
+		if (!t || !btf_is_datasec(t))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		vs = btf_var_secinfos(t);
+		for (unsigned v = 0; v < btf_vlen(t); v++, vs++)
+			if (vs->type < n && !sec[vs->type])
+				sec[vs->type] = name && strcmp(name, ".kconfig") == 0 ? 1 : 2;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		const struct btf_type *t = btf__type_by_id(btf, i);
+		const char *name;
 
 		if (!t || (!btf_is_var(t) && !btf_is_func(t)))
 			continue;
-		tname = btf__name_by_offset(btf, t->name_off);
-		if (tname && strcmp(tname, name) == 0)
-			id = i;
+		name = btf__name_by_offset(btf, t->name_off);
+		if (name)
+			vars[n_vars++] = (struct named_id){name, i};
 	}
-	for (uint32_t i = 1; id && i < n; i++) {
-		const struct btf_type *sec = btf__type_by_id(btf, i);
-		const struct btf_var_secinfo *vs;
-		const char *sname;
+	if (n_vars == 0)
+		return 0;
+	qsort(vars, n_vars, sizeof(*vars), cmp_named_id);
+	k->names = calloc(n_vars, sizeof(*k->names));
+	if (!k->names)
+		return -ENOMEM;
+	/* The first of each name (the lowest id) decides. */
+	for (size_t i = 0; i < n_vars; i++)
+		if ((i == 0 || strcmp(vars[i - 1].name, vars[i].name) != 0) && sec[vars[i].id] == 1)
+			k->names[k->n++] = vars[i].name;
+	return 0;
+}
 
-		if (!sec || !btf_is_datasec(sec))
-			continue;
-		vs = btf_var_secinfos(sec);
-		for (unsigned k = 0; k < btf_vlen(sec); k++, vs++)
-			if (vs->type == id) {
-				sname = btf__name_by_offset(btf, sec->name_off);
-				return sname && strcmp(sname, ".kconfig") == 0;
-			}
+static int cmp_name_ptr(const void *a, const void *b);
+
+/* 1 if libbpf resolves the extern name as a Kconfig value, 0 if not, or -ENOMEM. */
+static int extern_is_kconfig(struct kconfig_names *k, const struct btf *btf, const char *name)
+{
+	if (!k->built) {
+		int r = kconfig_names_build(k, btf);
+
+		if (r < 0)
+			return r;
 	}
-	return false;
+	return k->n && bsearch(&name, k->names, k->n, sizeof(*k->names), cmp_name_ptr);
 }
 
 static int fill_program(struct object_program *p, const struct bpf_program *prog,
-			const struct elf_entry *e, const struct btf *btf)
+			const struct elf_entry *e, const struct btf *btf,
+			struct kconfig_names *kconfig)
 {
 	p->name = strdup(bpf_program__name(prog));
 	if (!p->name)
@@ -1182,7 +1244,11 @@ static int fill_program(struct object_program *p, const struct bpf_program *prog
 			p->n_ksyms++;
 		}
 		for (size_t i = 0; i < e->n_externs; i++) {
-			if (extern_is_kconfig(btf, e->externs[i]))
+			int r = extern_is_kconfig(kconfig, btf, e->externs[i]);
+
+			if (r < 0)
+				return r;
+			if (r)
 				continue;
 			p->ksyms[p->n_ksyms] = strdup(e->externs[i]);
 			if (!p->ksyms[p->n_ksyms])
@@ -1247,6 +1313,7 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 	_cleanup_(object_desc_done) struct object_desc d = {.object_bytes = object_bytes};
 	_cleanup_(object_handles_done) struct object_handles h = {};
 	_cleanup_free_ const struct elf_entry **by_name = NULL;
+	_cleanup_(kconfig_names_done) struct kconfig_names kconfig = {};
 	const struct btf *btf = bpf_object__btf(obj);
 	struct bpf_program *prog;
 	struct bpf_map *map;
@@ -1321,7 +1388,7 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 									    : "<invalid name>");
 		h.programs[d.n_programs] = prog;
 		d.n_programs++;
-		r = fill_program(&d.programs[d.n_programs - 1], prog, *found, btf);
+		r = fill_program(&d.programs[d.n_programs - 1], prog, *found, btf, &kconfig);
 		if (r < 0)
 			return r;
 	}
@@ -1382,11 +1449,41 @@ void insns_summary_done(struct insns_summary *s)
 	*s = (struct insns_summary){};
 }
 
+int insns_summary_add(struct insns_summary *s, const struct insn_decoded *d)
+{
+	int r;
+
+	switch (d->kind) {
+	case INSN_HELPER_CALL:
+		r = GROW(s->helpers, s->n_helpers, s->cap_helpers);
+		if (r < 0)
+			return r;
+		s->helpers[s->n_helpers++] = d->imm;
+		break;
+	case INSN_KFUNC_CALL:
+		s->n_kfunc_calls++;
+		break;
+	case INSN_KERNEL_REF:
+		s->n_kernel_refs++;
+		break;
+	case INSN_MAP_REF:
+		s->n_map_refs++;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+void insns_summary_finish(struct insns_summary *s)
+{
+	s->n_helpers = sort_unique(s->helpers, s->n_helpers, sizeof(*s->helpers), cmp_int);
+}
+
 int inspect_insns_summary(const void *insns, size_t n_insns, struct insns_summary *ret,
 			  char **error)
 {
 	_cleanup_(insns_summary_done) struct insns_summary s = {};
-	size_t cap_helpers = 0;
 	int r;
 
 	if (!insns && n_insns > 0)
@@ -1397,28 +1494,12 @@ int inspect_insns_summary(const void *insns, size_t n_insns, struct insns_summar
 		r = insn_decode(insns, n_insns, i, &d, error);
 		if (r < 0)
 			return r;
-		switch (d.kind) {
-		case INSN_HELPER_CALL:
-			r = GROW(s.helpers, s.n_helpers, cap_helpers);
-			if (r < 0)
-				return r;
-			s.helpers[s.n_helpers++] = d.imm;
-			break;
-		case INSN_KFUNC_CALL:
-			s.n_kfunc_calls++;
-			break;
-		case INSN_KERNEL_REF:
-			s.n_kernel_refs++;
-			break;
-		case INSN_MAP_REF:
-			s.n_map_refs++;
-			break;
-		default:
-			break;
-		}
+		r = insns_summary_add(&s, &d);
+		if (r < 0)
+			return r;
 		i += d.width;
 	}
-	s.n_helpers = sort_unique(s.helpers, s.n_helpers, sizeof(*s.helpers), cmp_int);
+	insns_summary_finish(&s);
 	*ret = s;
 	s = (struct insns_summary){};
 	return 0;

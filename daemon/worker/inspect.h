@@ -80,8 +80,8 @@ int inspect_object(struct bpf_object *obj, const struct elf_calls *calls, uint64
 
 /* What a program's instructions do, read through the allow-list (insncheck.h). */
 struct insns_summary {
-	int *helpers; /* helper ids called, sorted, unique */
-	size_t n_helpers;
+	int *helpers; /* helper ids called, sorted, unique (once finished) */
+	size_t n_helpers, cap_helpers;
 	size_t n_kfunc_calls;
 	size_t n_kernel_refs; /* BPF_PSEUDO_BTF_ID loads */
 	size_t n_map_refs;
@@ -94,6 +94,13 @@ struct insns_summary {
 int inspect_insns_summary(const void *insns, size_t n_insns, struct insns_summary *ret,
 			  char **error);
 void insns_summary_done(struct insns_summary *s);
+/*
+ * The same one decoded instruction at a time, for a caller that walks them
+ * anyway (insns.c): add each, then finish (helpers sorted, unique).
+ */
+struct insn_decoded;
+int insns_summary_add(struct insns_summary *s, const struct insn_decoded *d);
+void insns_summary_finish(struct insns_summary *s);
 
 /*
  * Program and map names as the broker passes them on (replies, logs, policy

@@ -230,9 +230,23 @@ static void ledger_adopt(struct ledger *l, const struct store_config *c, uid_t u
 	closedir(d);
 }
 
+/* BPF_*_GET_FD_BY_ID is CAP_SYS_ADMIN's; before 6.5 every bpf() may want CAP_BPF. */
+static const cap_value_t prune_caps[] = {CAP_BPF, CAP_SYS_ADMIN};
+
+int ledger_prune_now(struct ledger *l)
+{
+	int k = caps_set_effective(prune_caps, ARRAY_SIZE(prune_caps));
+
+	if (k < 0)
+		return k;
+	ledger_prune(l);
+	caps_clear_effective();
+	l->n_stored = 0; /* ledger_prune() asked for the file to be written whole */
+	return 0;
+}
+
 int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledger *ret)
 {
-	static const cap_value_t caps[] = {CAP_BPF, CAP_SYS_ADMIN};
 	struct ledger l = {};
 	bool readable = false;
 	int fd, k;
@@ -258,9 +272,7 @@ int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledg
 	/* Grown to twice what lived at the last pruning: time to drop the dead. */
 	prune = prune || !readable || l.n > 2 * l.live_at_prune + 64;
 	if (prune) {
-		/* BPF_*_GET_FD_BY_ID is CAP_SYS_ADMIN's; before 6.5 every bpf() may want CAP_BPF.
-		 */
-		k = caps_set_effective(caps, ARRAY_SIZE(caps));
+		k = caps_set_effective(prune_caps, ARRAY_SIZE(prune_caps));
 		if (k < 0) {
 			free(l.entries);
 			return k;
@@ -311,13 +323,18 @@ int ledger_add_map(struct ledger *l, int fd)
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return negative_errno();
-	if (ledger_has(l, 'm', info.id))
+	return ledger_add_map_info(l, fd, &info);
+}
+
+int ledger_add_map_info(struct ledger *l, int fd, const struct bpf_map_info *info)
+{
+	if (ledger_has(l, 'm', info->id))
 		return 0;
 	return ledger_append(l, &(struct ledger_entry){.kind = 'm',
-						       .id = info.id,
-						       .stamp = map_stamp(&info),
-						       .charge = map_charge(fd, &info),
-						       .threads = map_threads(&info)});
+						       .id = info->id,
+						       .stamp = map_stamp(info),
+						       .charge = map_charge(fd, info),
+						       .threads = map_threads(info)});
 }
 
 int ledger_add_prog(struct ledger *l, int fd)
@@ -327,10 +344,15 @@ int ledger_add_prog(struct ledger *l, int fd)
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return negative_errno();
-	if (ledger_has(l, 'p', info.id))
+	return ledger_add_prog_info(l, &info);
+}
+
+int ledger_add_prog_info(struct ledger *l, const struct bpf_prog_info *info)
+{
+	if (ledger_has(l, 'p', info->id))
 		return 0;
 	return ledger_append(
-		l, &(struct ledger_entry){.kind = 'p', .id = info.id, .stamp = info.load_time});
+		l, &(struct ledger_entry){.kind = 'p', .id = info->id, .stamp = info->load_time});
 }
 
 static int write_all(int fd, const void *buf, size_t len)

@@ -30,6 +30,7 @@
  */
 #pragma once
 
+#include <linux/bpf.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -68,12 +69,22 @@ struct ledger_usage {
  * out of memory or capabilities that can't be raised.
  */
 int ledger_open(const struct store_config *c, uid_t uid, bool prune, struct ledger *ret);
+/*
+ * Prune the ledger as read (every object looked up again), without reading
+ * the file again: under the user's lock nobody else changed it. For a count
+ * over a quota that is looked at again while the kernel frees what a client
+ * closed. -errno only if the capabilities can't be raised.
+ */
+int ledger_prune_now(struct ledger *l);
 /* The CPUs the kernel allocates per-CPU values for (at least 1). */
 unsigned ledger_possible_cpus(void);
 void ledger_usage(const struct ledger *l, struct ledger_usage *ret);
 /* Record the map (fd) at the most of the kernel's memlock and what it can grow to. */
 int ledger_add_map(struct ledger *l, int fd);
 int ledger_add_prog(struct ledger *l, int fd);
+/* The same with the object's info as the kernel gave it for fd (read once per load). */
+int ledger_add_map_info(struct ledger *l, int fd, const struct bpf_map_info *info);
+int ledger_add_prog_info(struct ledger *l, const struct bpf_prog_info *info);
 /* Record BTF (fd) the kernel keeps for the user's objects: its size, and its parsed copy. */
 int ledger_add_btf(struct ledger *l, int fd);
 /* Write what changed: the new records appended, or the whole file (temporary file, rename). */

@@ -78,24 +78,39 @@ static bool btf_has_name(const struct btf *btf, const char *name)
 	return false;
 }
 
+static bool is_module(const struct dirent *e)
+{
+	return e->d_name[0] != '.' && strcmp(e->d_name, "vmlinux") != 0;
+}
+
 int modbtf_find_in(const char *dir, const char *name, char *module, size_t size)
 {
-	struct btf *vmlinux;
+	struct btf *vmlinux = NULL;
 	DIR *d;
 	char path[512];
 	struct dirent *e;
 	int k = -ENOENT;
 
-	snprintf(path, sizeof(path), "%s/vmlinux", dir);
-	vmlinux = btf__parse_raw(path);
-	if (!vmlinux)
-		return negative_errno();
 	d = opendir(dir);
-	while (d && k == -ENOENT && (e = readdir(d))) {
+	if (!d)
+		return negative_errno();
+	/*
+	 * vmlinux's BTF (5 MB, 8 ms to parse) only once there is a module to
+	 * read with it: a client's failing loads can ask this at will.
+	 */
+	while (k == -ENOENT && (e = readdir(d))) {
 		struct btf *mod;
 
-		if (e->d_name[0] == '.' || strcmp(e->d_name, "vmlinux") == 0)
+		if (!is_module(e))
 			continue;
+		if (!vmlinux) {
+			snprintf(path, sizeof(path), "%s/vmlinux", dir);
+			vmlinux = btf__parse_raw(path);
+			if (!vmlinux) {
+				k = negative_errno();
+				break;
+			}
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		mod = btf__parse_split(path, vmlinux);
 		if (mod && btf_has_name(mod, name)) {
@@ -104,13 +119,29 @@ int modbtf_find_in(const char *dir, const char *name, char *module, size_t size)
 		}
 		btf__free(mod);
 	}
-	if (d)
-		closedir(d);
+	closedir(d);
 	btf__free(vmlinux);
 	return k;
 }
 
 int modbtf_find(const char *name, char *module, size_t size)
 {
-	return modbtf_find_in("/sys/kernel/btf", name, module, size);
+	/* The last answer, for the process's life: a worker asks again for the same name. */
+	static char last_name[128], last_module[64];
+	static int last = 1;
+	int k;
+
+	if (last <= 0 && strcmp(name, last_name) == 0) {
+		if (last == 0)
+			snprintf(module, size, "%s", last_module);
+		return last;
+	}
+	k = modbtf_find_in("/sys/kernel/btf", name, last_module, sizeof(last_module));
+	if (k == 0)
+		snprintf(module, size, "%s", last_module);
+	if (strlen(name) < sizeof(last_name)) {
+		snprintf(last_name, sizeof(last_name), "%s", name);
+		last = k;
+	}
+	return k;
 }

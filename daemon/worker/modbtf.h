@@ -26,7 +26,9 @@ int modbtf_hide(void);
  * The kernel module whose BTF (/sys/kernel/btf/MODULE, world-readable) has
  * a type named name, for messages: "which module the load needed". 0 and
  * *module written if one has it; -ENOENT if none does (or there are no
- * modules' BTF); another -errno if vmlinux's BTF can't be read.
+ * modules' BTF: then vmlinux's is not even read); another -errno if
+ * vmlinux's BTF can't be read. modbtf_find() keeps its last answer for the
+ * life of the process.
  */
 int modbtf_find(const char *name, char *module, size_t size);
 /* The same under another directory than /sys/kernel/btf (for tests). */

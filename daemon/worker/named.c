@@ -105,7 +105,7 @@ static int call_decode(struct call *c, const struct proto_method *m, struct repl
 static void call_audit(struct call *c, const struct proto_method *m, struct reply *r)
 {
 	const char *code = reply_error_code(r), *ref = NULL, *program = NULL;
-	char object[160], target[192] = "";
+	char object[AUDIT_OBJECT_SIZE], target[192] = "";
 	json_object *t, *v;
 	struct audit_record a = {.event = m->name,
 				 .uid = c->ident.id.uid,
@@ -132,13 +132,7 @@ static void call_audit(struct call *c, const struct proto_method *m, struct repl
 	}
 	if (ref) {
 		/* OWNER/NAME (the caller's own when no owner is given), and /PROGRAM. */
-		if (strchr(ref, '/'))
-			snprintf(object, sizeof(object), "%.64s%s%.64s", ref, program ? "/" : "",
-				 program ? program : "");
-		else
-			snprintf(object, sizeof(object), "%u/%.64s%s%.64s",
-				 (unsigned)c->ident.id.uid, ref, program ? "/" : "",
-				 program ? program : "");
+		audit_format_object(object, sizeof(object), c->ident.id.uid, ref, program);
 		a.object = object;
 	}
 	if (json_object_object_get_ex(c->params, "target", &t) &&

@@ -143,18 +143,19 @@ static int call_charge_btf(struct call *c, int fd)
 	if (lock < 0)
 		return lock;
 	/* As for loads: the recorded figures first, every object looked up only if over. */
-	for (int prune = 0; prune < 2; prune++) {
-		k = ledger_open(&c->cfg->store, c->ident.id.uid, prune, &l);
-		if (k >= 0)
-			k = ledger_add_btf(&l, fd);
-		if (k < 0) {
-			ledger_done(&l);
-			return k;
-		}
+	k = ledger_open(&c->cfg->store, c->ident.id.uid, false, &l);
+	if (k >= 0)
+		k = ledger_add_btf(&l, fd);
+	if (k >= 0) {
 		ledger_usage(&l, &u);
-		if (u.map_bytes <= c->grant->limits.max_map_memory_bytes)
-			break;
+		if (u.map_bytes > c->grant->limits.max_map_memory_bytes) {
+			k = ledger_prune_now(&l);
+			ledger_usage(&l, &u);
+		}
+	}
+	if (k < 0) {
 		ledger_done(&l);
+		return k;
 	}
 	k = u.map_bytes <= c->grant->limits.max_map_memory_bytes ? ledger_commit(&l) : -EDQUOT;
 	ledger_done(&l);

@@ -179,6 +179,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+bool store_names_have(char *const *names, size_t n, const char *name)
+{
+	return n && bsearch(&name, names, n, sizeof(*names), cmp_str);
+}
+
 void store_names_free(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -402,9 +407,9 @@ int store_object_remove_pins(const struct store_config *c, uid_t uid, const char
 /* Debris held programs and links, maybe attached: its removal is on record like an unload. */
 static void store_audit_sweep(uid_t uid, const char *name, int k)
 {
-	char object[128];
+	char object[AUDIT_OBJECT_SIZE];
 
-	snprintf(object, sizeof(object), "%u/%s", (unsigned)uid, name);
+	audit_format_object(object, sizeof(object), uid, name, NULL);
 	audit_log(&(struct audit_record){
 		.event = "sweep",
 		.decision = k < 0 ? "error" : "allow",
@@ -418,6 +423,16 @@ static void store_audit_sweep(uid_t uid, const char *name, int k)
 }
 
 int store_sweep_user(const struct store_config *c, uid_t uid)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int k = store_sweep_user_list(c, uid, &names, &n);
+
+	store_names_free(names, n);
+	return k;
+}
+
+int store_sweep_user_list(const struct store_config *c, uid_t uid, char ***ret, size_t *ret_n)
 {
 	char path[PATH_MAX];
 	char **dirs = NULL, **names = NULL;
@@ -450,7 +465,9 @@ int store_sweep_user(const struct store_config *c, uid_t uid)
 		store_audit_sweep(uid, dirs[i], k);
 	}
 	store_names_free(dirs, n);
-	store_names_free(names, n_names);
+	/* The sweep removes pins, never metadata: the listing still holds. */
+	*ret = names;
+	*ret_n = n_names;
 	return 0;
 }
 

@@ -54,6 +54,8 @@ int store_meta_remove(const struct store_config *c, uid_t uid, const char *name)
 int store_list_names(const struct store_config *c, uid_t uid, char ***ret, size_t *ret_n);
 /* Users who have a state directory, sorted. */
 int store_list_owners(const struct store_config *c, uid_t **ret, size_t *ret_n);
+/* Whether a sorted listing of names holds name (binary search). */
+bool store_names_have(char *const *names, size_t n, const char *name);
 void store_names_free(char **names, size_t n);
 
 /* How many named objects a user has (metadata files); the kernel objects are the ledger's. */
@@ -77,6 +79,8 @@ int store_object_remove_pins(const struct store_config *c, uid_t uid, const char
  * record (event "sweep") for each. Needs the user's lock.
  */
 int store_sweep_user(const struct store_config *c, uid_t uid);
+/* The same, and the names of the user's objects as store_list_names() gives them. */
+int store_sweep_user_list(const struct store_config *c, uid_t uid, char ***ret, size_t *ret_n);
 /* At startup: sweep every user, drop leftover temporary metadata. */
 int store_recover(const struct store_config *c);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: BPF ELF objects, inspected as the daemon's worker does
- * (daemon/worker/load.c): inspect_elf_calls() on the raw image, then libbpf's
+ * (daemon/worker/loadconfig.c): inspect_elf_calls() on the raw image, then libbpf's
  * bpf_object__open_mem() and inspect_object(), then a policy decision under a
  * permissive policy. The input is also read as raw instructions by
  * inspect_insns_summary(), and as a raw load (load_insns) by insns_describe()

@@ -47,6 +47,7 @@
 #define UID_QUOTA_PROGS 4308 /* one loaded program */
 #define UID_NESTER 4309 /* granted maps of maps */
 #define UID_UNMATCHED 4310 /* no rule matches */
+#define UID_QUOTA_RACE 4311 /* three loaded programs, loads at once */
 #define DEFAULT_LOADS_PER_MINUTE 120 /* policy.h's POLICY_DEFAULT_MAX_LOADS_PER_MINUTE */
 
 static gid_t share_gid;
@@ -62,6 +63,7 @@ static const struct user quota_mem = {UID_QUOTA_MEM, UID_QUOTA_MEM};
 static const struct user quota_progs = {UID_QUOTA_PROGS, UID_QUOTA_PROGS};
 static const struct user nester = {UID_NESTER, UID_NESTER};
 static const struct user unmatched = {UID_UNMATCHED, UID_UNMATCHED};
+static const struct user quota_race = {UID_QUOTA_RACE, UID_QUOTA_RACE};
 static const struct user root = {0, 0};
 
 static char cg_base[256], cg_owned[300], cg_root_owned[300];
@@ -1056,6 +1058,98 @@ static void test_memory_and_program_quotas(void **state)
 	assert_int_equal(ctl(&quota_progs, "unload", "first", NULL), 0);
 }
 
+/*
+ * Loads by one uid at once against max_loaded_programs 3: each child loads
+ * the counter (one program), says 'y' (loaded, fds held) or 'q' (refused
+ * over the quota) and holds its fds until the parent says go.
+ */
+#define RACE_LOADERS 6
+#define RACE_LIMIT 3
+
+struct race_pipes {
+	int result[2], go[2];
+};
+
+static int client_race_load(void *arg)
+{
+	struct race_pipes *p = arg;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_error *err = NULL;
+	int k = lib_load("counter", NULL, NULL, 0, &res, &err);
+	char said = k == 0 ? 'y' : err && strcmp(err->code, "quota") == 0 ? 'q' : 'e', c;
+
+	if (said == 'e')
+		fprintf(stderr, "race load: %d %s\n", k, err ? err->message : "");
+	CHECK(said != 'q' || harness_denial_has_key(err, "max_loaded_programs"), "its key");
+	bpfbroker_error_free(err);
+	close(p->result[0]);
+	close(p->go[1]);
+	CHECK(write(p->result[1], &said, 1) == 1, "write: %m");
+	/* Held until every loader has answered. */
+	(void)!read(p->go[0], &c, 1);
+	bpfbroker_result_free(res);
+	return said == 'e';
+}
+
+/* Right after the racers closed theirs: as many loads as the limit, all held at once. */
+static int client_load_to_limit(void *arg)
+{
+	struct bpfbroker_result *res[RACE_LIMIT + 1] = {};
+	struct bpfbroker_error *err = NULL;
+	int k;
+
+	for (int i = 0; i < RACE_LIMIT; i++) {
+		k = lib_load("counter", NULL, NULL, 0, &res[i], &err);
+		CHECK(k == 0, "load %d of %d after the others closed theirs: %s", i + 1, RACE_LIMIT,
+		      err ? err->message : strerror(-k));
+	}
+	k = lib_load("counter", NULL, NULL, 0, &res[RACE_LIMIT], &err);
+	CHECK(k < 0 && err && strcmp(err->code, "quota") == 0, "one over the limit: %d %s", k,
+	      err ? err->message : "");
+	bpfbroker_error_free(err);
+	for (int i = 0; i <= RACE_LIMIT; i++)
+		bpfbroker_result_free(res[i]);
+	return 0;
+}
+
+/*
+ * The quota check looks again (pruning what the kernel freed) before it
+ * refuses: loads by one uid at once still stop at the limit, and what
+ * clients closed stops counting at once.
+ */
+static void test_quota_concurrent_loads(void **state)
+{
+	struct race_pipes p;
+	pid_t pids[RACE_LOADERS];
+	int yes = 0, refused = 0;
+
+	assert_int_equal(pipe2(p.result, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(p.go, O_CLOEXEC), 0);
+	for (int i = 0; i < RACE_LOADERS; i++) {
+		pids[i] = harness_spawn_as(&quota_race, client_race_load, &p);
+		assert_true(pids[i] > 0);
+	}
+	close(p.result[1]);
+	close(p.go[0]);
+	for (int i = 0; i < RACE_LOADERS; i++) {
+		char c = 0;
+
+		assert_int_equal(read(p.result[0], &c, 1), 1);
+		yes += c == 'y';
+		refused += c == 'q';
+	}
+	close(p.result[0]);
+	/* A byte each, not EOF: harness_spawn_as()'s intermediate child holds the pipe too. */
+	for (int i = 0; i < RACE_LOADERS; i++)
+		assert_int_equal(write(p.go[1], "g", 1), 1);
+	close(p.go[1]);
+	for (int i = 0; i < RACE_LOADERS; i++)
+		assert_int_equal(harness_reap(pids[i]), 0);
+	assert_int_equal(yes, RACE_LIMIT);
+	assert_int_equal(refused, RACE_LOADERS - RACE_LIMIT);
+	assert_int_equal(harness_as_user(&quota_race, client_load_to_limit, NULL), 0);
+}
+
 /* --admin-group: its members may list and unload everyone's objects. */
 static void test_admin_group(void **state)
 {
@@ -1716,6 +1810,11 @@ static int setup(void **state)
 		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
 		 "  \"limits\": {\"max_loaded_programs\": 1}},"
 		 " {\"match\": {\"uids\": [\"%d\"]},"
+		 "  \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"],"
+		 "   \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]},"
+		 "  \"limits\": {\"max_loaded_programs\": 3, \"max_loads_per_minute\": 1000}},"
+		 " {\"match\": {\"uids\": [\"%d\"]},"
 		 "  \"allow\": {\"program_types\": [\"socket_filter\", \"cgroup_skb\"], "
 		 "\"helper_classes\": [\"base\"], \"maps_of_maps\": true, \"pinning\": true,"
 		 "   \"maps\": [{\"name\": \"counts\", \"access\": \"ro\"}, {\"name\": "
@@ -1727,7 +1826,7 @@ static int setup(void **state)
 		 "\"rw\"}]}}"
 		 "]}",
 		 UID_OWNER, UID_OTHER, UID_MEMBER, UID_NONMEMBER, UID_TRACER, UID_TESTER, UID_QUOTA,
-		 UID_QUOTA_MEM, UID_QUOTA_PROGS, UID_NESTER);
+		 UID_QUOTA_MEM, UID_QUOTA_PROGS, UID_QUOTA_RACE, UID_NESTER);
 	if (harness_write_policy("50-named.json", policy) < 0)
 		return -1;
 	if (cgroups_create() < 0) {
@@ -1777,6 +1876,7 @@ int main(void)
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_quotas),
 		cmocka_unit_test(test_memory_and_program_quotas),
+		cmocka_unit_test(test_quota_concurrent_loads),
 		cmocka_unit_test(test_attachment_quota),
 		cmocka_unit_test(test_test_run_data),
 		cmocka_unit_test(test_admin_group),

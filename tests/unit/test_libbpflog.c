@@ -254,16 +254,22 @@ static void test_failure_sentence(void **state)
 
 /* ---- modules' BTF ---- */
 
-static int write_raw(const struct btf *btf, const char *path)
+static int write_raw_bytes(const char *path, const void *data, uint32_t size)
 {
-	uint32_t size;
-	const void *data = btf__raw_data(btf, &size);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	ssize_t n = fd >= 0 && data ? write(fd, data, size) : -1;
 
 	if (fd >= 0)
 		close(fd);
 	return n == (ssize_t)size ? 0 : -1;
+}
+
+static int write_raw(const struct btf *btf, const char *path)
+{
+	uint32_t size;
+	const void *data = btf__raw_data(btf, &size);
+
+	return write_raw_bytes(path, data, size);
 }
 
 static void test_module_named(void **state)
@@ -297,7 +303,10 @@ static void test_module_named(void **state)
 	assert_true(modbtf_find_in("/nonexistent", "x", module, sizeof(module)) < 0);
 
 	unlink(path);
+	/* No module's BTF: nothing to find, and vmlinux's (here not BTF at all) is never read. */
 	snprintf(path, sizeof(path), "%s/vmlinux", dir);
+	assert_int_equal(write_raw_bytes(path, "not BTF", 7), 0);
+	assert_int_equal(modbtf_find_in(dir, "causes_mod_kfunc", module, sizeof(module)), -ENOENT);
 	unlink(path);
 	rmdir(dir);
 	btf__free(mod);

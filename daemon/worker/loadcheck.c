@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The check after libbpf relocated the programs: what goes to the kernel is still within the
+ * grant.
+ */
+#include "job.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "denial.h"
+#include "insns.h"
+#include "inspect.h"
+#include "proto/proto.h"
+#include "reply.h"
+
+/*
+ * Defense in depth: what libbpf handed the kernel (subprograms appended,
+ * relocations applied) must still be within the grant. Our own call-graph
+ * reading decided before loading; this re-checks it against libbpf's result.
+ */
+int job_post_load_check(struct job *j, struct reply *r)
+{
+	for (size_t i = 0; i < j->desc.n_programs; i++) {
+		_cleanup_(insns_summary_done) struct insns_summary sum = {};
+		_cleanup_free_ char *error = NULL;
+		struct bpf_program *prog = j->handles.programs[i];
+		const struct bpf_insn *insns = bpf_program__insns(prog);
+		size_t n = bpf_program__insn_cnt(prog);
+		const char *name = j->desc.programs[i].name;
+		int type = j->desc.programs[i].prog_type, k;
+
+		if (!j->desc.programs[i].load || !insns)
+			continue;
+		k = inspect_insns_summary(insns, n, &sum, &error);
+		if (k == -ENOMEM)
+			return k;
+		if (k < 0)
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, NULL,
+					    "program \"%s\" after relocation: %s", name,
+					    error ? error : strerror(-k));
+		for (size_t h = 0; h < sum.n_helpers; h++) {
+			int id = sum.helpers[h];
+			char key[64], buf[32];
+
+			if (policy_grant_helper(j->grant, type, id))
+				continue;
+			snprintf(key, sizeof(key), "helper_classes: %s",
+				 helper_class_to_string(
+					 policy_helper_class_needed(j->grant, type, id, NULL))
+					 ?: "unknown");
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, key,
+					    "program \"%s\" calls %s after relocation (class "
+					    "%s), which your policy does not allow",
+					    name, helper_display_name(id, buf),
+					    helper_class_to_string(helper_classify(id)));
+		}
+		if (sum.n_kfunc_calls &&
+		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name,
+					    "helper_classes: kfunc",
+					    "program \"%s\" calls a kfunc after relocation, which "
+					    "your policy does not allow",
+					    name);
+		if (sum.n_kernel_refs &&
+		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)))
+			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name,
+					    "helper_classes: read_kernel_memory",
+					    "program \"%s\" references a kernel symbol after "
+					    "relocation, which your policy does not allow",
+					    name);
+		if (n > j->grant->limits.max_insns_per_program) {
+			char note[128];
+			const char *key =
+				policy_limit_key("max_insns_per_program", n, note, sizeof(note));
+
+			return denial_reply(
+				r, PROTO_E_DENIED, E2BIG, "program", name, key,
+				"program \"%s\" has %zu instructions after relocation, over "
+				"your limit of %llu%s",
+				name, n, (unsigned long long)j->grant->limits.max_insns_per_program,
+				note);
+		}
+	}
+	return 1;
+}
