@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #define NOBODY 65534
 #define TRUSTED 70100 /* a policy rule grants this uid load_with_perfmon */
 #define FIRST_UID 70001
@@ -76,6 +78,7 @@ static struct {
 	char dir[64], socket[108], policy_dir[300], state_dir[300], pin_root[256], log[300];
 	char bpfctl[PATH_MAX + 32], daemon_exe[PATH_MAX + 32], bpftool[64];
 	const char *workers;
+	const char *jobs_per_worker; /* --jobs-per-worker of the daemon, NULL: its default */
 	pid_t daemon;
 	bool quick;
 } G = {.daemon = -1};
@@ -328,6 +331,10 @@ static void start_daemon(void)
 			argv[n++] = "--workers";
 			argv[n++] = (char *)G.workers;
 		}
+		if (G.jobs_per_worker) {
+			argv[n++] = "--jobs-per-worker";
+			argv[n++] = (char *)G.jobs_per_worker;
+		}
 		argv[n] = NULL;
 		fd = open(G.log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 		if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
@@ -347,6 +354,19 @@ static void start_daemon(void)
 		usleep(10000);
 	}
 	die("bpfbrokerd does not accept connections");
+}
+
+/* The same daemon with other options (--jobs-per-worker): for comparisons within one run. */
+static void restart_daemon(const char *jobs_per_worker)
+{
+	if (G.daemon > 0) {
+		kill(G.daemon, SIGTERM);
+		waitpid(G.daemon, NULL, 0);
+		G.daemon = -1;
+	}
+	G.jobs_per_worker = jobs_per_worker;
+	start_daemon();
+	usleep(300000);
 }
 
 static long proc_status_kib(pid_t pid, const char *key)
@@ -981,10 +1001,11 @@ static void find_paths(const char *build_opt)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: bpfbroker-bench [--quick] [--json FILE] [--workers N] [--build-dir DIR]\n"
-		"       bpfbroker-bench --profile-loads N   only N loads of tiny (for perf)\n"
-		"Run as root. Starts its own bpfbrokerd; removes everything it creates.\n");
+	fprintf(f, "Usage: bpfbroker-bench [--quick] [--json FILE] [--workers N] "
+		   "[--jobs-per-worker N]\n"
+		   "                       [--build-dir DIR]\n"
+		   "       bpfbroker-bench --profile-loads N   only N loads of tiny (for perf)\n"
+		   "Run as root. Starts its own bpfbrokerd; removes everything it creates.\n");
 }
 
 int main(int argc, char **argv)
@@ -992,6 +1013,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {{"quick", no_argument, NULL, 'q'},
 						 {"json", required_argument, NULL, 'j'},
 						 {"workers", required_argument, NULL, 'w'},
+						 {"jobs-per-worker", required_argument, NULL, 'J'},
 						 {"build-dir", required_argument, NULL, 'b'},
 						 {"profile-loads", required_argument, NULL, 'p'},
 						 {"help", no_argument, NULL, 'h'},
@@ -1001,7 +1023,9 @@ int main(int argc, char **argv)
 	struct stats direct[3], direct_bpf[3], broker[3], broker_perf[3], pctl[3], pload[3],
 		ptool[3], ptrue;
 	struct primitives prim = {};
-	struct concurrency conc[5], pol[2];
+	struct concurrency conc[5], pol[2], single[2];
+	struct stats single_tiny;
+	const char *jobs_per_worker;
 	static const int levels[5] = {1, 2, 4, 8, 32};
 	struct stats named_load, named_list, named_unload, first100, last100;
 	long rss_idle, rss_loads, rss_named, rss_conns, rss_conns_closed, wrss;
@@ -1012,8 +1036,11 @@ int main(int argc, char **argv)
 	struct utsname un;
 	char src[PATH_MAX + 64];
 
-	while ((c = getopt_long(argc, argv, "qj:w:b:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qj:w:J:b:p:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'J':
+			G.jobs_per_worker = optarg;
+			break;
 		case 'p':
 			profile_loads = strtoul(optarg, NULL, 10);
 			if (profile_loads == 0)
@@ -1178,6 +1205,24 @@ int main(int argc, char **argv)
 		       pol[i].lat.median, pol[i].lat.p99);
 	}
 
+	/*
+	 * The same with a fresh worker for every request (--jobs-per-worker 1,
+	 * as before workers served several requests of a connection): in this
+	 * run, so that the comparison is not run-to-run noise.
+	 */
+	jobs_per_worker = G.jobs_per_worker;
+	restart_daemon("1");
+	single_tiny = broker_load(&objs[0], n_small, NOBODY);
+	for (int i = 0; i < 2; i++)
+		single[i] = run_concurrent(i + 1, OP_LOAD, &objs[0], seconds);
+	restart_daemon(jobs_per_worker);
+	printf("\nthe same with a fresh worker per request (--jobs-per-worker 1): tiny %.0f / "
+	       "%.0f us (b/a' %.2f, against %.2f); 1 client %.0f loads/s, 2 clients %.0f "
+	       "(%.2fx, against %.2fx)\n",
+	       single_tiny.median, single_tiny.p99, single_tiny.median / direct_bpf[0].median,
+	       broker[0].median / direct_bpf[0].median, single[0].per_s, single[1].per_s,
+	       single[1].per_s / single[0].per_s, conc[1].per_s / conc[0].per_s);
+
 	/* 4: scale and memory */
 	{
 		struct slot *s = shared_alloc(sizeof(*s));
@@ -1260,6 +1305,38 @@ int main(int argc, char **argv)
 		printf("daemon RSS with %d idle connections: %ld KiB (%d fds open), after they "
 		       "closed: %ld KiB\n",
 		       N_CONNS, rss_conns, conn_fds, rss_conns_closed);
+	}
+
+	/* The targets, each as measured in this run against its limit. */
+	const struct {
+		const char *what;
+		double value, limit;
+		bool at_least; /* the value must reach the limit, not stay under it */
+		const char *unit;
+	} targets[] = {
+		{"tiny load, broker / libbpf with CAP_BPF (b/a')",
+		 broker[0].median / direct_bpf[0].median, 2.5, false, "x"},
+		{"medium load, b/a'", broker[1].median / direct_bpf[1].median, 1.3, false, "x"},
+		{"large load, b/a'", broker[2].median / direct_bpf[2].median, 1.05, false, "x"},
+		{"bpfctl load / bpftool prog loadall, tiny",
+		 ptool[0].n ? pload[0].median / ptool[0].median : NAN, 1.5, false, "x"},
+		{"2 clients / 1 client, loads/s", conc[1].per_s / conc[0].per_s, 1.6, true, "x"},
+		{"list of 1,000 objects, median", named_list.median / 1000, 30, false, " ms"},
+		{"daemon RSS idle", rss_idle / 1024.0, 4, false, " MiB"},
+	};
+
+	printf("\ntargets (this run; %s)\n", G.quick ? "quick: too few samples to judge"
+						     : "compare ratios, not absolute figures");
+	for (size_t i = 0; i < ARRAY_SIZE(targets); i++) {
+		bool met = targets[i].at_least ? targets[i].value >= targets[i].limit
+					       : targets[i].value <= targets[i].limit;
+
+		printf("  %-46s %8.2f%s  %s %5.2f%s  %s\n", targets[i].what, targets[i].value,
+		       targets[i].unit, targets[i].at_least ? ">=" : "<=", targets[i].limit,
+		       targets[i].unit,
+		       isnan(targets[i].value) ? "not measured (no bpftool)"
+		       : met		       ? "met"
+					       : "NOT MET");
 	}
 
 	if (json_path) {
@@ -1346,9 +1423,23 @@ int main(int argc, char **argv)
 			"},\n  \"rss_kib\": {\"idle\": %ld, \"workers_idle\": %ld, \"with_named\": "
 			"%ld, \"loads\": %zu, \"after_loads\": %ld, \"idle_connections\": %d, "
 			"\"with_connections\": %ld, \"daemon_fds_with_connections\": %d, "
-			"\"after_connections_closed\": %ld}\n}\n",
+			"\"after_connections_closed\": %ld},\n",
 			rss_idle, wrss, rss_named, n_rss_loads, rss_loads, N_CONNS, rss_conns,
 			conn_fds, rss_conns_closed);
+		fprintf(j,
+			"  \"single_use_workers\": {\"tiny_ratio_broker_direct_cap_bpf\": "
+			"%.3f, \"loads_per_s_1\": %.1f, \"loads_per_s_2\": %.1f},\n  "
+			"\"targets\": [\n",
+			single_tiny.median / direct_bpf[0].median, single[0].per_s,
+			single[1].per_s);
+		for (size_t i = 0; i < ARRAY_SIZE(targets); i++)
+			fprintf(j,
+				"    {\"target\": \"%s\", \"value\": %.3f, \"limit\": %.3f, "
+				"\"at_least\": %s}%s\n",
+				targets[i].what, isnan(targets[i].value) ? -1.0 : targets[i].value,
+				targets[i].limit, targets[i].at_least ? "true" : "false",
+				i + 1 < ARRAY_SIZE(targets) ? "," : "");
+		fprintf(j, "  ]\n}\n");
 		if (fclose(j) != 0)
 			die("%s: %s", json_path, strerror(errno));
 		printf("\nwrote %s\n", json_path);

@@ -53,6 +53,7 @@ struct options {
 	double verifier_timeout_sec;
 	unsigned idle_timeout_sec;
 	unsigned max_jobs_per_uid;
+	unsigned jobs_per_worker;
 	bool allow_writable_bpffs;
 	unsigned max_connections;
 	unsigned max_connections_per_uid;
@@ -60,6 +61,14 @@ struct options {
 };
 
 static const struct policy *current_policy;
+
+/*
+ * A worker bound to a connection that sent nothing for this long exits (the
+ * next request pays a fresh one: about half a millisecond); one whose
+ * memory grew by this much since its first job exits after its job.
+ */
+#define WORKER_IDLE_USEC (5 * 1000 * 1000ull)
+#define WORKER_MAX_RSS_GROWTH (64ull * 1024 * 1024)
 
 static void help(void)
 {
@@ -81,6 +90,9 @@ static void help(void)
 	       "  --idle-timeout SEC         drop connections idle this long (default 120)\n"
 	       "  --max-jobs-per-uid N       workers one user may hold at once (default:\n"
 	       "                             workers - 1, at least 1)\n"
+	       "  --jobs-per-worker N        requests of one connection a worker serves\n"
+	       "                             before it exits (default 64; 1: a fresh worker\n"
+	       "                             for every request)\n"
 	       "  --allow-writable-bpffs     hand out read-only and write-only map fds even\n"
 	       "                             while a bpffs is writable by non-root (unsafe)\n"
 	       "  --max-connections N        connections in total (default 1024)\n"
@@ -122,6 +134,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_IDLE_TIMEOUT,
 		OPT_JOBS_PER_UID,
 		OPT_ALLOW_WRITABLE_BPFFS,
+		OPT_JOBS_PER_WORKER,
 	};
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, OPT_SOCKET},
@@ -140,6 +153,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 		{"max-jobs-per-uid", required_argument, NULL, OPT_JOBS_PER_UID},
 		{"allow-writable-bpffs", no_argument, NULL, OPT_ALLOW_WRITABLE_BPFFS},
+		{"jobs-per-worker", required_argument, NULL, OPT_JOBS_PER_WORKER},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
@@ -158,6 +172,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.idle_timeout_sec = 120,
 		.max_connections = 1024,
 		.max_connections_per_uid = 64,
+		.jobs_per_worker = 64,
 	};
 	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) >= 0) {
 		int k = 0;
@@ -214,6 +229,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_ALLOW_WRITABLE_BPFFS:
 			o->allow_writable_bpffs = true;
+			break;
+		case OPT_JOBS_PER_WORKER:
+			k = parse_unsigned(optarg, 1, 4096, &o->jobs_per_worker);
 			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;
@@ -593,6 +611,9 @@ int main(int argc, char **argv)
 			.max_workers = d.opt.workers,
 			.job_timeout_usec = (uint64_t)d.opt.timeout_sec * 1000000,
 			.max_jobs_per_uid = d.opt.max_jobs_per_uid,
+			.max_jobs_per_worker = d.opt.jobs_per_worker,
+			.worker_idle_usec = WORKER_IDLE_USEC,
+			.worker_max_rss_growth = WORKER_MAX_RSS_GROWTH,
 			.policy = &current_policy,
 			.load = {.store = d.store,
 				 .verifier_timeout_usec =

@@ -44,6 +44,7 @@ struct conn {
 	/* At most one request in flight: while busy, we stop reading the socket. */
 	struct worker_job *job;
 	int64_t job_id;
+	uint64_t id; /* never reused: the worker pool binds a worker to it (worker.h) */
 	struct conn *prev, *next;
 };
 
@@ -61,6 +62,7 @@ struct server {
 	struct listener *listeners;
 	struct conn *conns;
 	unsigned n_conns;
+	uint64_t last_conn_id;
 	struct rate_limiter *rate; /* loads and attaches per user per minute */
 	bool draining; /* shutting down: no new requests, answer the running ones */
 };
@@ -74,6 +76,7 @@ static struct conn *conn_free(struct conn *c)
 	s = c->server;
 	/* A request that started finishes without its client (worker.h). */
 	worker_job_orphan(c->job);
+	worker_pool_conn_closed(s->pool, c->id);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -316,6 +319,7 @@ static int submit_job(struct conn *c, int64_t id, const struct proto_method *m, 
 	char object[160];
 	struct worker_request req = {.uid = c->cred.uid,
 				     .pid = c->cred.pid,
+				     .conn = c->id,
 				     .event = m->name,
 				     .object = object,
 				     .changes_state = proto_method_when(m->changes_state, params)};
@@ -526,7 +530,8 @@ static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
 	json_object *job, *job_params = NULL;
 	bool check_only = false;
 	char object[160];
-	struct worker_request req = {.uid = c->cred.uid, .pid = c->cred.pid, .object = object};
+	struct worker_request req = {
+		.uid = c->cred.uid, .pid = c->cred.pid, .conn = c->id, .object = object};
 	int *fds, k;
 
 	k = load_params_decode(c, m, params, msg->n_fds, &job_params, &check_only, object,
@@ -736,6 +741,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 	c->server = s;
 	c->fd = cfd;
 	c->pidfd = -EBADF;
+	c->id = ++s->last_conn_id;
 	c->next = s->conns;
 	if (s->conns)
 		s->conns->prev = c;

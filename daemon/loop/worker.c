@@ -18,11 +18,18 @@
 #include "common/macro.h"
 #include "daemon/shared/log.h"
 #include "daemon/worker/modbtf.h"
-#include "daemon/worker/named.h"
-#include "daemon/worker/store.h"
+#include "daemon/worker/serve.h"
 
 #define WORKER_FD 3
 #define WORKER_SNDBUF (4 * 1024 * 1024)
+
+enum worker_state {
+	WORKER_IDLE, /* fresh from the spawner, bound to no connection yet */
+	WORKER_BUSY, /* running a job */
+	WORKER_SETTLING, /* answered; putting itself back in order (hygiene.h) before the next */
+	WORKER_BOUND, /* ready for its connection's next job */
+	WORKER_LEAVING, /* told to go, or going: its exit not seen yet */
+};
 
 struct worker {
 	struct worker_pool *pool;
@@ -32,7 +39,11 @@ struct worker {
 	sd_event_source *io, *child, *timer;
 	struct worker_job *job; /* running job, NULL when idle or finished */
 	uint64_t started; /* CLOCK_MONOTONIC usec: when it was handed its job */
-	bool idle; /* waiting for a job */
+	enum worker_state state;
+	uint64_t conn; /* the connection it serves from its first job on (0: none yet) */
+	unsigned n_jobs; /* handed to it so far */
+	unsigned generation; /* the pool's when it came: the policy it holds */
+	uint64_t last_used; /* CLOCK_MONOTONIC usec: its last job ended */
 	bool timed_out;
 	bool lost_reply; /* its job ended with the socket closing, not a reply: say why at exit */
 	struct worker *prev, *next; /* in pool->workers */
@@ -42,6 +53,7 @@ struct worker_job {
 	struct worker_pool *pool;
 	uid_t uid; /* whose: no user may hold more than max_jobs_per_uid workers */
 	pid_t pid;
+	uint64_t conn; /* whose connection: its bound worker, if any, takes it */
 	char *event, *object; /* for the audit record if it ends without an answer */
 	bool changes_state;
 	bool internal; /* the pool's own sweep: no client waits for it */
@@ -61,7 +73,8 @@ struct worker_pool {
 	sd_event *event;
 	struct worker_pool_config cfg;
 	struct worker *workers;
-	unsigned n_idle, n_busy;
+	unsigned n_idle, n_busy, n_bound; /* n_bound: settling or bound */
+	unsigned generation; /* bumped at each policy reload: older workers hold the old one */
 	struct worker_job *queue, **queue_tail;
 	sd_event_source *spawn, *dispatch;
 	/* The spawner: a child that forks workers for us, so fork() never blocks the loop. */
@@ -136,46 +149,10 @@ static void job_audit_failure(const struct worker_job *j, const char *reason)
 					 .reason = reason});
 }
 
-/*
- * The pool's own request, after a worker died in the middle of a change:
- * remove what it left half-made in the user's store (a pin directory without
- * metadata, store.h), under the user's lock, with an audit record for each
- * removal (store_sweep_user()). Not a client method: only the event loop
- * sends it, and the server hands clients' requests only to the methods it
- * lists.
- */
-static json_object *worker_sweep(const struct worker_pool *p, json_object *job)
-{
-	json_object *v, *body;
-	int64_t uid = -1;
-	int lock, k;
-
-	if (json_object_object_get_ex(job, "uid", &v))
-		uid = json_object_get_int64(v);
-	if (uid < 0 || uid >= (int64_t)(uid_t)-1)
-		return NULL;
-	lock = store_lock_user(&p->cfg.load.store, (uid_t)uid);
-	k = lock < 0 ? lock : store_sweep_user(&p->cfg.load.store, (uid_t)uid);
-	safe_close(lock);
-	if (k < 0)
-		log_warning("cannot sweep the store of uid %u: %s", (unsigned)uid, strerror(-k));
-	/* Nobody reads it: the event loop only needs the worker to end with an answer. */
-	body = json_object_new_object();
-	if (body)
-		json_object_object_add(body, "result", json_object_new_object());
-	return body;
-}
-
 /* ---- the worker process ---- */
 
 _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t parent)
 {
-	struct proto_msg msg = {};
-	json_object *body = NULL;
-	_cleanup_free_ int *fds = NULL;
-	size_t n_fds = 0;
-	int64_t id = 0;
-	struct pollfd pfd = {.fd = WORKER_FD, .events = POLLIN};
 	sigset_t none;
 	int k;
 
@@ -215,54 +192,14 @@ _Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t p
 			    "for it will fail: %s",
 			    strerror(-k));
 
-	do
-		k = poll(&pfd, 1, -1);
-	while (k < 0 && errno == EINTR);
-	k = proto_recv(WORKER_FD, WORKER_MAX_JOB_BYTES, PROTO_MAX_REQUEST_FDS, &msg, NULL);
-	if (k <= 0)
-		_exit(k == 0 ? EXIT_SUCCESS : EXIT_FAILURE); /* retired by the pool, or broken */
-
-	{
-		json_object *m = NULL;
-		const char *method = json_object_object_get_ex(msg.json, "method", &m)
-					     ? json_object_get_string(m)
-					     : "load";
-
-		if (json_object_object_get_ex(msg.json, "id", &m))
-			id = json_object_get_int64(m);
-		/*
-		 * Testing only (--fault-inject=worker-stall): a test run that never
-		 * ends, so the event loop's kill at --timeout is exercised for real.
-		 */
-		if (p->cfg.load.store.fault &&
-		    strcmp(p->cfg.load.store.fault, "worker-stall") == 0 &&
-		    strcmp(method, "test_run") == 0)
-			for (;;)
-				pause();
-
-		if (strcmp(method, "sweep") == 0)
-			k = (body = worker_sweep(p, msg.json)) ? 0 : -EINVAL;
-		else if (named_is_method(method))
-			k = named_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds,
-					 &body, &fds, &n_fds);
-		else
-			k = load_handle(*p->cfg.policy, &p->cfg.load, msg.json, msg.fds, msg.n_fds,
-					&body, &fds, &n_fds);
-	}
-	msg.n_fds = 0; /* the handler took (and closed) them */
-	if (k < 0 || proto_reply_stamp(body, id) < 0)
-		_exit(EXIT_FAILURE);
-	/* Stamped with the client's request id: the event loop relays it as it is. */
-	k = proto_send(WORKER_FD, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);
-	if (k == -EMSGSIZE) {
-		json_object *e =
-			proto_error_new(id, PROTO_E_TOO_LARGE, EMSGSIZE,
-					"the reply would exceed the protocol's size limit");
-
-		k = e ? proto_send(WORKER_FD, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;
-	}
-	load_audit_flush();
-	_exit(k < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
+	serve_jobs(&(struct serve_config){
+		.sock = WORKER_FD,
+		.max_job_bytes = WORKER_MAX_JOB_BYTES,
+		.policy = p->cfg.policy,
+		.load = &p->cfg.load,
+		.max_jobs = p->cfg.max_jobs_per_worker ? p->cfg.max_jobs_per_worker : 1,
+		.max_rss_growth = p->cfg.worker_max_rss_growth,
+	});
 }
 
 /* ---- the pool, in the event loop ---- */
@@ -277,16 +214,57 @@ static unsigned pool_running_for(const struct worker_pool *p, uid_t uid)
 }
 
 /*
- * The first queued job whose user is under max_jobs_per_uid: so one user's
- * queue of slow loads or test runs can't take every worker from the rest.
+ * A job whose user is under max_jobs_per_uid: so one user's queue of slow
+ * loads or test runs can't take every worker from the rest.
  */
-static struct worker_job **queue_find_eligible(struct worker_pool *p)
+static bool job_eligible(const struct worker_pool *p, const struct worker_job *j)
 {
-	for (struct worker_job **pp = &p->queue; *pp; pp = &(*pp)->next)
-		if (p->cfg.max_jobs_per_uid == 0 ||
-		    pool_running_for(p, (*pp)->uid) < p->cfg.max_jobs_per_uid)
-			return pp;
+	return p->cfg.max_jobs_per_uid == 0 ||
+	       pool_running_for(p, j->uid) < p->cfg.max_jobs_per_uid;
+}
+
+/* The worker serving conn (settling or ready), if any. */
+static struct worker *pool_bound_worker(const struct worker_pool *p, uint64_t conn)
+{
+	if (conn == 0)
+		return NULL;
+	for (struct worker *w = p->workers; w; w = w->next)
+		if ((w->state == WORKER_SETTLING || w->state == WORKER_BOUND) && w->conn == conn)
+			return w;
 	return NULL;
+}
+
+static struct worker *pool_take_idle(const struct worker_pool *p)
+{
+	for (struct worker *w = p->workers; w; w = w->next)
+		if (w->state == WORKER_IDLE)
+			return w;
+	return NULL;
+}
+
+/*
+ * The worker j may start on now: its connection's, once that one is ready
+ * (a job never goes past its connection's worker to a fresh one: one
+ * connection, one worker), else a fresh one. NULL: j waits.
+ */
+static struct worker *pool_worker_for(const struct worker_pool *p, const struct worker_job *j)
+{
+	struct worker *w = pool_bound_worker(p, j->conn);
+
+	if (w)
+		return w->state == WORKER_BOUND ? w : NULL;
+	return pool_take_idle(p);
+}
+
+/* Some queued job can start now. */
+static bool pool_can_dispatch(const struct worker_pool *p)
+{
+	if (p->n_busy >= p->cfg.max_workers)
+		return false;
+	for (const struct worker_job *j = p->queue; j; j = j->next)
+		if (job_eligible(p, j) && pool_worker_for(p, j))
+			return true;
+	return false;
 }
 
 static struct worker_job *queue_take(struct worker_pool *p, struct worker_job **pp)
@@ -347,7 +325,7 @@ static void pool_schedule(struct worker_pool *p)
 {
 	if (p->draining)
 		return;
-	if (p->queue && p->n_idle > 0 && p->n_busy < p->cfg.max_workers && queue_find_eligible(p))
+	if (pool_can_dispatch(p))
 		sd_event_source_set_enabled(p->dispatch, SD_EVENT_ONESHOT);
 	if (p->n_idle + p->n_spawning < p->cfg.max_workers)
 		sd_event_source_set_enabled(p->spawn, SD_EVENT_ONESHOT);
@@ -364,6 +342,23 @@ static void pool_check_drained(struct worker_pool *p)
 	drained(p->drained_userdata);
 }
 
+/* Keep the pool's counts in step with w's state. */
+static void worker_set_state(struct worker *w, enum worker_state state)
+{
+	struct worker_pool *p = w->pool;
+	unsigned *count[] = {[WORKER_IDLE] = &p->n_idle,
+			     [WORKER_BUSY] = &p->n_busy,
+			     [WORKER_SETTLING] = &p->n_bound,
+			     [WORKER_BOUND] = &p->n_bound,
+			     [WORKER_LEAVING] = NULL};
+
+	if (count[w->state])
+		(*count[w->state])--;
+	w->state = state;
+	if (count[state])
+		(*count[state])++;
+}
+
 static struct worker *worker_free(struct worker *w)
 {
 	struct worker_pool *p;
@@ -377,10 +372,7 @@ static struct worker *worker_free(struct worker *w)
 		p->workers = w->next;
 	if (w->next)
 		w->next->prev = w->prev;
-	if (w->idle)
-		p->n_idle--;
-	if (w->job)
-		p->n_busy--;
+	worker_set_state(w, WORKER_LEAVING);
 	sd_event_source_disable_unref(w->io);
 	sd_event_source_disable_unref(w->child);
 	sd_event_source_disable_unref(w->timer);
@@ -397,20 +389,102 @@ static void worker_kill(struct worker *w)
 		log_warning("cannot kill worker %d: %m", (int)w->pid);
 }
 
-/* The job is over for this worker (answered, failed or cancelled); the process will exit. */
+/*
+ * The job is over for this worker (answered, failed or cancelled); unless
+ * worker_keep() binds it for its connection's next job, the process exits.
+ */
 static struct worker_job *worker_release_job(struct worker *w)
 {
 	struct worker_job *j = w->job;
 
 	if (j) {
 		w->job = NULL;
-		w->pool->n_busy--;
 		j->worker = NULL;
 	}
+	if (w->state != WORKER_LEAVING)
+		worker_set_state(w, WORKER_LEAVING);
 	w->timer = sd_event_source_disable_unref(w->timer);
 	w->io = sd_event_source_disable_unref(w->io);
 	pool_schedule(w->pool);
 	return j;
+}
+
+/*
+ * Tell a worker that is running no job to go: it exits when its socket
+ * closes (after putting itself in order, if it is at that).
+ */
+static void worker_retire(struct worker *w)
+{
+	worker_set_state(w, WORKER_LEAVING);
+	w->timer = sd_event_source_disable_unref(w->timer);
+	w->io = sd_event_source_disable_unref(w->io);
+	shutdown(w->sock, SHUT_RDWR);
+}
+
+/* The bound worker that waited longest for its connection (not except), or NULL. */
+static struct worker *pool_oldest_bound(const struct worker_pool *p, const struct worker *except)
+{
+	struct worker *oldest = NULL;
+
+	for (struct worker *w = p->workers; w; w = w->next)
+		if (w != except && w->state == WORKER_BOUND &&
+		    (!oldest || w->last_used < oldest->last_used))
+			oldest = w;
+	return oldest;
+}
+
+static int on_worker_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+static int on_worker_timeout(sd_event_source *s, uint64_t usec, void *userdata);
+
+/*
+ * After w answered j: may it serve j's connection's next job? Only a job of
+ * a client still there, from a worker holding the current policy, under its
+ * job limit, and not while shutting down.
+ */
+static bool worker_may_stay(const struct worker *w, const struct worker_job *j)
+{
+	const struct worker_pool *p = w->pool;
+
+	return p->cfg.max_jobs_per_worker > 1 && j->conn != 0 && j->done && !j->internal &&
+	       w->n_jobs < p->cfg.max_jobs_per_worker && w->generation == p->generation &&
+	       !p->draining;
+}
+
+/*
+ * Workers kept bound to connections between their jobs, at most: they run
+ * nothing (max_workers bounds what runs), but each holds its memory. Four
+ * per worker slot keep a few clients per CPU each in its own worker.
+ */
+#define POOL_MAX_BOUND(p) (4 * (p)->cfg.max_workers)
+
+/*
+ * Bind w to its connection: it settles (hygiene.h) and says it is ready
+ * (SERVE_READY), bounded by the job timeout. At most POOL_MAX_BOUND are
+ * bound: past that the one that waited longest goes.
+ */
+static void worker_keep(struct worker *w)
+{
+	struct worker_pool *p = w->pool;
+	int k;
+
+	if (p->n_bound >= POOL_MAX_BOUND(p)) {
+		struct worker *oldest = pool_oldest_bound(p, w);
+
+		if (!oldest) {
+			shutdown(w->sock, SHUT_RDWR);
+			return;
+		}
+		worker_retire(oldest);
+	}
+	worker_set_state(w, WORKER_SETTLING);
+	sd_event_now(p->event, CLOCK_MONOTONIC, &w->last_used);
+	k = sd_event_add_io(p->event, &w->io, w->sock, EPOLLIN, on_worker_ready, w);
+	if (k >= 0)
+		k = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC,
+				      w->last_used + p->cfg.job_timeout_usec, 0, on_worker_timeout,
+				      w);
+	if (k < 0)
+		worker_retire(w);
 }
 
 static void pool_queue_sweep(struct worker_pool *p, uid_t uid);
@@ -449,14 +523,19 @@ static int on_worker_reply(sd_event_source *s, int fd, uint32_t revents, void *u
 	if (k == -EAGAIN)
 		return 0;
 	j = worker_release_job(w);
-	if (k < 0)
+	if (k < 0) {
 		log_error("worker %d sent a bad reply: %s", (int)w->pid,
 			  error ? error : strerror(-k));
-	else if (k == 0 && j)
+		worker_kill(w);
+	} else if (k == 0 && j)
 		w->lost_reply = true;
-	if (j && k > 0)
+	if (j && k > 0) {
+		if (worker_may_stay(w, j))
+			worker_keep(w);
+		else
+			shutdown(w->sock, SHUT_RDWR);
 		job_finish(j, &msg, 0);
-	else if (j)
+	} else if (j)
 		/*
 		 * A worker killed at its time limit is usually seen here first, as
 		 * the end of its socket, before its pidfd says it exited.
@@ -489,6 +568,53 @@ static int on_worker_exit(sd_event_source *s, int fd, uint32_t revents, void *us
 	worker_free(w);
 	pool_schedule(p);
 	pool_check_drained(p);
+	return 0;
+}
+
+/* A bound worker waited for its connection's next job too long. */
+static int on_worker_linger(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct worker *w = userdata;
+
+	worker_retire(w);
+	pool_schedule(w->pool);
+	return 0;
+}
+
+/*
+ * A settling worker says it is ready for its connection's next job; or its
+ * socket ends (it found something a job left behind, or reached its limits,
+ * and exits: the next job gets a fresh worker).
+ */
+static int on_worker_ready(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct worker *w = userdata;
+	struct worker_pool *p = w->pool;
+	char c = 0;
+	ssize_t n = recv(fd, &c, 1, MSG_DONTWAIT);
+	int k;
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n == 1 && c == SERVE_READY && w->state == WORKER_SETTLING) {
+		worker_set_state(w, WORKER_BOUND);
+		w->timer = sd_event_source_disable_unref(w->timer);
+		k = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC,
+				      w->last_used + p->cfg.worker_idle_usec, 0, on_worker_linger,
+				      w);
+		if (k < 0)
+			worker_retire(w);
+		pool_schedule(p);
+		return 0;
+	}
+	/* Anything else from a worker with no job is not ours to take: it goes. */
+	if (n > 0) {
+		log_warning("worker %d sent something while not serving a job; killing it",
+			    (int)w->pid);
+		worker_kill(w);
+	}
+	worker_retire(w);
+	pool_schedule(p);
 	return 0;
 }
 
@@ -729,8 +855,9 @@ static int worker_add(struct worker_pool *p, int sock, int pidfd, pid_t pid)
 	}
 	/* Read a reply before noticing the exit that follows it. */
 	sd_event_source_set_priority(w->child, SD_EVENT_PRIORITY_NORMAL + 10);
-	w->idle = true;
-	p->n_idle++;
+	w->state = WORKER_LEAVING;
+	worker_set_state(w, WORKER_IDLE);
+	w->generation = p->generation;
 	w->next = p->workers;
 	if (p->workers)
 		p->workers->prev = w;
@@ -878,14 +1005,6 @@ static int on_respawn(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static struct worker *pool_take_idle(struct worker_pool *p)
-{
-	for (struct worker *w = p->workers; w; w = w->next)
-		if (w->idle)
-			return w;
-	return NULL;
-}
-
 /*
  * Hand j to w. A SOCK_SEQPACKET packet goes whole or not at all: when the send
  * fails, the worker got nothing and the job has not started.
@@ -901,11 +1020,13 @@ static int worker_start_job(struct worker *w, struct worker_job *j)
 		return k;
 	/* The worker has its own copies now, and the job from here on is running. */
 	close_many(j->fds, j->n_fds);
-	w->idle = false;
-	p->n_idle--;
+	worker_set_state(w, WORKER_BUSY);
+	w->timer = sd_event_source_disable_unref(w->timer);
+	w->io = sd_event_source_disable_unref(w->io);
+	w->conn = j->conn;
+	w->n_jobs++;
 	w->job = j;
 	j->worker = w;
-	p->n_busy++;
 	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
 	w->started = now;
 	k = sd_event_add_io(p->event, &w->io, w->sock, EPOLLIN, on_worker_reply, w);
@@ -929,16 +1050,15 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 {
 	struct worker_pool *p = userdata;
 
-	while (p->queue && p->n_busy < p->cfg.max_workers) {
-		struct worker_job **pp = queue_find_eligible(p), *j;
+	for (struct worker_job **pp = &p->queue; *pp && p->n_busy < p->cfg.max_workers;) {
+		struct worker_job *j;
 		struct worker *w;
 		int k;
 
-		if (!pp)
-			break;
-		w = pool_take_idle(p);
-		if (!w)
-			break;
+		if (!job_eligible(p, *pp) || !(w = pool_worker_for(p, *pp))) {
+			pp = &(*pp)->next;
+			continue;
+		}
 		j = queue_take(p, pp);
 		k = worker_start_job(w, j);
 		if (k >= 0)
@@ -946,13 +1066,14 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 		log_warning("cannot hand a job to worker %d: %s", (int)w->pid, strerror(-k));
 		if (error_is_dead_peer(k)) {
 			/*
-			 * That worker died while idle (its exit is seen soon). The job
-			 * waits for the next one, until its own deadline.
+			 * That worker died while waiting (its exit is seen soon). The
+			 * job waits for the next one, until its own deadline.
 			 */
-			w->idle = false;
-			p->n_idle--;
-			if (job_queue(p, j, true) >= 0)
+			worker_retire(w);
+			if (job_queue(p, j, true) >= 0) {
+				pp = &p->queue;
 				continue;
+			}
 		}
 		/*
 		 * Anything else is the job's own doing, and no other worker would
@@ -990,6 +1111,7 @@ static int pool_enqueue(struct worker_pool *p, const struct worker_request *req,
 				 .event = strdup(req->event ? req->event : "request"),
 				 .object = req->object ? strdup(req->object) : NULL,
 				 .changes_state = req->changes_state,
+				 .conn = req->conn,
 				 .text = len <= WORKER_MAX_JOB_BYTES ? strndup(text, len) : NULL,
 				 .len = len,
 				 .fds = fds,
@@ -1008,6 +1130,17 @@ static int pool_enqueue(struct worker_pool *p, const struct worker_request *req,
 	if (k < 0) {
 		job_free(j);
 		return k;
+	}
+	/*
+	 * It needs a fresh worker, none is waiting, and as many as may be are
+	 * bound to connections: the one whose connection has been quiet longest
+	 * makes room (the spawner's next worker is this job's).
+	 */
+	if (!pool_bound_worker(p, j->conn) && p->n_idle == 0 && p->n_bound >= POOL_MAX_BOUND(p)) {
+		struct worker *oldest = pool_oldest_bound(p, NULL);
+
+		if (oldest)
+			worker_retire(oldest);
 	}
 	pool_schedule(p);
 	*ret = j;
@@ -1074,19 +1207,29 @@ void worker_job_orphan(struct worker_job *j)
 }
 
 /*
- * Idle workers exit when their socket closes; busy ones finish their job. The
+ * Workers not running a job (fresh or bound) exit when their socket closes;
+ * busy ones finish their job, and then go too (worker_may_stay()). The
  * spawner exits once its last worker has; the next worker, if any, comes
  * from a new one.
  */
 static void pool_retire_idle(struct worker_pool *p)
 {
+	p->generation++;
 	for (struct worker *w = p->workers; w; w = w->next)
-		if (w->idle) {
-			w->idle = false;
-			p->n_idle--;
-			shutdown(w->sock, SHUT_RDWR);
-		}
+		if (w->state == WORKER_IDLE || w->state == WORKER_SETTLING ||
+		    w->state == WORKER_BOUND)
+			worker_retire(w);
 	spawner_retire(p);
+}
+
+void worker_pool_conn_closed(struct worker_pool *p, uint64_t conn)
+{
+	struct worker *w = pool_bound_worker(p, conn);
+
+	if (w) {
+		worker_retire(w);
+		pool_schedule(p);
+	}
 }
 
 void worker_pool_drain(struct worker_pool *p, void (*drained)(void *userdata), void *userdata)
@@ -1127,8 +1270,10 @@ void worker_pool_log_workers(const struct worker_pool *p)
 	uint64_t now = 0;
 
 	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
-	log_info("workers: %u running, %u idle, %u asked of the spawner (%d)%s", p->n_busy,
-		 p->n_idle, p->n_spawning, (int)p->spawner_pid, p->draining ? "; draining" : "");
+	log_info("workers: %u running, %u idle, %u bound to a connection, %u asked of the "
+		 "spawner (%d)%s",
+		 p->n_busy, p->n_idle, p->n_bound, p->n_spawning, (int)p->spawner_pid,
+		 p->draining ? "; draining" : "");
 	for (const struct worker *w = p->workers; w; w = w->next)
 		if (w->job)
 			log_info("worker %d: %s of uid %u pid %d, for %llu ms%s", (int)w->pid,
@@ -1137,7 +1282,10 @@ void worker_pool_log_workers(const struct worker_pool *p)
 				 w->timed_out ? ", killed at its time limit" : "");
 		else
 			log_info("worker %d: %s", (int)w->pid,
-				 w->idle ? "idle"
+				 w->state == WORKER_IDLE       ? "idle"
+				 : w->state == WORKER_SETTLING ? "settling after a job"
+				 : w->state == WORKER_BOUND
+					 ? "waiting for its connection's next job"
 					 : "no job (done or retired), its exit not seen yet");
 }
 
@@ -1187,7 +1335,6 @@ struct worker_pool *worker_pool_free(struct worker_pool *p)
 		if (w->job) {
 			job_free(w->job);
 			w->job = NULL;
-			p->n_busy--;
 		}
 		worker_free(w);
 	}

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Single-use worker processes. The event loop forks them ahead of demand so
- * fork() is off the request path; each serves exactly one job and exits, so
- * nothing one client's hostile ELF did survives into the next request.
+ * The worker pool: worker processes, forked ahead of demand by the spawner so
+ * fork() is off the request path, and which job goes to which. A worker is
+ * bound to the connection of its first job and serves only that
+ * connection's later jobs (so one uid's, with one identity), up to
+ * max_jobs_per_worker, putting itself back in order between two
+ * (daemon/worker/hygiene.h); it exits when the connection closes, when it
+ * idles too long, or when the pool needs its place for someone else. No
+ * worker ever serves two connections, so never two users.
  */
 #pragma once
 
@@ -44,12 +49,16 @@ struct worker_request {
 	const char *event; /* the audit event: "load", "check", "unload", ... (copied) */
 	const char *object; /* "OWNER/NAME" the request names, or NULL (copied) */
 	bool changes_state; /* load (not check), unload, attach, detach, map writes */
+	uint64_t conn; /* the client's connection (never reused), 0: none (a one-off worker) */
 };
 
 struct worker_pool_config {
 	unsigned max_workers; /* jobs running at once */
 	unsigned max_jobs_per_uid; /* of those, at most this many one user's (0: no limit) */
 	uint64_t job_timeout_usec; /* a worker running longer is killed */
+	unsigned max_jobs_per_worker; /* jobs of one connection a worker serves; 1: single-use */
+	uint64_t worker_idle_usec; /* a bound worker with no job this long exits */
+	uint64_t worker_max_rss_growth; /* a worker whose memory grew this much exits */
 	const struct policy *const *policy; /* current policy, inherited by workers at fork */
 	struct load_config load;
 };
@@ -74,6 +83,8 @@ int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, 
  * workers, and the job timeout still bounds it. No callback follows.
  */
 void worker_job_orphan(struct worker_job *j);
+/* The connection closed: the worker bound to it (if any) exits, once its job is done. */
+void worker_pool_conn_closed(struct worker_pool *p, uint64_t conn);
 /* Policy changed: idle workers hold the old one, replace them. */
 void worker_pool_refresh(struct worker_pool *p);
 /*

@@ -116,6 +116,9 @@ void audit_log(const struct audit_record *r)
 		put_field(f, "uid", n);
 		snprintf(n, sizeof(n), "%d", (int)r->pid);
 		put_field(f, "pid", n);
+		/* Which broker process decided: a worker serves one connection (journald: _PID). */
+		snprintf(n, sizeof(n), "%d", (int)getpid());
+		put_field(f, "process", n);
 		if (r->unit)
 			put_field(f, "unit", r->unit);
 		if (r->user_unit)

@@ -4,7 +4,9 @@
  * detaches, unloads, fds, test runs, inserts, policy reloads), allowed or
  * denied, as one structured record. To the journal with sd_journal_send()
  * (fields BPFBROKER_*) when journald is there, else one line on stderr:
- *   <5>audit: event=load decision=allow uid=65534 pid=12 object_sha256=... reason="..."
+ *   <5>audit: event=load decision=allow uid=65534 pid=12 process=34 object_sha256=... reason="..."
+ * (pid: the client's; process: the broker's process that wrote it, a worker
+ * or the event loop; the journal has it as _PID).
  * Values with spaces, quotes or backslashes are quoted. On both paths every
  * value is escaped (common/escape.h: bytes outside printable ASCII as \xNN,
  * backslashes doubled), so no client's text starts a line, record or field.

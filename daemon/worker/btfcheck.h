@@ -3,7 +3,7 @@
  * BTF checks before libbpf sees an object. libbpf before 1.3 trusts the BTF
  * it is given: a name offset outside the string section or a type id past the
  * last type makes bpf_object__open_mem() dereference NULL (found by
- * fuzzing). Workers are single-use, so such a crash costs one request, but a
+ * fuzzing). A crash ends only its worker and costs one request, but a
  * root process should refuse hostile input with an error, not crash on it.
  */
 #pragma once

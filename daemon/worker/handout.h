@@ -14,9 +14,11 @@
  * someone other than root, an ro or wo map fd could be pinned there and
  * reopened read-write, so they are not handed out: 0 when they may be, else
  * -EACCES with msg saying which mount and how to fix it. The result is kept
- * for the life of the process (a worker serves one request).
+ * until handout_forget(): a worker checks again for each job, as a fresh one
+ * would (a mount or sysctl may change between two jobs of one connection).
  */
 int handout_check_bpffs(char *msg, size_t size);
+void handout_forget(void);
 /* The administrator's explicit opt-out (--allow-writable-bpffs). */
 void handout_allow_writable_bpffs(bool allow);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The load job, run only inside a single-use worker process: read the
+ * The load job, run only inside a worker process (one connection's): read the
  * client's object, configure it, inspect it, decide with the policy, load it
  * with only the capabilities its program types need, and open the fds to hand
  * back with exactly the granted access.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Methods on named objects, run only inside a single-use worker: list, show,
+ * Methods on named objects, run only inside a worker (one connection's): list, show,
  * unload, fds, attach, detach, test_run, map_insert, map (proto/NAMED.md). Every decision is
  * made again from the current policy on each call: access to maps, whether
  * program fds are handed out, who may see an object.

@@ -146,8 +146,9 @@ struct dstat {
 };
 
 /*
- * Wait until the daemon is at rest: the pool full of idle workers (exactly
- * N_WORKERS children, none a zombie, all asleep) and its fd count unchanged
+ * Wait until the daemon is at rest: the pool full of idle workers (N_WORKERS
+ * children, and one more for each open connection whose worker waits for
+ * its next request, none a zombie, all asleep) and its fd count unchanged
  * between two looks. Then take its fd count and RSS.
  */
 static int quiet_stats(struct dstat *st)
@@ -157,7 +158,7 @@ static int quiet_stats(struct dstat *st)
 	for (int i = 0; i < 1000; i++) {
 		pid_t kids[16];
 		size_t n = daemon_children(kids, 16);
-		bool rest = n == N_WORKERS;
+		bool rest = n >= N_WORKERS;
 		unsigned fds;
 
 		if (!daemon_alive())

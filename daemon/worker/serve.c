@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+#include "serve.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "daemon/shared/caps.h"
+#include "daemon/shared/log.h"
+#include "hygiene.h"
+#include "libbpflog.h"
+#include "named.h"
+#include "proto/proto.h"
+#include "store.h"
+
+/*
+ * The pool's own request, after a worker died in the middle of a change:
+ * remove what it left half-made in the user's store (a pin directory without
+ * metadata, store.h), under the user's lock, with an audit record for each
+ * removal (store_sweep_user()). Not a client method: only the event loop
+ * sends it, and the server hands clients' requests only to the methods it
+ * lists.
+ */
+static json_object *worker_sweep(const struct load_config *cfg, json_object *job)
+{
+	json_object *v, *body;
+	int64_t uid = -1;
+	int lock, k;
+
+	if (json_object_object_get_ex(job, "uid", &v))
+		uid = json_object_get_int64(v);
+	if (uid < 0 || uid >= (int64_t)(uid_t)-1)
+		return NULL;
+	lock = store_lock_user(&cfg->store, (uid_t)uid);
+	k = lock < 0 ? lock : store_sweep_user(&cfg->store, (uid_t)uid);
+	safe_close(lock);
+	if (k < 0)
+		log_warning("cannot sweep the store of uid %u: %s", (unsigned)uid, strerror(-k));
+	/* Nobody reads it: the event loop only needs the worker to end with an answer. */
+	body = json_object_new_object();
+	if (body)
+		json_object_object_add(body, "result", json_object_new_object());
+	return body;
+}
+
+/* The uid a job is for: the caller's (identity.uid), or the swept user's. -1 if none. */
+static int64_t job_uid(json_object *job)
+{
+	json_object *ident, *v;
+
+	if (json_object_object_get_ex(job, "identity", &ident) &&
+	    json_object_object_get_ex(ident, "uid", &v))
+		return json_object_get_int64(v);
+	if (json_object_object_get_ex(job, "uid", &v))
+		return json_object_get_int64(v);
+	return -1;
+}
+
+/*
+ * Testing only (--fault-inject=job-leaks:WHAT): the job leaves WHAT behind, as
+ * a bug or a hostile object might, so that tests see the next job of the
+ * connection go to a fresh worker.
+ */
+static void fault_leak(const struct load_config *cfg)
+{
+	static const cap_value_t sys_admin[] = {CAP_SYS_ADMIN}, bpf[] = {CAP_BPF};
+	const char *what = cfg->store.fault;
+	struct rlimit r;
+
+	if (!what || strncmp(what, "job-leaks:", 10) != 0)
+		return;
+	what += 10;
+	log_error("fault injection: the job leaves %s behind", what);
+	if (strcmp(what, "fd") == 0) {
+		(void)!dup(STDIN_FILENO);
+	} else if (strcmp(what, "cap") == 0) {
+		(void)caps_set_effective(bpf, 1);
+	} else if (strcmp(what, "netns") == 0) {
+		if (caps_set_effective(sys_admin, 1) == 0 && unshare(CLONE_NEWNET) < 0)
+			log_error("cannot leave our network namespace: %m");
+		caps_clear_effective();
+	} else if (strcmp(what, "rlimit") == 0) {
+		if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur > 64) {
+			r.rlim_cur = 64;
+			(void)setrlimit(RLIMIT_NOFILE, &r);
+		}
+	} else if (strcmp(what, "cwd") == 0) {
+		(void)!chdir("/tmp");
+	}
+}
+
+/* One job: its reply sent (0), the socket closed by the pool (1), or broken (< 0). */
+static int serve_one(const struct serve_config *cfg, int64_t *bound_uid)
+{
+	struct proto_msg msg = {};
+	json_object *body = NULL;
+	_cleanup_free_ int *fds = NULL;
+	size_t n_fds = 0;
+	int64_t id = 0, uid;
+	struct pollfd pfd = {.fd = cfg->sock, .events = POLLIN};
+	json_object *m = NULL;
+	const char *method;
+	int k;
+
+	do
+		k = poll(&pfd, 1, -1);
+	while (k < 0 && errno == EINTR);
+	k = proto_recv(cfg->sock, cfg->max_job_bytes, PROTO_MAX_REQUEST_FDS, &msg, NULL);
+	if (k <= 0)
+		return k == 0 ? 1 : k; /* retired by the pool, or broken */
+
+	/*
+	 * The pool binds a worker to one connection, so to one uid; should it
+	 * ever hand us someone else's job, refuse to serve it (the pool then
+	 * sees this worker end without an answer).
+	 */
+	uid = job_uid(msg.json);
+	if (*bound_uid >= 0 && uid != *bound_uid) {
+		log_error("worker: a job of uid %lld after one of uid %lld; refusing it",
+			  (long long)uid, (long long)*bound_uid);
+		proto_msg_done(&msg);
+		return -EPERM;
+	}
+	*bound_uid = uid;
+
+	method = json_object_object_get_ex(msg.json, "method", &m) ? json_object_get_string(m)
+								   : "load";
+	if (json_object_object_get_ex(msg.json, "id", &m))
+		id = json_object_get_int64(m);
+	/*
+	 * Testing only (--fault-inject=worker-stall): a test run that never
+	 * ends, so the event loop's kill at --timeout is exercised for real.
+	 */
+	if (cfg->load->store.fault && strcmp(cfg->load->store.fault, "worker-stall") == 0 &&
+	    strcmp(method, "test_run") == 0)
+		for (;;)
+			pause();
+
+	libbpflog_reset();
+	if (strcmp(method, "sweep") == 0)
+		k = (body = worker_sweep(cfg->load, msg.json)) ? 0 : -EINVAL;
+	else if (named_is_method(method))
+		k = named_handle(*cfg->policy, cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
+				 &n_fds);
+	else
+		k = load_handle(*cfg->policy, cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
+				&n_fds);
+	msg.n_fds = 0; /* the handler took (and closed) them */
+	proto_msg_done(&msg);
+	if (k < 0 || proto_reply_stamp(body, id) < 0) {
+		json_object_put(body);
+		close_many(fds, n_fds);
+		return k < 0 ? k : -ENOMEM;
+	}
+	/* Stamped with the client's request id: the event loop relays it as it is. */
+	k = proto_send(cfg->sock, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);
+	if (k == -EMSGSIZE) {
+		json_object *e =
+			proto_error_new(id, PROTO_E_TOO_LARGE, EMSGSIZE,
+					"the reply would exceed the protocol's size limit");
+
+		k = e ? proto_send(cfg->sock, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;
+		json_object_put(e);
+	}
+	json_object_put(body);
+	close_many(fds, n_fds);
+	load_audit_flush();
+	return k < 0 ? k : 0;
+}
+
+_Noreturn void serve_jobs(const struct serve_config *cfg)
+{
+	struct hygiene_baseline base;
+	int64_t bound_uid = -1;
+	char why[160];
+	int k;
+
+	if (cfg->max_jobs > 1 && hygiene_baseline_take(&base, cfg->max_rss_growth) < 0) {
+		log_error("worker: cannot take its starting state: %m");
+		_exit(EXIT_FAILURE);
+	}
+	for (unsigned n = 1;; n++) {
+		k = serve_one(cfg, &bound_uid);
+		if (k != 0)
+			_exit(k > 0 ? EXIT_SUCCESS : EXIT_FAILURE);
+		if (n >= cfg->max_jobs)
+			_exit(EXIT_SUCCESS);
+		fault_leak(cfg->load);
+		k = hygiene_restore(&base, why, sizeof(why));
+		if (k < 0) {
+			/* The pool sees us go and starts the next job in a fresh worker. */
+			log_warning("worker: not serving another job: %s", why);
+			_exit(EXIT_SUCCESS);
+		}
+		if (send(cfg->sock, (const char[]){SERVE_READY}, 1, MSG_NOSIGNAL) < 0)
+			_exit(errno == EPIPE ? EXIT_SUCCESS : EXIT_FAILURE);
+	}
+}
