@@ -4,33 +4,27 @@
  * when the policy is loaded), and systemd unit and slice patterns.
  */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/macro.h"
+#include "common/parse.h"
 #include "internal.h"
 
 /* systemd's UNIT_NAME_MAX is 256 with the NUL. */
 #define UNIT_NAME_MAX 255
-/* getpwnam_r/getgrnam_r buffers grow up to this (groups with many members are large). */
-#define NAME_LOOKUP_BUF_MAX (16u * 1024 * 1024)
 
-/* Decimal digits only, 0..POLICY_MAX_ID. */
+/* Decimal digits only, 0..POLICY_MAX_ID, in the first len bytes of s. */
 int parse_id(const char *s, size_t len, uint32_t *ret)
 {
-	uint64_t v = 0;
+	char buf[11]; /* 4294967294 and the NUL */
+	uint64_t v;
 
-	if (len == 0 || len > 10)
+	if (len == 0 || len >= sizeof(buf))
 		return -EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	if (v > POLICY_MAX_ID)
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (parse_u64(buf, POLICY_MAX_ID, &v) < 0)
 		return -EINVAL;
 	*ret = (uint32_t)v;
 	return 0;
@@ -78,41 +72,6 @@ bad:
 			  printable(pbuf, s), POLICY_MAX_ID);
 }
 
-/* 0 found, -ENOENT no such name, other negative errno on lookup failure. */
-static int lookup_name(const char *name, bool group, uint32_t *ret)
-{
-	long hint = sysconf(group ? _SC_GETGR_R_SIZE_MAX : _SC_GETPW_R_SIZE_MAX);
-	size_t size = hint > 0 ? (size_t)hint : 1024;
-
-	for (;;) {
-		_cleanup_free_ char *buf = malloc(size);
-		struct passwd pw, *pwr = NULL;
-		struct group gr, *grr = NULL;
-		int r;
-
-		if (!buf)
-			return -ENOMEM;
-		if (group)
-			r = getgrnam_r(name, &gr, buf, size, &grr);
-		else
-			r = getpwnam_r(name, &pw, buf, size, &pwr);
-		if (r == 0) {
-			if (group ? !grr : !pwr)
-				return -ENOENT;
-			*ret = group ? grr->gr_gid : pwr->pw_uid;
-			return 0;
-		}
-		/* Some NSS modules report "not found" as an error. */
-		if (r == ENOENT || r == ESRCH || r == EBADF || r == EPERM)
-			return -ENOENT;
-		if (r != ERANGE)
-			return -r;
-		if (size >= NAME_LOOKUP_BUF_MAX)
-			return -ERANGE;
-		size *= 2;
-	}
-}
-
 /*
  * Resolve one user or group entry. 1 and *ret when found; 0 (after a warning)
  * when the entry never matches; negative errno on errors. Errors name the
@@ -124,7 +83,10 @@ int parse_name_entry(struct parse_ctx *c, const char *list_path, const char *pat
 	const char *what = group ? "group" : "user";
 	char pbuf[PRINTABLE_BUF];
 	const char *name;
-	int r;
+	uint64_t number;
+	uid_t uid;
+	gid_t gid;
+	int r, k;
 
 	r = expect_type(c, path, o, json_type_string);
 	if (r < 0)
@@ -132,13 +94,47 @@ int parse_name_entry(struct parse_ctx *c, const char *list_path, const char *pat
 	name = json_object_get_string(o);
 	if (!*name)
 		return parse_fail(c, path, "empty %s name", what);
+	/*
+	 * Digits are a number to parse_uid() and parse_gid(), never a name: here,
+	 * where a name is expected, they would be a uid or gid the administrator
+	 * did not mean to grant to (or a user named so, who cannot be told apart).
+	 */
+	k = parse_u64(name, POLICY_MAX_ID, &number);
+	if (k != -EINVAL) {
+		if (group)
+			return parse_fail(c, path,
+					  "\"%s\" is a number, not a group name (groups are "
+					  "matched by name)",
+					  printable(pbuf, name));
+		/* Too many digits for parse_id() (which "shared"'s owner tried first). */
+		if (k < 0 || strlen(name) > 10)
+			return parse_fail(c, path, "bad uid \"%s\" (decimal, 0 to %u)",
+					  printable(pbuf, name), POLICY_MAX_ID);
+		return parse_fail(c, path, "\"%s\" is a uid, not a user name (uids go in \"uids\")",
+				  printable(pbuf, name));
+	}
+	if (!parse_name_is_valid(name))
+		return parse_fail(
+			c, path,
+			"\"%s\" is not a valid %s name (1 to %d characters, no control "
+			"characters, ':' or '/', not starting with '-' or '+', no space at "
+			"either end)",
+			printable(pbuf, name), what, PARSE_NAME_MAX);
 
-	r = lookup_name(name, group, ret);
+	r = group ? parse_gid(name, &gid) : parse_uid(name, &uid);
 	if (r == -ENOMEM)
 		return r;
 	if (r == -ENOENT) {
 		r = parse_warn(c, list_path, "no %s \"%s\"; this entry never matches", what,
 			       printable(pbuf, name));
+		return r < 0 ? r : 0;
+	}
+	/* The user database gave id -1, which means "no id" to the kernel. */
+	if (r == -ERANGE) {
+		r = parse_warn(c, list_path,
+			       "%s \"%s\" has id 4294967295, which is no id; this entry never "
+			       "matches",
+			       what, printable(pbuf, name));
 		return r < 0 ? r : 0;
 	}
 	if (r < 0) {
@@ -147,8 +143,7 @@ int parse_name_entry(struct parse_ctx *c, const char *list_path, const char *pat
 			       printable(pbuf, name), strerror(-r));
 		return r < 0 ? r : 0;
 	}
-	if (*ret > POLICY_MAX_ID)
-		return 0;
+	*ret = group ? (uint32_t)gid : (uint32_t)uid;
 	return 1;
 }
 

@@ -3,7 +3,8 @@
  * Policy: JSON rule files from a drop-in directory, matched against a
  * client's kernel-provided identity, combined into one effective grant, and
  * pure decisions on an inspected object. No root needed; the only outside
- * lookups are user and group names (getpwnam/getgrnam) while parsing.
+ * lookups are user and group names (common/parse.h: getpwnam_r/getgrnam_r)
+ * while parsing.
  *
  * Combination of several matching rules (documented in README.md): rules
  * only ever add rights, there is no deny rule.
