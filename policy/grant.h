@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "helpers.h"
-#include "limits.h"
+#include "policy_limits.h"
 #include "names.h"
 
 /*

@@ -131,7 +131,7 @@ int parse_name_patterns(struct parse_ctx *c, const char *path, json_object *arr,
 int parse_json_text(struct parse_ctx *c, const char *json, json_object **ret);
 int check_json_text(struct parse_ctx *c, const char *s);
 
-/* ---- A rule's sections (match.c, allow*.c, limits.c) ---- */
+/* ---- A rule's sections (match.c, allow*.c, policy_limits.c) ---- */
 
 /* Decimal digits only, 0..POLICY_MAX_ID. */
 int parse_id(const char *s, size_t len, uint32_t *ret);

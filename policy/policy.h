@@ -26,7 +26,7 @@
 
 #include "decide.h"
 #include "grant.h"
-#include "limits.h"
+#include "policy_limits.h"
 #include "names.h"
 #include "object.h"
 

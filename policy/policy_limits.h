@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Limits a grant carries: the built-in defaults a rule that leaves one out
- * gets, and the hard ceilings no policy can raise (policy/limits.c).
+ * gets, and the hard ceilings no policy can raise (policy/policy_limits.c).
  */
 #pragma once
 
