@@ -14,7 +14,7 @@
 #include <stdarg.h>
 
 #include "common/macro.h"
-#include "policy.h"
+#include "decide.h"
 
 /*
  * fmt's sentence, followed by " (policy key KEY)" when key is neither NULL

@@ -13,6 +13,7 @@
 
 #include "bpfctl.h"
 #include "common/macro.h"
+#include "common/parse.h"
 #include "number.h"
 
 /*
@@ -213,7 +214,7 @@ int cmd_detach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 		return EXIT_ERROR;
 	}
 	if (argc == 2) {
-		if (bpfctl_parse_u64(argv[1], UINT32_MAX, &link) < 0 || link == 0) {
+		if (parse_u64(argv[1], UINT32_MAX, &link) < 0 || link == 0) {
 			fprintf(stderr, "bpfctl: invalid link id \"%s\"\n", argv[1]);
 			return EXIT_ERROR;
 		}

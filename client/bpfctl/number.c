@@ -1,48 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bpfctl's number parsing (number.h): decimal or 0x hex, whole, range-checked,
- * and NAME=N; no strtoul(), which takes signs, spaces and wraps "-1".
+ * bpfctl's number parsing (number.h): decimal (common/parse.h) or 0x hex, whole,
+ * range-checked, and NAME=N; no strtoul(), which takes signs, spaces and wraps "-1".
  */
 #include "number.h"
+
+#include "common/hex.h"
+#include "common/parse.h"
 
 #include <errno.h>
 #include <string.h>
 
-int bpfctl_parse_u64(const char *s, uint64_t max, uint64_t *ret)
-{
-	uint64_t v = 0;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return -EINVAL;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	if (v > max)
-		return -ERANGE;
-	*ret = v;
-	return 0;
-}
-
 int bpfctl_parse_u64_hex(const char *s, uint64_t max, uint64_t *ret)
 {
-	static const char digits[] = "0123456789abcdef";
 	uint64_t v = 0;
 
 	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-		return bpfctl_parse_u64(s, max, ret);
+		return parse_u64(s, max, ret);
 	s += 2;
 	if (!*s || strspn(s, "0123456789abcdefABCDEF") != strlen(s))
 		return -EINVAL;
 	for (; *s; s++) {
-		char c = *s >= 'A' && *s <= 'F' ? (char)(*s - 'A' + 'a') : *s;
-
 		if (v >> 60)
 			return -ERANGE;
-		v = v << 4 | (uint64_t)(strchr(digits, c) - digits);
+		v = v << 4 | (uint64_t)hex_digit_value(*s);
 	}
 	if (v > max)
 		return -ERANGE;
@@ -53,7 +34,7 @@ int bpfctl_parse_u64_hex(const char *s, uint64_t max, uint64_t *ret)
 int bpfctl_parse_u32(const char *s, bool hex, uint32_t *ret)
 {
 	uint64_t v;
-	int k = hex ? bpfctl_parse_u64_hex(s, UINT32_MAX, &v) : bpfctl_parse_u64(s, UINT32_MAX, &v);
+	int k = hex ? bpfctl_parse_u64_hex(s, UINT32_MAX, &v) : parse_u64(s, UINT32_MAX, &v);
 
 	if (k < 0)
 		return k;
@@ -69,7 +50,7 @@ int bpfctl_parse_assignment(char *arg, uint64_t max, const char **ret_name, uint
 
 	if (!eq)
 		return -EINVAL;
-	k = bpfctl_parse_u64(eq + 1, max, &v);
+	k = parse_u64(eq + 1, max, &v);
 	if (k < 0)
 		return k;
 	*eq = '\0';

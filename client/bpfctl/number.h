@@ -8,18 +8,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/*
- * Decimal digits only (no sign, no space), at most max: 0, -EINVAL (not a
- * number) or -ERANGE (above max). The contract of common/parse.h's
- * parse_u64(), which this becomes: its body one call of it.
- */
-int bpfctl_parse_u64(const char *s, uint64_t max, uint64_t *ret);
-/* Also hexadecimal after "0x" or "0X" (map flags, file offsets). */
+/* Decimal as common/parse.h's parse_u64() reads it, or hexadecimal after "0x" or "0X" (map flags,
+ * file offsets). */
 int bpfctl_parse_u64_hex(const char *s, uint64_t max, uint64_t *ret);
 /* A uint32 as one of those two reads it (hex: with "0x" too). */
 int bpfctl_parse_u32(const char *s, bool hex, uint32_t *ret);
 /*
- * NAME=N, N as bpfctl_parse_u64() reads it: on success arg is cut at the '='
+ * NAME=N, N as parse_u64() reads it: on success arg is cut at the '='
  * and *ret_name is arg (maybe empty); on failure arg is unchanged.
  */
 int bpfctl_parse_assignment(char *arg, uint64_t max, const char **ret_name, uint64_t *ret);

@@ -13,6 +13,7 @@
 
 #include "bpfctl.h"
 #include "common/hex.h"
+#include "common/parse.h"
 #include "number.h"
 
 void usage(FILE *f)
@@ -231,7 +232,7 @@ static int parse_option(struct cli *c, int opt, char *arg)
 	case OPT_REPEAT: {
 		uint64_t v;
 
-		if (bpfctl_parse_u64(arg, BPFBROKER_TEST_RUN_MAX_REPEAT, &v) < 0 || v == 0) {
+		if (parse_u64(arg, BPFBROKER_TEST_RUN_MAX_REPEAT, &v) < 0 || v == 0) {
 			fprintf(stderr, "bpfctl: --repeat takes a number from 1 to %u\n",
 				BPFBROKER_TEST_RUN_MAX_REPEAT);
 			return -EINVAL;
@@ -247,7 +248,7 @@ static int parse_option(struct cli *c, int opt, char *arg)
 	case OPT_COUNT: {
 		uint64_t v;
 
-		if (bpfctl_parse_u64(arg, UINT64_MAX, &v) < 0 || v == 0)
+		if (parse_u64(arg, UINT64_MAX, &v) < 0 || v == 0)
 			goto bad;
 		c->count = v;
 		return 0;

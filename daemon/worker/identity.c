@@ -3,11 +3,12 @@
 
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/macro.h"
+#include "common/parse.h"
 #include "proto/proto.h"
 
 void identity_done(struct identity *i)
@@ -57,11 +58,13 @@ int identity_from_job(json_object *job, struct identity *ret)
 
 int identity_of_uid(uid_t uid, struct identity *ret)
 {
-	struct passwd *pw = getpwuid(uid);
+	_cleanup_free_ char *name = NULL;
 	struct identity i = {};
-	int n = 64;
+	gid_t gid;
+	int n = 64, r;
 
-	if (!pw) {
+	r = uid_to_user(uid, &name, &gid);
+	if (r == -ENOENT) {
 		/* A uid without a user (a container's mapped id): no groups. */
 		i.groups = calloc(1, sizeof(gid_t));
 		if (!i.groups)
@@ -70,18 +73,18 @@ int identity_of_uid(uid_t uid, struct identity *ret)
 		*ret = i;
 		return 0;
 	}
+	if (r < 0)
+		return r;
 	for (;;) {
 		gid_t *g = calloc((size_t)n + 1, sizeof(gid_t));
 		int want = n;
 
 		if (!g)
 			return -ENOMEM;
-		if (getgrouplist(pw->pw_name, pw->pw_gid, g, &want) >= 0) {
+		if (getgrouplist(name, gid, g, &want) >= 0) {
 			i.groups = g;
-			i.id = (struct policy_identity){.uid = uid,
-							.gid = pw->pw_gid,
-							.groups = g,
-							.n_groups = (size_t)want};
+			i.id = (struct policy_identity){
+				.uid = uid, .gid = gid, .groups = g, .n_groups = (size_t)want};
 			*ret = i;
 			return 0;
 		}
@@ -102,49 +105,12 @@ bool identity_in_group(const struct policy_identity *id, gid_t gid)
 	return false;
 }
 
-static int parse_number(const char *s, uint32_t *ret)
-{
-	char *end;
-	unsigned long v;
-
-	if (s[0] < '0' || s[0] > '9')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v >= UINT32_MAX)
-		return -EINVAL;
-	*ret = (uint32_t)v;
-	return 0;
-}
-
 int identity_parse_user(const char *s, uid_t *ret)
 {
-	uint32_t v;
-	struct passwd *pw;
-
-	if (parse_number(s, &v) == 0) {
-		*ret = v;
-		return 0;
-	}
-	pw = getpwnam(s);
-	if (!pw)
-		return -ENOENT;
-	*ret = pw->pw_uid;
-	return 0;
+	return parse_uid(s, ret);
 }
 
 int identity_parse_group(const char *s, gid_t *ret)
 {
-	uint32_t v;
-	struct group *gr;
-
-	if (parse_number(s, &v) == 0) {
-		*ret = v;
-		return 0;
-	}
-	gr = getgrnam(s);
-	if (!gr)
-		return -ENOENT;
-	*ret = gr->gr_gid;
-	return 0;
+	return parse_gid(s, ret);
 }

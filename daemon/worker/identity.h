@@ -26,6 +26,10 @@ int identity_from_job(json_object *job, struct identity *ret);
 /* A user by uid: primary and supplementary groups from the user database (no unit). */
 int identity_of_uid(uid_t uid, struct identity *ret);
 bool identity_in_group(const struct policy_identity *id, gid_t gid);
-/* A user or group given as a name or a decimal number. -ENOENT if there is none. */
+/*
+ * A user or group given as a name or a decimal number (common/parse.h's
+ * parse_uid(), parse_gid()). -ENOENT if there is none; -EINVAL, -ERANGE for
+ * what is neither a valid name nor a number up to 4294967294.
+ */
 int identity_parse_user(const char *s, uid_t *ret);
 int identity_parse_group(const char *s, gid_t *ret);

@@ -43,6 +43,7 @@
 #include <cmocka.h>
 
 #include "client/libbpfbroker.h"
+#include "common/macro.h"
 #include "daemon/worker/elfsym.h"
 #include "harness.h"
 #include "harness_client.h"
@@ -550,6 +551,54 @@ static void test_btf_charged_to_sharee(void **state)
 	assert_int_equal(harness_as_user(&victim, victim_loads, NULL), 0);
 	assert_int_equal(harness_as_user(&poor_sharee, client_btf_over_quota, NULL), 0);
 	assert_int_equal(harness_as_user(&victim, victim_unloads, NULL), 0);
+}
+
+/*
+ * ---- 3b. shares name users and groups that exist ----
+ * The victim names, for the attacker's uid, strings a careless or hostile
+ * client writes: signs, spaces, hex, -1 as 32 and 64 bits, passwd syntax.
+ * None is a user: each load is refused, and none is read as a uid
+ * (daemon/identity.c through common/parse.h; "0x0" is no root, " 4502" is
+ * no attacker).
+ */
+static int victim_shares_with_non_users(void *arg)
+{
+	static const char *const users[] = {
+		"0x0",	      "-1", " 4502",	     "4502 ",
+		"+4502",      "+",  "4294967295",    "18446744073709551615",
+		"root:x:0:0", "..", "victim\nuid=0", "0x1196",
+	};
+	static const char *const groups[] = {"-1", "0x0", "4294967295", " 0"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(users) + ARRAY_SIZE(groups); i++) {
+		bool group = i >= ARRAY_SIZE(users);
+		const char *who = group ? groups[i - ARRAY_SIZE(users)] : users[i];
+		const struct bpfbroker_share share = {
+			.map = "victim_data",
+			.user = group ? NULL : who,
+			.group = group ? who : NULL,
+			.access = BPFBROKER_ACCESS_RO,
+		};
+		struct bpfbroker_result *res = NULL;
+		struct bpfbroker_error *err = NULL;
+		int k = lib_load("shares", "vict5", &share, 1, &res, &err);
+
+		if (k == 0)
+			harness_unload("vict5");
+		bpfbroker_result_free(res);
+		CHECK(k < 0 && err && strcmp(err->code, "invalid-request") == 0 &&
+			      strstr(err->message,
+				     group ? "there is no group" : "there is no user"),
+		      "a share with %s \"%s\" was accepted: %d %s %s", group ? "group" : "user",
+		      who, k, code_of(err), err ? err->message : "");
+		bpfbroker_error_free(err);
+	}
+	return 0;
+}
+
+static void test_shares_name_no_user(void **state)
+{
+	assert_int_equal(harness_as_user(&victim, victim_shares_with_non_users, NULL), 0);
 }
 
 /* ---- 4. ring buffers are not shared: consuming takes every other consumer's records ---- */
@@ -1066,6 +1115,7 @@ int main(void)
 		cmocka_unit_test(test_share_writes_through_broker),
 		cmocka_unit_test(test_btf_of_others),
 		cmocka_unit_test(test_btf_charged_to_sharee),
+		cmocka_unit_test(test_shares_name_no_user),
 		cmocka_unit_test(test_ring_buffers_not_shared),
 		cmocka_unit_test(test_interfaces_host_netns),
 		cmocka_unit_test(test_interfaces_own_netns),

@@ -120,7 +120,7 @@ static size_t own_insns(const struct blob *b, const char *prog_name)
 	return n;
 }
 
-/* Independent of policy.c, so this test only links what it tests. */
+/* Independent of policy/decide.c, so this test only links what it tests. */
 static void desc_done(struct object_desc *d)
 {
 	for (size_t i = 0; i < d->n_programs; i++) {

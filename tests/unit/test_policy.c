@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for policy/policy.c: parsing (including every kind of parse
+ * Unit tests for policy/ (policy.h): parsing (including every kind of parse
  * error), matching, combination of rules, loading a drop-in directory and
  * decisions on object descriptions.
  */
@@ -467,6 +467,98 @@ static void assert_parse_error(const char *json, const char *expected)
 
 #define RULE(body) "{\"rules\":[{\"match\":{\"uids\":[\"1\"]}," body "}]}"
 #define ALLOW(body) RULE("\"allow\":{" body "}")
+
+/*
+ * "users", "groups" and "shared"'s owner take names (the owner a uid too),
+ * through common/parse.h. What looks like a number is refused where a name
+ * is expected (before: looked up as a name, a warning, and matched nobody);
+ * what cannot be a name (signs, separators, control characters, spaces at
+ * the ends, too long) is refused before it reaches the user database.
+ */
+static void test_name_entries(void **state)
+{
+	char json[1024], name[300];
+	struct warnings w = {};
+	struct policy *p;
+
+	/* Digits are no user name: the administrator meant a uid, or matched nobody. */
+	assert_parse_error("{\"rules\":[{\"match\":{\"users\":[\"1000\"]}}]}",
+			   "e.json: rules[0].match.users[0]: \"1000\" is a uid, not a user name "
+			   "(uids go in \"uids\")");
+	assert_parse_error("{\"rules\":[{\"match\":{\"users\":[\"4294967295\"]}}]}",
+			   "e.json: rules[0].match.users[0]: bad uid \"4294967295\" (decimal, 0 to "
+			   "4294967294)");
+	assert_parse_error("{\"rules\":[{\"match\":{\"groups\":[\"27\"]}}]}",
+			   "e.json: rules[0].match.groups[0]: \"27\" is a number, not a group name "
+			   "(groups are matched by name)");
+	/* Not names at all. */
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"users\":[\"-1\"]}}]}",
+			      "e.json: rules[0].match.users[0]: \"-1\" is not a valid user name (1 "
+			      "to 255 characters",
+			      true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"users\":[\" 5\"]}}]}",
+			      "e.json: rules[0].match.users[0]: \" 5\" is not a valid user name",
+			      true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"users\":[\"root \"]}}]}",
+			      "e.json: rules[0].match.users[0]: \"root \" is not a valid user name",
+			      true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"users\":[\"+\"]}}]}",
+			      "e.json: rules[0].match.users[0]: \"+\" is not a valid user name",
+			      true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"users\":[\"root:x:0\"]}}]}",
+			      "e.json: rules[0].match.users[0]: \"root:x:0\" is not a valid user "
+			      "name",
+			      true);
+	assert_parse_error_ex(
+		"{\"rules\":[{\"match\":{\"groups\":[\"root\\n\"]}}]}",
+		"e.json: rules[0].match.groups[0]: \"root?\" is not a valid group name", true);
+	assert_parse_error_ex("{\"rules\":[{\"match\":{\"groups\":[\"..\"]}}]}",
+			      "e.json: rules[0].match.groups[0]: \"..\" is not a valid group name",
+			      true);
+	memset(name, 'a', 256);
+	name[256] = '\0';
+	snprintf(json, sizeof(json), "{\"rules\":[{\"match\":{\"users\":[\"%s\"]}}]}", name);
+	assert_parse_error_ex(json, "e.json: rules[0].match.users[0]: \"aaaa", true);
+	/* "shared"'s owner: a uid, or a name. */
+	assert_parse_error(ALLOW("\"shared\":[{\"owner\":\"4294967295\",\"object\":\"o\","
+				 "\"map\":\"m\",\"access\":\"ro\"}]"),
+			   "e.json: rules[0].allow.shared[0].owner: bad uid \"4294967295\" "
+			   "(decimal, 0 to 4294967294)");
+	assert_parse_error_ex(ALLOW("\"shared\":[{\"owner\":\"-1\",\"object\":\"o\","
+				    "\"map\":\"m\",\"access\":\"ro\"}]"),
+			      "e.json: rules[0].allow.shared[0].owner: \"-1\" is not a valid user "
+			      "name",
+			      true);
+
+	/* Names that look like numbers are names, not hex: looked up, and there is none. */
+	p = load("{\"rules\":[{\"match\":{\"users\":[\"0x10\",\"1e3\"],\"groups\":[\"0x0\"]},"
+		 "\"allow\":{\"program_types\":[\"socket_filter\"],\"shared\":[{\"owner\":\"0x0\","
+		 "\"object\":\"o\",\"map\":\"m\",\"access\":\"ro\"}]}}]}",
+		 &w);
+	assert_int_equal(w.n, 4);
+	assert_true(warnings_contain(&w, "no user \"0x10\"; this entry never matches"));
+	assert_true(warnings_contain(&w, "no user \"1e3\"; this entry never matches"));
+	assert_true(warnings_contain(&w, "no group \"0x0\"; this entry never matches"));
+	assert_true(warnings_contain(&w, "no user \"0x0\"; this entry never matches"));
+	assert_false(matches_uid(p, 16));
+	assert_false(matches_uid(p, 1000));
+	assert_false(matches_uid(p, 0));
+	warnings_done(&w);
+	policy_free(p);
+
+	/* The longest name is looked up (and not found); numbers with leading zeros are uids. */
+	name[255] = '\0';
+	snprintf(json, sizeof(json), "{\"rules\":[{\"match\":{\"users\":[\"%s\"]}}]}", name);
+	p = load(json, &w);
+	assert_int_equal(w.n, 1);
+	warnings_done(&w);
+	policy_free(p);
+	p = load("{\"rules\":[{\"match\":{\"uids\":[\"0001000\"]},"
+		 "\"allow\":{\"program_types\":[\"socket_filter\"]}}]}",
+		 NULL);
+	assert_true(matches_uid(p, 1000));
+	policy_free(p);
+}
 
 static void test_parse_errors(void **state)
 {
@@ -2417,6 +2509,7 @@ int main(void)
 		cmocka_unit_test(test_example_file),
 		cmocka_unit_test(test_limits_default),
 		cmocka_unit_test(test_unknown_names),
+		cmocka_unit_test(test_name_entries),
 		cmocka_unit_test(test_empty_match),
 		cmocka_unit_test(test_user_and_group_match),
 		cmocka_unit_test(test_uid_forms),

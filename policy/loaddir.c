@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading the policy directory: its "*.json" drop-ins in name order, each
+ * opened only if root's (trust.h), bounded in size, and parsed into one policy.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "internal.h"
+#include "policy.h"
+#include "trust.h"
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+static void policy_freep(struct policy **p)
+{
+	policy_free(*p);
+}
+
+static int read_policy_file(const char *dir, const char *name, char **ret, char **error)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	/* Only root's file, through root's directories and links (trust.h). */
+	fd = trust_open_file(dir, name, error);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) < 0)
+		return set_error(error, negative_errno(), "%s: cannot stat: %s", name,
+				 strerror(errno));
+	if (st.st_size > POLICY_MAX_FILE_BYTES)
+		return set_error(error, -EFBIG, "%s: file is larger than %d bytes", name,
+				 POLICY_MAX_FILE_BYTES);
+
+	/* The size may change under us: read at most one byte more than allowed. */
+	buf = malloc(POLICY_MAX_FILE_BYTES + 2);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t k = read(fd, buf + len, POLICY_MAX_FILE_BYTES + 1 - len);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return set_error(error, negative_errno(), "%s: cannot read: %s", name,
+					 strerror(errno));
+		}
+		if (k == 0)
+			break;
+		len += (size_t)k;
+		if (len > POLICY_MAX_FILE_BYTES)
+			return set_error(error, -EFBIG, "%s: file is larger than %d bytes", name,
+					 POLICY_MAX_FILE_BYTES);
+	}
+	if (memchr(buf, '\0', len))
+		return set_error(error, -EINVAL, "%s: not valid JSON: file contains a NUL byte",
+				 name);
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+static int strcmp_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Sorted names of the "*.json" entries of dfd (hidden files excluded, like the shell glob). */
+static int list_json_files(int dfd, const char *dir, char ***ret, size_t *ret_n, char **error)
+{
+	_cleanup_(closedirp) DIR *d = NULL;
+	char **names = NULL;
+	size_t n = 0, allocated = 0;
+	struct dirent *de;
+	int fd;
+
+	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return set_error(error, negative_errno(), "%s: cannot read: %s", dir,
+				 strerror(errno));
+	d = fdopendir(fd);
+	if (!d) {
+		int r = set_error(error, negative_errno(), "%s: cannot read: %s", dir,
+				  strerror(errno));
+
+		safe_close(fd);
+		return r;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno != 0) {
+				int r = set_error(error, negative_errno(), "%s: cannot read: %s",
+						  dir, strerror(errno));
+				free_names(names, n);
+				return r;
+			}
+			break;
+		}
+		if (fnmatch("*.json", de->d_name, FNM_PERIOD) != 0)
+			continue;
+		if (n == allocated) {
+			size_t want = allocated ? allocated * 2 : 16;
+			char **grown = reallocarray(names, want, sizeof(*names));
+
+			if (!grown)
+				goto oom;
+			names = grown;
+			allocated = want;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto oom;
+		n++;
+	}
+	if (n > 0)
+		qsort(names, n, sizeof(*names), strcmp_ptr);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+oom:
+	free_names(names, n);
+	return -ENOMEM;
+}
+
+int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct policy **ret,
+		    char **error)
+{
+	_cleanup_(policy_freep) struct policy *p = NULL;
+	_cleanup_close_ int dfd = -1;
+	char **names = NULL;
+	size_t n_names = 0;
+	int r = 0;
+
+	if (!dir || !ret)
+		return -EINVAL;
+	p = policy_new();
+	if (!p)
+		return -ENOMEM;
+
+	/* Root's directory, as every directory above it (trust.h). */
+	dfd = trust_open_dir(dir, error);
+	if (dfd < 0) {
+		if (dfd == -ENOENT) {
+			if (error) {
+				free(*error);
+				*error = NULL;
+			}
+			if (warn) {
+				_cleanup_free_ char *m = NULL;
+
+				if (asprintf(&m,
+					     "%s: policy directory does not exist; the broker "
+					     "allows nothing",
+					     dir) < 0)
+					return -ENOMEM;
+				warn(userdata, m);
+			}
+			*ret = TAKE_PTR(p);
+			return 0;
+		}
+		return dfd;
+	}
+
+	r = list_json_files(dfd, dir, &names, &n_names, error);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n_names; i++) {
+		_cleanup_free_ char *text = NULL;
+
+		r = read_policy_file(dir, names[i], &text, error);
+		if (r < 0)
+			break;
+		r = policy_load_string(p, names[i], text, warn, userdata, error);
+		if (r < 0)
+			break;
+	}
+	free_names(names, n_names);
+	if (r < 0)
+		return r;
+
+	*ret = TAKE_PTR(p);
+	return 0;
+}
