@@ -15,6 +15,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "common/error.h"
 #include "common/macro.h"
 #include "policy.h"
 
@@ -96,7 +97,6 @@ struct parse_ctx {
 	char **error;
 };
 
-_printf_(3, 4) int set_error(char **error, int r, const char *fmt, ...);
 /* A name taken from a file, shortened, with quotes escaped and control characters replaced. */
 const char *printable(char buf[static PRINTABLE_BUF], const char *s);
 /* "a, b, c or d" */

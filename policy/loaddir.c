@@ -18,20 +18,12 @@
 #include "policy.h"
 #include "trust.h"
 
-static void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
-static void policy_freep(struct policy **p)
-{
-	policy_free(*p);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct policy *, policy_free);
 
 static int read_policy_file(const char *dir, const char *name, char **ret, char **error)
 {
-	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0;
 	struct stat st;
@@ -41,11 +33,11 @@ static int read_policy_file(const char *dir, const char *name, char **ret, char 
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) < 0)
-		return set_error(error, negative_errno(), "%s: cannot stat: %s", name,
-				 strerror(errno));
+		return error_setf(error, negative_errno(), "%s: cannot stat: %s", name,
+				  strerror(errno));
 	if (st.st_size > POLICY_MAX_FILE_BYTES)
-		return set_error(error, -EFBIG, "%s: file is larger than %d bytes", name,
-				 POLICY_MAX_FILE_BYTES);
+		return error_setf(error, -EFBIG, "%s: file is larger than %d bytes", name,
+				  POLICY_MAX_FILE_BYTES);
 
 	/* The size may change under us: read at most one byte more than allowed. */
 	buf = malloc(POLICY_MAX_FILE_BYTES + 2);
@@ -57,19 +49,19 @@ static int read_policy_file(const char *dir, const char *name, char **ret, char 
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
-			return set_error(error, negative_errno(), "%s: cannot read: %s", name,
-					 strerror(errno));
+			return error_setf(error, negative_errno(), "%s: cannot read: %s", name,
+					  strerror(errno));
 		}
 		if (k == 0)
 			break;
 		len += (size_t)k;
 		if (len > POLICY_MAX_FILE_BYTES)
-			return set_error(error, -EFBIG, "%s: file is larger than %d bytes", name,
-					 POLICY_MAX_FILE_BYTES);
+			return error_setf(error, -EFBIG, "%s: file is larger than %d bytes", name,
+					  POLICY_MAX_FILE_BYTES);
 	}
 	if (memchr(buf, '\0', len))
-		return set_error(error, -EINVAL, "%s: not valid JSON: file contains a NUL byte",
-				 name);
+		return error_setf(error, -EINVAL, "%s: not valid JSON: file contains a NUL byte",
+				  name);
 	buf[len] = '\0';
 	*ret = TAKE_PTR(buf);
 	return 0;
@@ -98,12 +90,12 @@ static int list_json_files(int dfd, const char *dir, char ***ret, size_t *ret_n,
 
 	fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
-		return set_error(error, negative_errno(), "%s: cannot read: %s", dir,
-				 strerror(errno));
+		return error_setf(error, negative_errno(), "%s: cannot read: %s", dir,
+				  strerror(errno));
 	d = fdopendir(fd);
 	if (!d) {
-		int r = set_error(error, negative_errno(), "%s: cannot read: %s", dir,
-				  strerror(errno));
+		int r = error_setf(error, negative_errno(), "%s: cannot read: %s", dir,
+				   strerror(errno));
 
 		safe_close(fd);
 		return r;
@@ -113,8 +105,8 @@ static int list_json_files(int dfd, const char *dir, char ***ret, size_t *ret_n,
 		de = readdir(d);
 		if (!de) {
 			if (errno != 0) {
-				int r = set_error(error, negative_errno(), "%s: cannot read: %s",
-						  dir, strerror(errno));
+				int r = error_setf(error, negative_errno(), "%s: cannot read: %s",
+						   dir, strerror(errno));
 				free_names(names, n);
 				return r;
 			}
@@ -150,7 +142,7 @@ int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct
 		    char **error)
 {
 	_cleanup_(policy_freep) struct policy *p = NULL;
-	_cleanup_close_ int dfd = -1;
+	_cleanup_close_ int dfd = -EBADF;
 	char **names = NULL;
 	size_t n_names = 0;
 	int r = 0;

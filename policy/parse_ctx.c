@@ -13,24 +13,6 @@
 #include "common/macro.h"
 #include "internal.h"
 
-_printf_(3, 4) int set_error(char **error, int r, const char *fmt, ...)
-{
-	char *m;
-	va_list ap;
-	int k;
-
-	va_start(ap, fmt);
-	k = vasprintf(&m, fmt, ap);
-	va_end(ap);
-	if (k < 0)
-		return -ENOMEM;
-	if (error)
-		*error = m;
-	else
-		free(m);
-	return r;
-}
-
 /* A name taken from a file, shortened, with quotes escaped and control characters replaced. */
 const char *printable(char buf[static PRINTABLE_BUF], const char *s)
 {
@@ -79,8 +61,8 @@ _printf_(3, 4) int parse_fail(struct parse_ctx *c, const char *path, const char 
 	if (k < 0)
 		return -ENOMEM;
 	if (path && *path)
-		return set_error(c->error, -EINVAL, "%s: %s: %s", c->file, path, msg);
-	return set_error(c->error, -EINVAL, "%s: %s", c->file, msg);
+		return error_setf(c->error, -EINVAL, "%s: %s: %s", c->file, path, msg);
+	return error_setf(c->error, -EINVAL, "%s: %s", c->file, msg);
 }
 
 _printf_(3, 4) int parse_warn(struct parse_ctx *c, const char *path, const char *fmt, ...)

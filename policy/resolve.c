@@ -92,10 +92,7 @@ struct policy_grant *policy_grant_free(struct policy_grant *g)
 	return NULL;
 }
 
-static void policy_grant_freep(struct policy_grant **g)
-{
-	policy_grant_free(*g);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct policy_grant *, policy_grant_free);
 
 static int strv_append(char ***v, size_t *n, char *const *add, size_t n_add)
 {

@@ -15,11 +15,7 @@
 /* No object of the format has more than 5 keys; more is a mistake (and bounds the scan). */
 #define SCAN_MAX_KEYS 16
 
-static void json_tokener_freep(json_tokener **t)
-{
-	if (*t)
-		json_tokener_free(*t);
-}
+DEFINE_TRIVIAL_CLEANUP_FUNC(json_tokener *, json_tokener_free);
 
 static void offset_to_line(const char *s, size_t offset, size_t *line, size_t *column)
 {
