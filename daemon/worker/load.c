@@ -25,6 +25,7 @@
 #include "daemon/shared/caps.h"
 #include "common/macro.h"
 #include "inspect.h"
+#include "proto/method.h"
 #include "proto/proto.h"
 #include "handout.h"
 #include "identity.h"
@@ -1853,6 +1854,9 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 	libbpflog_reset();
 	libbpf_set_print(libbpflog_print);
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
+	if (k >= 0)
+		k = reply_limit_fds(
+			&r, &proto_methods[j.raw ? PROTO_METHOD_LOAD_INSNS : PROTO_METHOD_LOAD]);
 	/* A failure after the load started is on record too (with what it left undone). */
 	k = reply_fail(&r, k);
 	if (k >= 0)
