@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "libbpfbroker.h"
+#include "proto/method.h"
 #include "proto/proto.h"
 
 #define BPFBROKER_HIDDEN __attribute__((visibility("hidden")))
@@ -19,11 +20,15 @@ struct bpfbroker {
 };
 
 /*
- * Send method with params (taken, may be NULL) and no fds, and wait for the
- * reply: on success *ret holds it and *ret_result points to its "result"
- * object; an error reply goes to *err (see libbpfbroker.h).
+ * Send method with its params (the method table's typed struct of it,
+ * proto/method.h; borrowed) and fds, and wait for the reply: on success *ret
+ * holds it and *ret_result points to its "result" object; an error reply goes
+ * to *err (see libbpfbroker.h). Fds outside the method's fds_min..fds_max are
+ * refused before sending (-EINVAL), a reply with more than its reply_fds on
+ * receipt (-ETOOMANYREFS).
  */
-BPFBROKER_HIDDEN int bpfbroker_request(struct bpfbroker *b, const char *method, json_object *params,
+BPFBROKER_HIDDEN int bpfbroker_request(struct bpfbroker *b, enum proto_method_id method,
+				       const void *params, const int *fds, size_t n_fds,
 				       struct proto_msg *ret, json_object **ret_result,
 				       struct bpfbroker_error **err);
 

@@ -75,9 +75,9 @@ void bpfbroker_close(struct bpfbroker *b)
 	free(b);
 }
 
-/* Send one request and wait for its reply. */
+/* Send one request and wait for its reply, which may carry at most max_fds fds. */
 static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fds, size_t n_fds,
-		struct proto_msg *ret)
+		size_t max_fds, struct proto_msg *ret)
 {
 	struct proto_msg m = {};
 	int64_t got = -1;
@@ -94,7 +94,7 @@ static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fd
 			continue;
 		if (k < 0)
 			return negative_errno();
-		k = proto_recv(b->fd, PROTO_MAX_REPLY_BYTES, PROTO_MAX_REPLY_FDS, &m, NULL);
+		k = proto_recv(b->fd, PROTO_MAX_REPLY_BYTES, max_fds, &m, NULL);
 		if (k == -EAGAIN)
 			continue;
 		if (k == 0)
@@ -129,7 +129,7 @@ int bpfbroker_call_raw(struct bpfbroker *b, const char *request_json, const int 
 	if (k < 0)
 		return k;
 	(void)proto_get_int(req, "id", false, 0, INT64_MAX, &id, NULL);
-	k = call(b, req, id, fds, n_fds, &m);
+	k = call(b, req, id, fds, n_fds, PROTO_MAX_REPLY_FDS, &m);
 	json_object_put(req);
 	if (k == -EPROTO && id < 0)
 		k = -EPROTO;
@@ -770,30 +770,81 @@ static int opts_to_request(const struct bpfbroker_load_opts *theirs, struct prot
 	return setup_to_request(opts, req);
 }
 
-/* Send a load (or load_insns) with params (taken) and the one fd; the result on success. */
-static int load_call(struct bpfbroker *b, const char *method, json_object *params, int fd,
-		     struct bpfbroker_result **ret, struct bpfbroker_error **err)
+/*
+ * Send method with its params (the method table's typed struct, borrowed;
+ * NULL for a method that takes none) and fds, and wait for the reply. The
+ * table says what goes each way: the params are encoded by its encoder, a
+ * request with fewer than fds_min or more than fds_max fds is refused here
+ * (-EINVAL) rather than by the broker, and a reply with more fds than the
+ * method hands out (reply_fds) is refused (-ETOOMANYREFS, its fds closed),
+ * so no broker fills the caller's fd table. On success *ret holds the reply
+ * and *ret_result points to its "result" object.
+ */
+int bpfbroker_request(struct bpfbroker *b, enum proto_method_id method, const void *params,
+		      const int *fds, size_t n_fds, struct proto_msg *ret, json_object **ret_result,
+		      struct bpfbroker_error **err)
 {
-	struct proto_msg m = {};
-	json_object *msg;
-	int64_t id = b->next_id++;
+	const struct proto_method *m = &proto_methods[method];
+	struct proto_msg reply = {};
+	json_object *p = NULL, *msg, *result;
+	int64_t id;
 	int k;
 
-	if (!params)
+	if (n_fds < m->fds_min || n_fds > m->fds_max)
+		return -EINVAL;
+	/* A method that takes no params (policy) is sent without any. */
+	if (m->params_size && !(p = proto_method_encode(m, params)))
 		return -ENOMEM;
-	msg = proto_request_new(id, method, params);
+	id = b->next_id++;
+	msg = proto_request_new(id, m->name, p);
 	if (!msg)
 		return -ENOMEM;
-	k = call(b, msg, id, &fd, 1, &m);
+	k = call(b, msg, id, fds, n_fds, m->reply_fds, &reply);
 	json_object_put(msg);
 	if (k < 0)
 		return k;
-	k = error_from_reply(m.json, err);
+	k = error_from_reply(reply.json, err);
 	if (k < 0) {
-		m.json = NULL; /* taken by the error */
-		proto_msg_done(&m);
+		reply.json = NULL; /* taken by the error */
+		proto_msg_done(&reply);
 		return k;
 	}
+	if (!json_object_object_get_ex(reply.json, "result", &result) ||
+	    !json_object_is_type(result, json_type_object)) {
+		proto_msg_done(&reply);
+		return -EPROTO;
+	}
+	*ret = reply;
+	*ret_result = result;
+	return 0;
+}
+
+/* bpfbroker_request(), for a method whose answer is only that it succeeded. */
+static int request_done(struct bpfbroker *b, enum proto_method_id method, const void *params,
+			const int *fds, size_t n_fds, struct bpfbroker_error **err)
+{
+	struct proto_msg m = {};
+	json_object *result;
+	int k;
+
+	k = bpfbroker_request(b, method, params, fds, n_fds, &m, &result, err);
+	if (k < 0)
+		return k;
+	proto_msg_done(&m);
+	return 0;
+}
+
+/* Send a load (or load_insns) with its params and the one fd; the result on success. */
+static int load_call(struct bpfbroker *b, enum proto_method_id method, const void *params, int fd,
+		     struct bpfbroker_result **ret, struct bpfbroker_error **err)
+{
+	struct proto_msg m = {};
+	json_object *result;
+	int k;
+
+	k = bpfbroker_request(b, method, params, &fd, 1, &m, &result, err);
+	if (k < 0)
+		return k;
 	k = result_build(&m, ret);
 	proto_msg_done(&m);
 	return k;
@@ -803,17 +854,13 @@ int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_o
 		      struct bpfbroker_result **ret, struct bpfbroker_error **err)
 {
 	struct proto_load_request req;
-	json_object *params;
 	int k;
 
 	k = opts_to_request(opts, &req);
-	if (k < 0) {
-		proto_load_request_done(&req);
-		return k;
-	}
-	params = proto_load_request_encode(&req);
+	if (k >= 0)
+		k = load_call(b, PROTO_METHOD_LOAD, &req, fd, ret, err);
 	proto_load_request_done(&req);
-	return load_call(b, "load", params, fd, ret, err);
+	return k;
 }
 
 int bpfbroker_load_file(struct bpfbroker *b, const char *path,
@@ -890,7 +937,6 @@ int bpfbroker_load_insns_fd(struct bpfbroker *b, int fd, const struct bpfbroker_
 {
 	struct bpfbroker_insns_opts opts;
 	struct proto_insns_request req = {.insns_fd = 0};
-	json_object *params;
 	int k;
 
 	if (!theirs)
@@ -900,15 +946,14 @@ int bpfbroker_load_insns_fd(struct bpfbroker *b, int fd, const struct bpfbroker_
 		return k;
 	if (!opts.prog_type || !opts.license)
 		return -EINVAL;
-	/* Borrowed strings: encode copies them. */
+	/* Borrowed strings: the encoder copies them. */
 	req.type = (char *)opts.prog_type;
 	req.attach_type = (char *)opts.attach_type;
 	req.license = (char *)opts.license;
 	req.prog_name = (char *)opts.prog_name;
 	req.name = (char *)opts.name;
 	req.check_only = opts.check_only;
-	params = proto_insns_request_encode(&req);
-	return load_call(b, "load_insns", params, fd, ret, err);
+	return load_call(b, PROTO_METHOD_LOAD_INSNS, &req, fd, ret, err);
 }
 
 int bpfbroker_load_insns(struct bpfbroker *b, const void *insns, size_t insn_cnt,
@@ -926,49 +971,8 @@ int bpfbroker_load_insns(struct bpfbroker *b, const void *insns, size_t insn_cnt
 	return bpfbroker_load_insns_fd(b, fd, opts, ret, err);
 }
 
-/*
- * Send method with params (taken, may be NULL) and fds, and wait for the reply.
- * On success *ret holds the reply and *ret_result points to its "result" object.
- */
-static int request(struct bpfbroker *b, const char *method, json_object *params, const int *fds,
-		   size_t n_fds, struct proto_msg *ret, json_object **ret_result,
-		   struct bpfbroker_error **err)
-{
-	struct proto_msg m = {};
-	int64_t id = b->next_id++;
-	json_object *msg = proto_request_new(id, method, params), *result;
-	int k;
-
-	if (!msg)
-		return -ENOMEM;
-	k = call(b, msg, id, fds, n_fds, &m);
-	json_object_put(msg);
-	if (k < 0)
-		return k;
-	k = error_from_reply(m.json, err);
-	if (k < 0) {
-		m.json = NULL; /* taken by the error */
-		proto_msg_done(&m);
-		return k;
-	}
-	if (!json_object_object_get_ex(m.json, "result", &result) ||
-	    !json_object_is_type(result, json_type_object)) {
-		proto_msg_done(&m);
-		return -EPROTO;
-	}
-	*ret = m;
-	*ret_result = result;
-	return 0;
-}
-
-int bpfbroker_request(struct bpfbroker *b, const char *method, json_object *params,
-		      struct proto_msg *ret, json_object **ret_result, struct bpfbroker_error **err)
-{
-	return request(b, method, params, NULL, 0, ret, ret_result, err);
-}
-
-/* request(), for methods whose answer is the result as JSON text. */
-static int request_json(struct bpfbroker *b, const char *method, json_object *params,
+/* bpfbroker_request(), for methods whose answer is the result as JSON text. */
+static int request_json(struct bpfbroker *b, enum proto_method_id method, const void *params,
 			char **ret_json, struct bpfbroker_error **err)
 {
 	struct proto_msg m = {};
@@ -976,7 +980,7 @@ static int request_json(struct bpfbroker *b, const char *method, json_object *pa
 	char *text;
 	int k;
 
-	k = request(b, method, params, NULL, 0, &m, &result, err);
+	k = bpfbroker_request(b, method, params, NULL, 0, &m, &result, err);
 	if (k < 0)
 		return k;
 	text = strdup(json_object_to_json_string_ext(result, JSON_C_TO_STRING_PRETTY |
@@ -990,57 +994,7 @@ static int request_json(struct bpfbroker *b, const char *method, json_object *pa
 
 int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_error **err)
 {
-	return request_json(b, "policy", NULL, ret_json, err);
-}
-
-/* Add key: value to o; value is taken, and NULL (allocation failed) gives -ENOMEM. */
-static int add(json_object *o, const char *key, json_object *value)
-{
-	if (!value)
-		return -ENOMEM;
-	if (json_object_object_add(o, key, value) < 0) {
-		json_object_put(value);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int add_str(json_object *o, const char *key, const char *value)
-{
-	return add(o, key, json_object_new_string(value));
-}
-
-/* {"object": REF} */
-static json_object *object_params(const char *object)
-{
-	json_object *p = json_object_new_object();
-
-	if (p && add_str(p, "object", object) < 0) {
-		json_object_put(p);
-		return NULL;
-	}
-	return p;
-}
-
-/* The params of one list page: opts, and where it starts (NULL: the first page). */
-static json_object *list_params(const struct bpfbroker_list_opts *opts, const char *cursor)
-{
-	json_object *p = json_object_new_object();
-	int k = p ? 0 : -ENOMEM;
-
-	if (k >= 0 && opts->all)
-		k = add(p, "all", json_object_new_boolean(true));
-	if (k >= 0 && opts->user)
-		k = add_str(p, "user", opts->user);
-	if (k >= 0 && opts->shared)
-		k = add(p, "shared", json_object_new_boolean(true));
-	if (k >= 0 && cursor)
-		k = add_str(p, "cursor", cursor);
-	if (k < 0) {
-		json_object_put(p);
-		return NULL;
-	}
-	return p;
+	return request_json(b, PROTO_METHOD_POLICY, NULL, ret_json, err);
 }
 
 /*
@@ -1063,15 +1017,17 @@ int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs
 			return k;
 	}
 	for (;;) {
-		json_object *p = list_params(&opts, cursor), *result, *objects, *next;
+		/* Borrowed strings: the encoder copies them. */
+		struct proto_list_params p = {.cursor = cursor,
+					      .all = opts.all,
+					      .shared = opts.shared,
+					      .user = (char *)opts.user,
+					      .limit = PROTO_MAX_LIST_LIMIT};
+		json_object *result, *objects, *next;
 		struct proto_msg m = {};
 		const char *n;
 
-		if (!p) {
-			k = -ENOMEM;
-			break;
-		}
-		k = request(b, "list", p, NULL, 0, &m, &result, err);
+		k = bpfbroker_request(b, PROTO_METHOD_LIST, &p, NULL, 0, &m, &result, err);
 		if (k < 0)
 			break;
 		if (!json_object_object_get_ex(result, "objects", &objects) ||
@@ -1125,76 +1081,48 @@ int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs
 	return 0;
 }
 
+/* {"object": REF}: show, unload, fds. Borrowed: the encoder copies it. */
+#define OBJECT_PARAMS(ref) (&(struct proto_object_params){.object = (char *)(ref)})
+
 int bpfbroker_show(struct bpfbroker *b, const char *object, char **ret_json,
 		   struct bpfbroker_error **err)
 {
-	json_object *p;
-
 	if (!object)
 		return -EINVAL;
-	p = object_params(object);
-	if (!p)
-		return -ENOMEM;
-	return request_json(b, "show", p, ret_json, err);
+	return request_json(b, PROTO_METHOD_SHOW, OBJECT_PARAMS(object), ret_json, err);
 }
 
 int bpfbroker_unload(struct bpfbroker *b, const char *object, struct bpfbroker_error **err)
 {
-	struct proto_msg m = {};
-	json_object *p, *result;
-	int k;
-
 	if (!object)
 		return -EINVAL;
-	p = object_params(object);
-	if (!p)
-		return -ENOMEM;
-	k = request(b, "unload", p, NULL, 0, &m, &result, err);
-	if (k < 0)
-		return k;
-	proto_msg_done(&m);
-	return 0;
+	return request_done(b, PROTO_METHOD_UNLOAD, OBJECT_PARAMS(object), NULL, 0, err);
 }
 
 int bpfbroker_map_insert(struct bpfbroker *b, const char *object, const char *map, const void *key,
 			 size_t key_size, int map_fd, struct bpfbroker_error **err)
 {
-	_cleanup_free_ char *hex = NULL;
-	struct proto_msg m = {};
-	json_object *p, *result;
-	int k;
+	struct proto_map_insert_params p = {.object = (char *)object,
+					    .map = (char *)map,
+					    .key = {.data = (uint8_t *)key, .size = key_size},
+					    .fd = 0};
 
 	if (!object || !map || !key || key_size == 0 || map_fd < 0)
 		return -EINVAL;
-	hex = hex_encode(key, key_size);
-	p = object_params(object);
-	if (!hex || !p) {
-		json_object_put(p);
-		return -ENOMEM;
-	}
-	json_object_object_add(p, "map", json_object_new_string(map));
-	json_object_object_add(p, "key", json_object_new_string(hex));
-	json_object_object_add(p, "fd", json_object_new_int(0));
-	k = request(b, "map_insert", p, &map_fd, 1, &m, &result, err);
-	if (k < 0)
-		return k;
-	proto_msg_done(&m);
-	return 0;
+	return request_done(b, PROTO_METHOD_MAP_INSERT, &p, &map_fd, 1, err);
 }
 
 int bpfbroker_fds(struct bpfbroker *b, const char *object, struct bpfbroker_result **ret,
 		  struct bpfbroker_error **err)
 {
 	struct proto_msg m = {};
-	json_object *p, *result;
+	json_object *result;
 	int k;
 
 	if (!object)
 		return -EINVAL;
-	p = object_params(object);
-	if (!p)
-		return -ENOMEM;
-	k = request(b, "fds", p, NULL, 0, &m, &result, err);
+	k = bpfbroker_request(b, PROTO_METHOD_FDS, OBJECT_PARAMS(object), NULL, 0, &m, &result,
+			      err);
 	if (k < 0)
 		return k;
 	k = result_build(&m, ret);
@@ -1202,49 +1130,28 @@ int bpfbroker_fds(struct bpfbroker *b, const char *object, struct bpfbroker_resu
 	return k;
 }
 
-/* {"object": object, "program": program} */
-static json_object *program_params(const char *object, const char *program)
+/*
+ * The target, borrowing o's strings; its fds are sent in this order: cgroup:
+ * the directory; uprobe: binary, pidfd.
+ */
+static struct proto_link_target attach_target(const struct bpfbroker_attach_opts *o, bool cgroup,
+					      bool uprobe)
 {
-	json_object *p = object_params(object);
+	struct proto_link_target t = {.type = (char *)o->target_type,
+				      .fd = cgroup || uprobe ? 0 : -1,
+				      .attach_type = (char *)o->attach_type,
+				      .name = (char *)o->name,
+				      .pidfd = -1,
+				      .offset = -1};
 
-	if (p && add_str(p, "program", program) < 0) {
-		json_object_put(p);
-		return NULL;
-	}
-	return p;
-}
-
-/* The target; fds are sent in this order: cgroup: the directory; uprobe: binary, pidfd. */
-static json_object *attach_target(const struct bpfbroker_attach_opts *o, bool cgroup, bool uprobe)
-{
-	json_object *t = json_object_new_object();
-	int k;
-
-	if (!t)
-		return NULL;
-	k = add_str(t, "type", o->target_type);
-	if (k >= 0 && (cgroup || uprobe))
-		k = add(t, "fd", json_object_new_int(0));
-	if (k >= 0 && o->attach_type)
-		k = add_str(t, "attach_type", o->attach_type);
-	if (k >= 0 && o->name)
-		k = add_str(t, "name", o->name);
 	if (uprobe) {
-		if (k >= 0)
-			k = add(t, "pidfd", json_object_new_int(1));
-		if (k >= 0 && (!o->name || o->uprobe_offset))
-			k = add(t, "offset", json_object_new_int64((int64_t)o->uprobe_offset));
-		if (k >= 0 && o->retprobe)
-			k = add(t, "retprobe", json_object_new_boolean(true));
-		if (k >= 0 && o->semaphore)
-			k = add_str(t, "semaphore", o->semaphore);
-		if (k >= 0 && o->semaphore_offset)
-			k = add(t, "semaphore_offset",
-				json_object_new_int64((int64_t)o->semaphore_offset));
-	}
-	if (k < 0) {
-		json_object_put(t);
-		return NULL;
+		t.pidfd = 1;
+		/* A probe at a file offset (no name) sends it even when it is 0. */
+		if (!o->name || o->uprobe_offset)
+			t.offset = (int64_t)o->uprobe_offset;
+		t.retprobe = o->retprobe;
+		t.semaphore = (char *)o->semaphore;
+		t.semaphore_offset = (int64_t)o->semaphore_offset;
 	}
 	return t;
 }
@@ -1253,8 +1160,9 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 		     uint32_t *ret_link_id, int *ret_link_fd, struct bpfbroker_error **err)
 {
 	struct bpfbroker_attach_opts o;
+	struct proto_attach_params p;
 	struct proto_msg m = {};
-	json_object *p, *result, *link;
+	json_object *result, *link;
 	bool cgroup, uprobe;
 	int fds[2];
 	size_t n_fds = 0;
@@ -1281,17 +1189,12 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 		fds[n_fds++] = o.binary_fd;
 		fds[n_fds++] = o.pidfd;
 	}
-	p = program_params(o.object, o.program);
-	if (!p)
-		return -ENOMEM;
-	k = add(p, "pin", json_object_new_boolean(o.pin));
-	if (k >= 0)
-		k = add(p, "target", attach_target(&o, cgroup, uprobe));
-	if (k < 0) {
-		json_object_put(p);
-		return k;
-	}
-	k = request(b, "attach", p, n_fds ? fds : NULL, n_fds, &m, &result, err);
+	p = (struct proto_attach_params){.program = (char *)o.program,
+					 .pin = o.pin,
+					 .target = attach_target(&o, cgroup, uprobe),
+					 .object = (char *)o.object};
+	k = bpfbroker_request(b, PROTO_METHOD_ATTACH, &p, n_fds ? fds : NULL, n_fds, &m, &result,
+			      err);
 	if (k < 0)
 		return k;
 	if (!json_object_object_get_ex(result, "link", &link) ||
@@ -1320,22 +1223,17 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 int bpfbroker_detach(struct bpfbroker *b, const char *object, const char *program, uint32_t link_id,
 		     uint32_t **ret_ids, size_t *ret_n, struct bpfbroker_error **err)
 {
+	struct proto_detach_params p = {
+		.object = (char *)object, .program = (char *)program, .link = link_id};
 	struct proto_msg m = {};
-	json_object *p, *result, *a;
+	json_object *result, *a;
 	uint32_t *ids;
 	size_t n;
 	int k;
 
 	if (!object || !program)
 		return -EINVAL;
-	p = program_params(object, program);
-	if (!p)
-		return -ENOMEM;
-	if (link_id && add(p, "link", json_object_new_int64(link_id)) < 0) {
-		json_object_put(p);
-		return -ENOMEM;
-	}
-	k = request(b, "detach", p, NULL, 0, &m, &result, err);
+	k = bpfbroker_request(b, PROTO_METHOD_DETACH, &p, NULL, 0, &m, &result, err);
 	if (k < 0)
 		return k;
 	if (!json_object_object_get_ex(result, "detached", &a) ||
@@ -1370,20 +1268,14 @@ int bpfbroker_detach(struct bpfbroker *b, const char *object, const char *progra
 	return 0;
 }
 
-static int add_hex(json_object *o, const char *key, const void *buf, size_t size)
-{
-	_cleanup_free_ char *hex = hex_encode(buf, size);
-
-	return hex ? add_str(o, key, hex) : -ENOMEM;
-}
-
 int bpfbroker_test_run(struct bpfbroker *b, const struct bpfbroker_test_run_opts *theirs,
 		       struct bpfbroker_test_run_result **ret, struct bpfbroker_error **err)
 {
 	struct bpfbroker_test_run_opts o;
 	struct bpfbroker_test_run_result *r;
+	struct proto_test_run_params p;
 	struct proto_msg m = {};
-	json_object *p, *result;
+	json_object *result;
 	const char *hex;
 	uint8_t *out = NULL;
 	size_t out_size = 0;
@@ -1400,19 +1292,16 @@ int bpfbroker_test_run(struct bpfbroker *b, const struct bpfbroker_test_run_opts
 	if (o.data_in_size > BPFBROKER_TEST_RUN_MAX_DATA ||
 	    o.ctx_in_size > BPFBROKER_TEST_RUN_MAX_CTX)
 		return -E2BIG;
-	p = program_params(o.object, o.program);
-	if (!p)
-		return -ENOMEM;
-	k = add_hex(p, "data_in", o.data_in, o.data_in_size);
-	if (k >= 0 && o.ctx_in_size)
-		k = add_hex(p, "ctx_in", o.ctx_in, o.ctx_in_size);
-	if (k >= 0 && o.repeat)
-		k = add(p, "repeat", json_object_new_int64(o.repeat));
-	if (k < 0) {
-		json_object_put(p);
-		return k;
-	}
-	k = request(b, "test_run", p, NULL, 0, &m, &result, err);
+	/* Borrowed; data_in is sent even when empty (as ""), ctx_in only when given. */
+	p = (struct proto_test_run_params){
+		.object = (char *)o.object,
+		.program = (char *)o.program,
+		.data_in = {.data = (uint8_t *)(o.data_in_size ? o.data_in : ""),
+			    .size = o.data_in_size},
+		.ctx_in = {.data = o.ctx_in_size ? (uint8_t *)o.ctx_in : NULL,
+			   .size = o.ctx_in_size},
+		.repeat = o.repeat};
+	k = bpfbroker_request(b, PROTO_METHOD_TEST_RUN, &p, NULL, 0, &m, &result, err);
 	if (k < 0)
 		return k;
 	hex = get_str(result, "data_out") ?: "";

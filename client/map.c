@@ -97,15 +97,14 @@ static struct bpfbroker_map_handle *handle_new(struct bpfbroker *b, const char *
 	return h;
 }
 
-/* {"object", "map", "op"} for a proxied request; NULL on -ENOMEM. */
-static json_object *map_params(const char *object, const char *map, enum proto_map_op op)
+/* A proxied request of op on a map, borrowing the names (the encoder copies them). */
+static struct proto_map_request map_request(const char *object, const char *map,
+					    enum proto_map_op op)
 {
-	struct proto_map_request req = {.object = (char *)object,
-					.map = (char *)map,
-					.op = op,
-					.count = PROTO_MAP_DEFAULT_DUMP_ENTRIES};
-
-	return proto_map_request_encode(&req);
+	return (struct proto_map_request){.object = (char *)object,
+					  .map = (char *)map,
+					  .op = op,
+					  .count = PROTO_MAP_DEFAULT_DUMP_ENTRIES};
 }
 
 /* Hex field key of o into out, which must be exactly size bytes; -EPROTO otherwise. */
@@ -135,15 +134,14 @@ static int open_proxied(struct bpfbroker *b, const char *object, const char *map
 			struct bpfbroker_map_handle **ret, struct bpfbroker_error **err)
 {
 	struct bpfbroker_map_handle *h;
+	struct proto_map_request req = map_request(object, map, PROTO_MAP_INFO);
 	struct proto_msg m = {};
-	json_object *p = map_params(object, map, PROTO_MAP_INFO), *result;
+	json_object *result;
 	const char *type = NULL, *access = NULL;
 	int64_t key_size, value_size, max_entries, value_bytes, n_cpus, kid, vid;
 	int k;
 
-	if (!p)
-		return -ENOMEM;
-	k = bpfbroker_request(b, "map", p, &m, &result, err);
+	k = bpfbroker_request(b, PROTO_METHOD_MAP, &req, NULL, 0, &m, &result, err);
 	if (k < 0)
 		return k;
 	(void)proto_get_string(result, "type", true, &type, NULL);
@@ -267,26 +265,22 @@ const struct bpfbroker_map_info *bpfbroker_map_handle_info(const struct bpfbroke
 	return h ? &h->info : NULL;
 }
 
-/* A proxied op: params (taken) sent, the result in *m / *ret_result. */
-static int proxy(struct bpfbroker_map_handle *h, json_object *p, struct proto_msg *m,
-		 json_object **ret_result, struct bpfbroker_error **err)
+/* A proxied op: req sent, the result in *m / *ret_result. */
+static int proxy(struct bpfbroker_map_handle *h, const struct proto_map_request *req,
+		 struct proto_msg *m, json_object **ret_result, struct bpfbroker_error **err)
 {
-	if (!p)
-		return -ENOMEM;
-	return bpfbroker_request(h->b, "map", p, m, ret_result, err);
+	return bpfbroker_request(h->b, PROTO_METHOD_MAP, req, NULL, 0, m, ret_result, err);
 }
 
-/* Params of op with the key (if any). */
-static json_object *key_params(struct bpfbroker_map_handle *h, enum proto_map_op op,
-			       const char *key_name, const void *key)
+/* A request of op on h's map with the key (NULL: none; a dump's cursor), borrowed. */
+static struct proto_map_request key_request(struct bpfbroker_map_handle *h, enum proto_map_op op,
+					    const void *key)
 {
-	json_object *p = map_params(h->object, h->name, op);
+	struct proto_map_request req = map_request(h->object, h->name, op);
 
-	if (p && key && proto_json_add_hex(p, key_name, key, h->info.key_size) < 0) {
-		json_object_put(p);
-		return NULL;
-	}
-	return p;
+	req.key = (uint8_t *)key;
+	req.key_size = key ? h->info.key_size : 0;
+	return req;
 }
 
 static bool get_bool(json_object *o, const char *key)
@@ -300,6 +294,7 @@ static bool get_bool(json_object *o, const char *key)
 int bpfbroker_map_lookup_elem(struct bpfbroker_map_handle *h, const void *key, void *value,
 			      struct bpfbroker_error **err)
 {
+	struct proto_map_request req;
 	struct proto_msg m = {};
 	json_object *result;
 	int k;
@@ -308,7 +303,8 @@ int bpfbroker_map_lookup_elem(struct bpfbroker_map_handle *h, const void *key, v
 		return -EINVAL;
 	if (!h->info.proxied)
 		return bpf_map_lookup_elem(h->info.fd, key, value) < 0 ? negative_errno() : 0;
-	k = proxy(h, key_params(h, PROTO_MAP_LOOKUP, "key", key), &m, &result, err);
+	req = key_request(h, PROTO_MAP_LOOKUP, key);
+	k = proxy(h, &req, &m, &result, err);
 	if (k < 0)
 		return k;
 	k = !get_bool(result, "found") ? -ENOENT
@@ -320,8 +316,9 @@ int bpfbroker_map_lookup_elem(struct bpfbroker_map_handle *h, const void *key, v
 int bpfbroker_map_update_elem(struct bpfbroker_map_handle *h, const void *key, const void *value,
 			      uint64_t flags, struct bpfbroker_error **err)
 {
+	struct proto_map_request req;
 	struct proto_msg m = {};
-	json_object *p, *result;
+	json_object *result;
 	int k;
 
 	if (!h || !key || !value)
@@ -331,12 +328,11 @@ int bpfbroker_map_update_elem(struct bpfbroker_map_handle *h, const void *key, c
 									      : 0;
 	if (flags > PROTO_MAP_MAX_FLAGS)
 		return -EOPNOTSUPP;
-	p = key_params(h, PROTO_MAP_UPDATE, "key", key);
-	if (p && proto_json_add_hex(p, "value", value, h->info.value_bytes) < 0)
-		p = (json_object_put(p), NULL);
-	if (p && flags && json_object_object_add(p, "flags", json_object_new_int((int)flags)) < 0)
-		p = (json_object_put(p), NULL);
-	k = proxy(h, p, &m, &result, err);
+	req = key_request(h, PROTO_MAP_UPDATE, key);
+	req.value = (uint8_t *)value;
+	req.value_size = h->info.value_bytes;
+	req.flags = (uint32_t)flags;
+	k = proxy(h, &req, &m, &result, err);
 	if (k < 0)
 		return k;
 	proto_msg_done(&m);
@@ -346,6 +342,7 @@ int bpfbroker_map_update_elem(struct bpfbroker_map_handle *h, const void *key, c
 int bpfbroker_map_delete_elem(struct bpfbroker_map_handle *h, const void *key,
 			      struct bpfbroker_error **err)
 {
+	struct proto_map_request req;
 	struct proto_msg m = {};
 	json_object *result;
 	int k;
@@ -354,7 +351,8 @@ int bpfbroker_map_delete_elem(struct bpfbroker_map_handle *h, const void *key,
 		return -EINVAL;
 	if (!h->info.proxied && !h->info.writes_proxied)
 		return bpf_map_delete_elem(h->info.fd, key) < 0 ? negative_errno() : 0;
-	k = proxy(h, key_params(h, PROTO_MAP_DELETE, "key", key), &m, &result, err);
+	req = key_request(h, PROTO_MAP_DELETE, key);
+	k = proxy(h, &req, &m, &result, err);
 	if (k < 0)
 		return k;
 	k = get_bool(result, "deleted") ? 0 : -ENOENT;
@@ -365,6 +363,7 @@ int bpfbroker_map_delete_elem(struct bpfbroker_map_handle *h, const void *key,
 int bpfbroker_map_get_next_key(struct bpfbroker_map_handle *h, const void *key, void *next_key,
 			       struct bpfbroker_error **err)
 {
+	struct proto_map_request req;
 	struct proto_msg m = {};
 	json_object *result, *v;
 	int k;
@@ -373,7 +372,8 @@ int bpfbroker_map_get_next_key(struct bpfbroker_map_handle *h, const void *key, 
 		return -EINVAL;
 	if (!h->info.proxied)
 		return bpf_map_get_next_key(h->info.fd, key, next_key) < 0 ? negative_errno() : 0;
-	k = proxy(h, key_params(h, PROTO_MAP_NEXT_KEY, "key", key), &m, &result, err);
+	req = key_request(h, PROTO_MAP_NEXT_KEY, key);
+	k = proxy(h, &req, &m, &result, err);
 	if (k < 0)
 		return k;
 	if (!json_object_object_get_ex(result, "next_key", &v))
@@ -431,17 +431,16 @@ static int dump_proxied(struct bpfbroker_map_handle *h, const void *cursor, uint
 			bool *ret_done, struct bpfbroker_error **err)
 {
 	size_t ks = h->info.key_size, vs = h->info.value_bytes, n;
+	struct proto_map_request req = key_request(h, PROTO_MAP_DUMP, cursor);
 	struct proto_msg m = {};
-	json_object *p, *result, *entries;
+	json_object *result, *entries;
 	bool done;
 	int k;
 
-	p = key_params(h, PROTO_MAP_DUMP, "cursor", cursor);
 	if (max > PROTO_MAP_MAX_DUMP_ENTRIES)
 		max = PROTO_MAP_MAX_DUMP_ENTRIES;
-	if (p && json_object_object_add(p, "count", json_object_new_int((int)max)) < 0)
-		p = (json_object_put(p), NULL);
-	k = proxy(h, p, &m, &result, err);
+	req.count = max;
+	k = proxy(h, &req, &m, &result, err);
 	if (k < 0)
 		return k;
 	done = get_bool(result, "done");
@@ -511,6 +510,7 @@ static int btf_read(int fd, void **ret_data, size_t *ret_size)
 int bpfbroker_map_btf(struct bpfbroker_map_handle *h, void **ret_data, size_t *ret_size,
 		      struct bpfbroker_error **err)
 {
+	struct proto_map_request req;
 	struct proto_msg m = {};
 	json_object *result;
 	const char *hex = NULL;
@@ -522,7 +522,8 @@ int bpfbroker_map_btf(struct bpfbroker_map_handle *h, void **ret_data, size_t *r
 		return -EINVAL;
 	if (!h->info.proxied)
 		return h->btf_fd < 0 ? -ENOENT : btf_read(h->btf_fd, ret_data, ret_size);
-	k = proxy(h, map_params(h->object, h->name, PROTO_MAP_BTF), &m, &result, err);
+	req = map_request(h->object, h->name, PROTO_MAP_BTF);
+	k = proxy(h, &req, &m, &result, err);
 	if (k < 0)
 		return k;
 	if (proto_get_string(result, "btf", true, &hex, NULL) < 0 || !hex[0] ||

@@ -15,6 +15,7 @@
 
 #include "common/macro.h"
 #include "daemon/shared/caps.h"
+#include "proto/method.h"
 #include "denial.h"
 #include "inspect.h"
 #include "insns.h"
@@ -347,6 +348,9 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 	libbpflog_reset();
 	libbpf_set_print(libbpflog_print);
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
+	if (k >= 0)
+		k = reply_limit_fds(
+			&r, &proto_methods[j.raw ? PROTO_METHOD_LOAD_INSNS : PROTO_METHOD_LOAD]);
 	/* A failure after the load started is on record too (with what it left undone). */
 	k = reply_fail(&r, k);
 	if (k >= 0)

@@ -186,6 +186,8 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 		k = call_decode(&c, m, &r);
 	if (k > 0)
 		k = handlers[m->id](&c, &r);
+	if (k >= 0 && m)
+		k = reply_limit_fds(&r, m);
 	/* A handler failing after it changed something (unload's commit, say) is on record too. */
 	k = reply_fail(&r, k);
 	if (k >= 0 && m)

@@ -94,6 +94,16 @@ int reply_add_fd_dup(struct reply *r, int fd)
 	return reply_add_fd(r, dup);
 }
 
+int reply_limit_fds(struct reply *r, const struct proto_method *m)
+{
+	if (r->n_fds <= m->reply_fds)
+		return 0;
+	return reply_error(
+		r, PROTO_E_INTERNAL, EPROTO,
+		"the broker made a %s reply with %zu fds, the method hands out at most %u", m->name,
+		r->n_fds, m->reply_fds);
+}
+
 int reply_fail(struct reply *r, int k)
 {
 	if (k >= 0)

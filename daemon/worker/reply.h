@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "common/macro.h"
+#include "proto/method.h"
 #include "proto/proto.h"
 
 struct reply {
@@ -43,6 +44,12 @@ int reply_result(struct reply *r, json_object *result);
 int reply_add_fd(struct reply *r, int fd);
 /* Add a CLOEXEC duplicate of fd (fd itself stays with the caller). */
 int reply_add_fd_dup(struct reply *r, int fd);
+/*
+ * Hold r to the fds method m hands out (its reply_fds in proto/method.h): a
+ * reply with more becomes an "internal" error, its fds closed, for the
+ * client's library would refuse it anyway. 0, or -ENOMEM.
+ */
+int reply_limit_fds(struct reply *r, const struct proto_method *m);
 
 /*
  * Hand the finished reply to the caller: body and a malloc'ed copy of the
