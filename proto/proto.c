@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "common/hex.h"
+#include "common/json.h"
 #include "common/macro.h"
 
 /* Close and free a message's fds that were not taken out. */
@@ -444,7 +445,8 @@ json_object *proto_reply_new(int64_t id, json_object *result)
 {
 	json_object *o = json_object_new_object();
 
-	if (!o || json_object_object_add(o, "result", result) < 0) {
+	/* result is taken, whatever fails. */
+	if (json_add(o, "result", result) < 0) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -455,16 +457,31 @@ json_object *proto_error_new(int64_t id, const char *code, int err, const char *
 {
 	json_object *o = json_object_new_object(), *e = json_object_new_object();
 
-	if (!o || !e) {
+	if (!o || !e || json_add(e, "code", json_object_new_string(code)) < 0 ||
+	    json_add(e, "errno", json_object_new_int(err < 0 ? -err : err)) < 0 ||
+	    json_add(e, "message", json_object_new_string(message ? message : code)) < 0 ||
+	    json_add(o, "error", TAKE_PTR(e)) < 0) {
 		json_object_put(o);
 		json_object_put(e);
 		return NULL;
 	}
-	json_object_object_add(e, "code", json_object_new_string(code));
-	json_object_object_add(e, "errno", json_object_new_int(err < 0 ? -err : err));
-	json_object_object_add(e, "message", json_object_new_string(message ? message : code));
-	json_object_object_add(o, "error", e);
 	return stamp(o, id);
+}
+
+/* The one table of the wire's error codes. */
+static const char *const error_codes[_PROTO_ERR_MAX] = {
+	[PROTO_ERR_INVALID] = PROTO_E_INVALID,	 [PROTO_ERR_VERSION] = PROTO_E_VERSION,
+	[PROTO_ERR_METHOD] = PROTO_E_METHOD,	 [PROTO_ERR_TOO_LARGE] = PROTO_E_TOO_LARGE,
+	[PROTO_ERR_FDS] = PROTO_E_FDS,		 [PROTO_ERR_DENIED] = PROTO_E_DENIED,
+	[PROTO_ERR_OBJECT] = PROTO_E_OBJECT,	 [PROTO_ERR_LOAD] = PROTO_E_LOAD,
+	[PROTO_ERR_TIMEOUT] = PROTO_E_TIMEOUT,	 [PROTO_ERR_BUSY] = PROTO_E_BUSY,
+	[PROTO_ERR_INTERNAL] = PROTO_E_INTERNAL, [PROTO_ERR_NOT_FOUND] = PROTO_E_NOT_FOUND,
+	[PROTO_ERR_EXISTS] = PROTO_E_EXISTS,	 [PROTO_ERR_QUOTA] = PROTO_E_QUOTA,
+};
+
+const char *proto_error_code(enum proto_error e)
+{
+	return e > 0 && e < _PROTO_ERR_MAX ? error_codes[e] : NULL;
 }
 
 /* ---- load ---- */

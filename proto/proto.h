@@ -35,7 +35,11 @@
  */
 #define PROTO_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
-/* Error codes in the "code" field of an error reply. */
+/*
+ * Error codes in the "code" field of an error reply, as clients compare them
+ * (PROTOCOL.md, "Error codes"). The daemon passes enum proto_error around
+ * instead and turns it into these with proto_error_code().
+ */
 #define PROTO_E_INVALID "invalid-request"
 #define PROTO_E_VERSION "unsupported-version"
 #define PROTO_E_METHOD "unknown-method"
@@ -50,6 +54,34 @@
 #define PROTO_E_NOT_FOUND "not-found"
 #define PROTO_E_EXISTS "exists"
 #define PROTO_E_QUOTA "quota"
+
+/*
+ * The errors a request is answered with, as the daemon's functions return
+ * them: positive, so that one return value says "failed" (< 0, an errno),
+ * "done" (0) or "answered with this error" (> 0; daemon/README.md,
+ * "Errors"). 0 is no error. proto_error_code() is the one table of their
+ * wire strings.
+ */
+enum proto_error {
+	PROTO_ERR_INVALID = 1, /* 0: none */
+	PROTO_ERR_VERSION,
+	PROTO_ERR_METHOD,
+	PROTO_ERR_TOO_LARGE,
+	PROTO_ERR_FDS,
+	PROTO_ERR_DENIED,
+	PROTO_ERR_OBJECT,
+	PROTO_ERR_LOAD,
+	PROTO_ERR_TIMEOUT,
+	PROTO_ERR_BUSY,
+	PROTO_ERR_INTERNAL,
+	PROTO_ERR_NOT_FOUND,
+	PROTO_ERR_EXISTS,
+	PROTO_ERR_QUOTA,
+	_PROTO_ERR_MAX,
+};
+
+/* The wire code ("invalid-request", ...) of e, or NULL if e is none of them. */
+const char *proto_error_code(enum proto_error e);
 
 struct proto_msg {
 	json_object *json;

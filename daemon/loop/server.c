@@ -15,6 +15,7 @@
 
 #include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
+#include "common/json.h"
 #include "common/macro.h"
 #include "peer_unit.h"
 #include "policy/verdict.h"
@@ -104,18 +105,22 @@ static int conn_send(struct conn *c, json_object *msg, const int *fds, size_t n_
 	return k;
 }
 
-/* Send an error reply; a connection that can't take it is dropped by the caller. */
-static int conn_send_error(struct conn *c, int64_t id, const char *code, int err,
+/*
+ * Send an error reply: code (> 0, "answered", as a worker's reply_error()
+ * returns it), or -errno when it could not be sent (the caller then drops
+ * the connection).
+ */
+static int conn_send_error(struct conn *c, int64_t id, enum proto_error code, int err,
 			   const char *message)
 {
-	json_object *e = proto_error_new(id, code, err, message);
+	json_object *e = proto_error_new(id, proto_error_code(code), err, message);
 	int k;
 
 	if (!e)
 		return -ENOMEM;
 	k = conn_send(c, e, NULL, 0);
 	json_object_put(e);
-	return k;
+	return k < 0 ? k : (int)code;
 }
 
 /*
@@ -123,11 +128,12 @@ static int conn_send_error(struct conn *c, int64_t id, const char *code, int err
  * workers' (daemon/worker/denial.h): the message ends with "(policy key KEY)", and
  * the error carries "reasons" and "denials".
  */
-static int conn_send_denial(struct conn *c, int64_t id, const char *code, int err, const char *key,
-			    const char *message)
+static int conn_send_denial(struct conn *c, int64_t id, enum proto_error code, int err,
+			    const char *key, const char *message)
 {
 	_cleanup_free_ char *text = verdict_reason_format(key, "%s", message);
-	json_object *e = text ? proto_error_new(id, code, err, text) : NULL, *error = NULL;
+	json_object *e = text ? proto_error_new(id, proto_error_code(code), err, text) : NULL,
+		    *error = NULL;
 	int k;
 
 	if (!e || !json_object_object_get_ex(e, "error", &error) ||
@@ -137,7 +143,7 @@ static int conn_send_denial(struct conn *c, int64_t id, const char *code, int er
 	}
 	k = conn_send(c, e, NULL, 0);
 	json_object_put(e);
-	return k;
+	return k < 0 ? k : (int)code;
 }
 
 static json_object *identity_json(const struct conn *c)
@@ -173,7 +179,7 @@ static int on_conn_idle(sd_event_source *s, uint64_t usec, void *userdata)
 
 	snprintf(buf, sizeof(buf), "no request for %llu s: the broker closes idle connections",
 		 (unsigned long long)(c->server->cfg.idle_timeout_usec / 1000000));
-	conn_send_error(c, 0, PROTO_E_TIMEOUT, ETIME, buf);
+	conn_send_error(c, 0, PROTO_ERR_TIMEOUT, ETIME, buf);
 	conn_free(c);
 	return 0;
 }
@@ -223,15 +229,15 @@ static void on_job_done(void *userdata, struct proto_raw *reply, int error)
 		snprintf(buf, sizeof(buf),
 			 "the request ran over the broker's limit of %llu s and was stopped",
 			 (unsigned long long)(c->server->cfg.job_timeout_usec / 1000000));
-		k = conn_send_error(c, c->job_id, PROTO_E_TIMEOUT, ETIME, buf);
+		k = conn_send_error(c, c->job_id, PROTO_ERR_TIMEOUT, ETIME, buf);
 	} else if (error == -ESHUTDOWN) {
-		k = conn_send_error(c, c->job_id, PROTO_E_BUSY, ESHUTDOWN,
+		k = conn_send_error(c, c->job_id, PROTO_ERR_BUSY, ESHUTDOWN,
 				    "the broker is shutting down; the request was not started");
 	} else if (error == -EMSGSIZE) {
-		k = conn_send_error(c, c->job_id, PROTO_E_TOO_LARGE, EMSGSIZE,
+		k = conn_send_error(c, c->job_id, PROTO_ERR_TOO_LARGE, EMSGSIZE,
 				    "the request could not be handed to a worker");
 	} else {
-		k = conn_send_error(c, c->job_id, PROTO_E_INTERNAL, -error,
+		k = conn_send_error(c, c->job_id, PROTO_ERR_INTERNAL, -error,
 				    "the broker's worker failed while handling the request");
 	}
 	if (k < 0 || c->server->draining) {
@@ -259,12 +265,20 @@ static int handle_hello(struct conn *c, int64_t id)
 	json_object *methods = json_object_new_array(), *reply;
 	int k;
 
-	json_object_array_add(versions, json_object_new_int(PROTO_VERSION));
-	for (size_t i = 0; i < ARRAY_SIZE(proto_methods); i++)
-		json_object_array_add(methods, json_object_new_string(proto_methods[i].name));
-	json_object_object_add(result, "versions", versions);
-	json_object_object_add(result, "methods", methods);
-	json_object_object_add(result, "identity", identity_json(c));
+	/* Both taken, whatever fails. */
+	k = json_add(result, "versions", versions);
+	if (json_add(result, "methods", methods) < 0)
+		k = -ENOMEM;
+	if (k >= 0)
+		k = json_append(versions, json_object_new_int(PROTO_VERSION));
+	for (size_t i = 0; k >= 0 && i < ARRAY_SIZE(proto_methods); i++)
+		k = json_append(methods, json_object_new_string(proto_methods[i].name));
+	if (k >= 0)
+		k = json_add(result, "identity", identity_json(c));
+	if (k < 0) {
+		json_object_put(result);
+		return k;
+	}
 	reply = proto_reply_new(id, result);
 	if (!reply)
 		return -ENOMEM;
@@ -284,10 +298,10 @@ static int conn_submit(struct conn *c, int64_t id, const struct worker_request *
 		snprintf(buf, sizeof(buf),
 			 "the request with your identity is over the %u bytes a worker takes",
 			 WORKER_MAX_JOB_BYTES);
-		return conn_send_error(c, id, PROTO_E_TOO_LARGE, EMSGSIZE, buf);
+		return conn_send_error(c, id, PROTO_ERR_TOO_LARGE, EMSGSIZE, buf);
 	}
 	if (k < 0)
-		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot queue the request");
+		return conn_send_error(c, id, PROTO_ERR_INTERNAL, -k, "cannot queue the request");
 	c->job_id = id;
 	conn_set_busy(c, true);
 	return 0;
@@ -376,7 +390,8 @@ static int conn_open_netns(struct conn *c)
 
 /*
  * max_loads_per_minute: loads and attaches count, across all of a user's
- * connections, before they cost a worker. 1 to go on, or an answered refusal.
+ * connections, before they cost a worker. 0 to go on, > 0 answered (the
+ * refusal's code), or -errno (the connection is dropped).
  */
 static int conn_rate_take(struct conn *c, int64_t id)
 {
@@ -391,7 +406,7 @@ static int conn_rate_take(struct conn *c, int64_t id)
 
 	k = policy_resolve(*c->server->cfg.policy, &ident, &g);
 	if (k < 0)
-		return conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot resolve the policy");
+		return conn_send_error(c, id, PROTO_ERR_INTERNAL, -k, "cannot resolve the policy");
 	/* Users no rule matches are refused by the worker; they still may not flood it. */
 	matched = g->matched;
 	max = matched ? g->limits.max_loads_per_minute : POLICY_DEFAULT_MAX_LOADS_PER_MINUTE;
@@ -413,14 +428,11 @@ static int conn_rate_take(struct conn *c, int64_t id)
 			 "in the last minute, your limit is %llu%s%s",
 			 (unsigned long long)count, (unsigned long long)max,
 			 matched ? "" : " (the default: no rule of the policy matches you)", note);
-		k = conn_send_denial(c, id, PROTO_E_QUOTA, EDQUOT, key, buf);
-		return k < 0 ? k : 0;
+		return conn_send_denial(c, id, PROTO_ERR_QUOTA, EDQUOT, key, buf);
 	}
-	if (k < 0) {
-		k = conn_send_error(c, id, PROTO_E_INTERNAL, -k, "cannot count your requests");
-		return k < 0 ? k : 0;
-	}
-	return 1;
+	if (k < 0)
+		return conn_send_error(c, id, PROTO_ERR_INTERNAL, -k, "cannot count your requests");
+	return 0;
 }
 
 /* A named-object method: {"identity", "method", "params"} to a worker. */
@@ -434,15 +446,15 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct proto_m
 
 		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes at most %u",
 			 msg->n_fds, m->name, m->fds_max);
-		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
+		return conn_send_error(c, id, PROTO_ERR_FDS, EBADF, buf);
 	}
 	if (params && !json_object_is_type(params, json_type_object))
-		return conn_send_error(c, id, PROTO_E_INVALID, EINVAL,
+		return conn_send_error(c, id, PROTO_ERR_INVALID, EINVAL,
 				       "\"params\" must be an object");
 	if (proto_method_when(m->rate_limited, params)) {
 		int k = conn_rate_take(c, id);
 
-		if (k <= 0)
+		if (k != 0)
 			return k;
 	}
 	job = job_new(c, id);
@@ -539,7 +551,7 @@ static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
 	if (k == -ENOMEM)
 		return k;
 	if (k < 0)
-		return conn_send_error(c, id, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k,
+		return conn_send_error(c, id, k == -EBADF ? PROTO_ERR_FDS : PROTO_ERR_INVALID, -k,
 				       error);
 	if (msg->n_fds < m->fds_min || msg->n_fds > m->fds_max) {
 		char buf[96];
@@ -547,11 +559,11 @@ static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
 		json_object_put(job_params);
 		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes exactly %u",
 			 msg->n_fds, m->name, m->fds_min);
-		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
+		return conn_send_error(c, id, PROTO_ERR_FDS, EBADF, buf);
 	}
 	if (proto_method_when(m->rate_limited, params)) {
 		k = conn_rate_take(c, id);
-		if (k <= 0) {
+		if (k != 0) {
 			json_object_put(job_params);
 			return k;
 		}
@@ -587,9 +599,9 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 
 	k = proto_request_check(msg->json, &id, &method, &params, &error);
 	if (k < 0)
-		return conn_send_error(c, id,
-				       k == -EPROTONOSUPPORT ? PROTO_E_VERSION : PROTO_E_INVALID,
-				       -k, error);
+		return conn_send_error(
+			c, id, k == -EPROTONOSUPPORT ? PROTO_ERR_VERSION : PROTO_ERR_INVALID, -k,
+			error);
 	/*
 	 * Refused request by request, not at accept: a client that sends its
 	 * request at once would see only ECONNRESET (closing a connection with
@@ -604,7 +616,7 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 			 c->n_groups_over, SERVER_MAX_GROUPS);
 		log_info("uid %u pid %d: refused, %zu supplementary groups", (unsigned)c->cred.uid,
 			 (int)c->cred.pid, c->n_groups_over);
-		return conn_send_error(c, id, PROTO_E_TOO_LARGE, E2BIG, buf);
+		return conn_send_error(c, id, PROTO_ERR_TOO_LARGE, E2BIG, buf);
 	}
 	m = proto_method_find(method);
 	if (m && m->checked_by_loop)
@@ -616,7 +628,7 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 
 		snprintf(buf, sizeof(buf), "the request carries %zu fds; %.16s takes none",
 			 msg->n_fds, method);
-		return conn_send_error(c, id, PROTO_E_FDS, EBADF, buf);
+		return conn_send_error(c, id, PROTO_ERR_FDS, EBADF, buf);
 	}
 	if (m && m->id == PROTO_METHOD_HELLO)
 		return handle_hello(c, id);
@@ -624,7 +636,7 @@ static int conn_dispatch(struct conn *c, struct proto_msg *msg)
 		char buf[128];
 
 		snprintf(buf, sizeof(buf), "unknown method \"%.64s\"", method);
-		return conn_send_error(c, id, PROTO_E_METHOD, EOPNOTSUPP, buf);
+		return conn_send_error(c, id, PROTO_ERR_METHOD, EOPNOTSUPP, buf);
 	}
 }
 
@@ -651,9 +663,9 @@ static int on_conn_io(sd_event_source *src, int fd, uint32_t revents, void *user
 	if (k < 0) {
 		/* Framing is per packet, so a bad one doesn't desynchronize the stream. */
 		k = conn_send_error(c, 0,
-				    k == -EMSGSIZE	 ? PROTO_E_TOO_LARGE
-				    : k == -ETOOMANYREFS ? PROTO_E_FDS
-							 : PROTO_E_INVALID,
+				    k == -EMSGSIZE	 ? PROTO_ERR_TOO_LARGE
+				    : k == -ETOOMANYREFS ? PROTO_ERR_FDS
+							 : PROTO_ERR_INVALID,
 				    -k, error ? error : strerror(-k));
 	} else {
 		k = conn_dispatch(c, &msg);
@@ -761,7 +773,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 		snprintf(buf, sizeof(buf),
 			 "too many connections (at most %u in total, %u per user)",
 			 s->cfg.max_connections, s->cfg.max_connections_per_uid);
-		conn_send_error(c, 0, PROTO_E_BUSY, EUSERS, buf);
+		conn_send_error(c, 0, PROTO_ERR_BUSY, EUSERS, buf);
 		conn_free(c);
 		return 0;
 	}

@@ -28,12 +28,12 @@ static int netns_enter_caller(struct call *c, struct reply *r, int *ret_saved)
 	int saved, k;
 
 	if (c->netns < 0)
-		return reply_error(r, PROTO_E_INTERNAL, ENOSYS,
+		return reply_error(r, PROTO_ERR_INTERNAL, ENOSYS,
 				   "the broker cannot tell your network namespace (it needs "
 				   "SO_PEERPIDFD, Linux 6.5, and your process alive)");
 	saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (saved < 0)
-		return reply_error(r, PROTO_E_INTERNAL, errno,
+		return reply_error(r, PROTO_ERR_INTERNAL, errno,
 				   "cannot open our network namespace: %m");
 	k = caps_set_effective(sys_admin, 1);
 	if (k >= 0 && setns(c->netns, CLONE_NEWNET) < 0)
@@ -41,12 +41,12 @@ static int netns_enter_caller(struct call *c, struct reply *r, int *ret_saved)
 	caps_clear_effective();
 	if (k < 0) {
 		safe_close(saved);
-		return reply_error(r, PROTO_E_INTERNAL, -k,
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
 				   "cannot enter your network namespace: %s%s", strerror(-k),
 				   k == -ESRCH ? " (your process is gone)" : "");
 	}
 	*ret_saved = saved;
-	return 1;
+	return 0;
 }
 
 static void netns_leave(int saved)
@@ -73,54 +73,55 @@ static int check_interface_grant(struct call *c, struct reply *r, const char *if
 	int own;
 
 	if (c->netns < 0)
-		return reply_error(r, PROTO_E_INTERNAL, ENOSYS,
+		return reply_error(r, PROTO_ERR_INTERNAL, ENOSYS,
 				   "the broker cannot tell your network namespace (it needs "
 				   "SO_PEERPIDFD, Linux 6.5, and your process alive)");
 	own = netns_owned_by(c->netns, c->ident.id.uid);
 	if (own < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -own,
+		return reply_error(r, PROTO_ERR_INTERNAL, -own,
 				   "cannot tell whose your network namespace is: %s",
 				   strerror(-own));
 	if (own ? policy_grant_attach_interface(c->grant, ifname)
 		: policy_grant_attach_host_interface(c->grant, ifname))
-		return 1;
+		return 0;
 	/* In a namespace not yours only host_interfaces grants, even what interfaces names. */
 	snprintf(key, sizeof(key), "attach.%sinterfaces: %.16s", own ? "" : "host_", ifname);
 	if (!own && policy_grant_attach_interface(c->grant, ifname))
 		return denial_reply(
-			r, PROTO_E_DENIED, EPERM, "object", NULL, key,
+			r, PROTO_ERR_DENIED, EPERM, "object", NULL, key,
 			"the network namespace you are in is not yours (no user namespace you own "
 			"owns it: it is the host's, or one root or another user made): your policy "
 			"grants interface \"%.16s\" only in network namespaces you own "
 			"(\"interfaces\"); in others only \"host_interfaces\" grants interfaces, "
 			"and it does not name this one",
 			ifname);
-	return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, key,
+	return denial_reply(r, PROTO_ERR_DENIED, EPERM, "object", NULL, key,
 			    "your policy does not allow attaching to interface \"%.16s\" in %s "
 			    "network namespace",
 			    ifname, own ? "your own" : "a (host's or another's)");
 }
 
 int attach_interface(struct call *c, struct reply *r, const struct attach_req *a, json_object *prog,
-		     int prog_fd, bool tc)
+		     int prog_fd, bool tc, int *ret_link_fd)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_NET_ADMIN};
-	int type = (int)meta_int(prog, "prog_type"), at, saved = -1, k;
+	int type = (int)meta_int(prog, "prog_type"), at, saved = -EBADF, k;
 	unsigned ifindex;
 
 	if (type != (tc ? BPF_PROG_TYPE_SCHED_CLS : BPF_PROG_TYPE_XDP))
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "program \"%s\" is not a%s program",
-				   a->program, tc ? " tc (sched_cls)" : "n xdp");
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
+				   "program \"%s\" is not a%s program", a->program,
+				   tc ? " tc (sched_cls)" : "n xdp");
 	if (!a->name)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "an interface target needs \"name\": the interface");
 	if (!policy_interface_name_is_valid(a->name, false))
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"%.64s\" is not an interface name (1 to 15 characters, none "
 				   "of '/', ':' or whitespace)",
 				   a->name);
 	k = check_interface_grant(c, r, a->name);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	if (tc) {
 		if (!a->attach_type || strcmp(a->attach_type, "ingress") == 0)
@@ -128,21 +129,21 @@ int attach_interface(struct call *c, struct reply *r, const struct attach_req *a
 		else if (strcmp(a->attach_type, "egress") == 0)
 			at = ATTACH_TCX_EGRESS;
 		else
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "tc attaches on \"ingress\" or \"egress\"");
 	} else {
 		if (a->attach_type)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "xdp targets take no attach_type");
 		at = BPF_XDP;
 	}
 	k = netns_enter_caller(c, r, &saved);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	ifindex = if_nametoindex(a->name);
 	if (ifindex == 0) {
 		netns_leave(saved);
-		return reply_error(r, PROTO_E_NOT_FOUND, ENODEV,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENODEV,
 				   "there is no interface %s in your network namespace", a->name);
 	}
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
@@ -154,9 +155,11 @@ int attach_interface(struct call *c, struct reply *r, const struct attach_req *a
 	caps_clear_effective();
 	netns_leave(saved);
 	if (k < 0)
-		return reply_error(
-			r, PROTO_E_LOAD, -k, "the kernel refused to attach \"%s\" to %s %s%s%s: %s",
-			a->program, tc ? "tc" : "xdp", a->name, tc ? " " : "",
-			tc ? (at == ATTACH_TCX_INGRESS ? "ingress" : "egress") : "", strerror(-k));
-	return k;
+		return reply_error(r, PROTO_ERR_LOAD, -k,
+				   "the kernel refused to attach \"%s\" to %s %s%s%s: %s",
+				   a->program, tc ? "tc" : "xdp", a->name, tc ? " " : "",
+				   tc ? (at == ATTACH_TCX_INGRESS ? "ingress" : "egress") : "",
+				   strerror(-k));
+	*ret_link_fd = k;
+	return 0;
 }

@@ -64,20 +64,20 @@ static int perf_tracepoint_open(uint64_t id)
 }
 
 int attach_raw_tracepoint(struct call *c, struct reply *r, const struct attach_req *a,
-			  json_object *prog, int prog_fd)
+			  json_object *prog, int prog_fd, int *ret_link_fd)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_PERFMON};
 	int type = (int)meta_int(prog, "prog_type"), k;
 
 	if (type != BPF_PROG_TYPE_RAW_TRACEPOINT && type != BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "program \"%s\" is not a raw_tracepoint program", a->program);
 	if (!a->name)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "a raw_tracepoint target needs \"name\"");
 	/* A name no policy could grant (policy_grant_attach_raw_tracepoint()): no key to name. */
 	if (!policy_raw_tracepoint_name_is_valid(a->name, false))
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"%.64s\" is not a raw tracepoint name (1 to 128 of "
 				   "[A-Za-z0-9_])",
 				   a->name);
@@ -86,7 +86,7 @@ int attach_raw_tracepoint(struct call *c, struct reply *r, const struct attach_r
 
 		snprintf(key, sizeof(key), "attach.raw_tracepoints: %s", a->name);
 		return denial_reply(
-			r, PROTO_E_DENIED, EPERM, "program", a->program, key,
+			r, PROTO_ERR_DENIED, EPERM, "program", a->program, key,
 			"your policy does not allow attaching to raw tracepoint \"%.64s\"",
 			a->name);
 	}
@@ -98,27 +98,28 @@ int attach_raw_tracepoint(struct call *c, struct reply *r, const struct attach_r
 		k = negative_errno();
 	caps_clear_effective();
 	if (k < 0)
-		return reply_error(r, PROTO_E_LOAD, -k,
+		return reply_error(r, PROTO_ERR_LOAD, -k,
 				   "the kernel refused to attach \"%s\" to raw tracepoint %s: %s",
 				   a->program, a->name, strerror(-k));
-	return k;
+	*ret_link_fd = k;
+	return 0;
 }
 
 int attach_tracepoint(struct call *c, struct reply *r, const struct attach_req *a,
-		      json_object *prog, int prog_fd)
+		      json_object *prog, int prog_fd, int *ret_link_fd)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_PERFMON};
 	int type = (int)meta_int(prog, "prog_type"), pfd, k;
 	uint64_t id = 0;
 
 	if (type != BPF_PROG_TYPE_TRACEPOINT)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "program \"%s\" is not a tracepoint program", a->program);
 	if (!a->name)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "a tracepoint target needs \"name\": \"CATEGORY:NAME\"");
 	if (!policy_tracepoint_name_is_valid(a->name, false))
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"%.64s\" is not a tracepoint name (\"CATEGORY:NAME\", 1 to "
 				   "128 of [A-Za-z0-9_] and the colon)",
 				   a->name);
@@ -126,13 +127,13 @@ int attach_tracepoint(struct call *c, struct reply *r, const struct attach_req *
 		char key[PROTO_MAX_NAME + 32];
 
 		snprintf(key, sizeof(key), "attach.tracepoints: %s", a->name);
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", a->program, key,
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", a->program, key,
 				    "your policy does not allow attaching to tracepoint \"%.64s\"",
 				    a->name);
 	}
 	k = tracepoint_id(a->name, &id);
 	if (k < 0)
-		return reply_error(r, PROTO_E_NOT_FOUND, -k,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, -k,
 				   "no tracepoint %s (is tracefs mounted at /sys/kernel/tracing?)",
 				   a->name);
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
@@ -149,8 +150,9 @@ int attach_tracepoint(struct call *c, struct reply *r, const struct attach_req *
 	}
 	caps_clear_effective();
 	if (k < 0)
-		return reply_error(r, PROTO_E_LOAD, -k,
+		return reply_error(r, PROTO_ERR_LOAD, -k,
 				   "the kernel refused to attach \"%s\" to tracepoint %s: %s",
 				   a->program, a->name, strerror(-k));
-	return k;
+	*ret_link_fd = k;
+	return 0;
 }

@@ -15,8 +15,8 @@
 /*
  * Make r the error code/err with that message. kind is "object", "program"
  * or "map" and name the program's or map's (NULL for the object); key the
- * policy key, or NULL when no policy can allow it. 0 or -ENOMEM, as
- * reply_error().
+ * policy key, or NULL when no policy can allow it. code (> 0: answered) or
+ * -ENOMEM, as reply_error().
  */
-_printf_(7, 8) int denial_reply(struct reply *r, const char *code, int err, const char *kind,
+_printf_(7, 8) int denial_reply(struct reply *r, enum proto_error code, int err, const char *kind,
 				const char *name, const char *key, const char *fmt, ...);

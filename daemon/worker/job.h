@@ -64,14 +64,14 @@ struct job {
 int job_map_index(const struct job *j, const char *name);
 /* Whether some grant in "maps" could give want for map i, whose type may cap it. */
 bool job_access_possible(const struct job *j, size_t i, enum map_access want);
-/* The loaded fd of desc.programs[i], or -1. */
+/* The loaded fd of desc.programs[i], or < 0 (none). */
 int job_prog_fd(const struct job *j, size_t i);
-/* The created fd of desc.maps[i], or -1 (not created: no loaded program needs it). */
+/* The created fd of desc.maps[i], or < 0 (not created: no loaded program needs it). */
 int job_map_fd(const struct job *j, size_t i);
 
 /*
- * The steps, in the order job_run() takes them. Each returns 1 to go on,
- * 0 when it answered the client (reply_error()), or -errno.
+ * The steps, in the order job_run() takes them. Each returns 0 to go on,
+ * > 0 when it answered the client (reply_error()), or -errno (reply.h).
  */
 /* loadobject.c */
 void object_release(uint8_t *object, size_t size, bool mapped);

@@ -58,27 +58,28 @@ static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply
 
 	if (identity_from_job(job, &j->ident) < 0 ||
 	    !json_object_object_get_ex(job, "params", &params))
-		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
+		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
 	j->id = j->ident.id;
 	j->raw = json_object_object_get_ex(job, "method", &method) &&
 		 strcmp(json_object_get_string(method), "load_insns") == 0;
 	if (!j->raw) {
 		k = proto_load_request_decode(params, n_fds, &j->req, &error);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INVALID, -k, "%s",
+			return reply_error(r, PROTO_ERR_INVALID, -k, "%s",
 					   error ? error : "invalid request");
-		return 1;
+		return 0;
 	}
 	k = proto_insns_request_decode(params, n_fds, &j->insns, &error);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INVALID, -k, "%s", error ? error : "invalid request");
+		return reply_error(r, PROTO_ERR_INVALID, -k, "%s",
+				   error ? error : "invalid request");
 	/* What the rest of the load reads from a request: the fd, the name, check_only. */
 	j->req.object_fd = j->insns.insns_fd;
 	j->req.name = TAKE_PTR(j->insns.name);
 	j->req.check_only = j->insns.check_only;
 	if (!j->insns.prog_name && !(j->insns.prog_name = strdup(PROTO_DEFAULT_PROG_NAME)))
 		return -ENOMEM;
-	return 1;
+	return 0;
 }
 
 int job_map_index(const struct job *j, const char *name)
@@ -106,10 +107,10 @@ int job_prog_fd(const struct job *j, size_t i)
 	return bpf_program__fd(j->handles.programs[i]);
 }
 
-/* The created fd of desc.maps[i], or -1 (not created: no loaded program needs it). */
+/* The created fd of desc.maps[i], or < 0 (not created: no loaded program needs it). */
 int job_map_fd(const struct job *j, size_t i)
 {
-	return j->raw ? -1 : bpf_map__fd(j->handles.maps[i]);
+	return j->raw ? -EBADF : bpf_map__fd(j->handles.maps[i]);
 }
 
 static volatile sig_atomic_t verifier_deadline_passed;
@@ -156,7 +157,7 @@ static int job_load(struct job *j, struct reply *r)
 
 	k = job_raise_caps(j);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot raise capabilities: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot raise capabilities: %s",
 				   strerror(-k));
 	k = verifier_timer_arm(j->cfg->verifier_timeout_usec);
 	if (k >= 0 && j->raw) {
@@ -171,14 +172,14 @@ static int job_load(struct job *j, struct reply *r)
 	caps_clear_effective();
 	if (k < 0 && verifier_deadline_passed)
 		return reply_error(
-			r, PROTO_E_TIMEOUT, ETIME,
+			r, PROTO_ERR_TIMEOUT, ETIME,
 			"the verifier ran over the broker's limit of %.3g s for one load "
 			"and was stopped",
 			(double)j->cfg->verifier_timeout_usec / 1e6);
 	if (k < 0)
 		return job_load_failed(j, r, k);
 	/* Raw instructions went to the kernel as inspected: nothing was relocated. */
-	return j->raw ? 1 : job_post_load_check(j, r);
+	return j->raw ? 0 : job_post_load_check(j, r);
 }
 
 static int job_open_and_inspect(struct job *j, struct reply *r)
@@ -187,16 +188,16 @@ static int job_open_and_inspect(struct job *j, struct reply *r)
 	int k;
 
 	k = job_open(j, r);
-	if (k > 0)
+	if (k == 0)
 		k = job_configure(j, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	k = inspect_object(j->obj, j->calls, j->object_size, &j->desc, &j->handles, &error);
 	if (k < 0)
-		return reply_error(r, PROTO_E_OBJECT, -k, "cannot inspect the object: %s",
+		return reply_error(r, PROTO_ERR_OBJECT, -k, "cannot inspect the object: %s",
 				   error ? error : strerror(-k));
 	setup_describe(&j->req, &j->desc);
-	return 1;
+	return 0;
 }
 
 /* load_insns: the blob is one program, described for the same decision as an object's. */
@@ -209,12 +210,12 @@ static int job_describe_insns(struct job *j, struct reply *r)
 	if (k == -ENOMEM)
 		return k;
 	if (k == -EPERM) /* maps and modules' symbols: no policy lets raw instructions use them */
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", j->insns.prog_name, NULL,
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", j->insns.prog_name, NULL,
 				    "%s", error ? error : strerror(-k));
 	if (k < 0)
-		return reply_error(r, k == -EINVAL ? PROTO_E_INVALID : PROTO_E_OBJECT, -k, "%s",
+		return reply_error(r, k == -EINVAL ? PROTO_ERR_INVALID : PROTO_ERR_OBJECT, -k, "%s",
 				   error ? error : strerror(-k));
-	return 1;
+	return 0;
 }
 
 static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, struct reply *r)
@@ -223,13 +224,13 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 	int k;
 
 	k = job_parse(j, jobmsg, n_fds, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	k = policy_resolve(j->policy, &j->id, &j->grant);
 	if (k < 0)
 		return k;
 	if (!j->grant->matched)
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, "match",
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "object", NULL, "match",
 				    "no policy rule matches uid %u; the broker allows you nothing",
 				    (unsigned)j->id.uid);
 	/* malloc, not calloc: pages the verifier never writes are never touched. */
@@ -238,10 +239,10 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		return -ENOMEM;
 	j->verifier_log[0] = '\0';
 	k = job_read_object(j, fds[j->req.object_fd], r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	k = j->raw ? job_describe_insns(j, r) : job_open_and_inspect(j, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	k = policy_decide(j->grant, &j->desc, &j->verdict);
 	if (k < 0)
@@ -254,23 +255,26 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 	if (j->req.check_only || !j->verdict.allowed) {
 		if (!j->verdict.allowed && !j->req.check_only) {
 			json_object *reasons = NULL, *denials = NULL;
+			int answered;
 
 			/* The first reason as the message; all of them, with their keys, beside it.
 			 */
 			json_object_object_get_ex(result, "reasons", &reasons);
 			json_object_object_get_ex(result, "denials", &denials);
-			k = reply_error(r, PROTO_E_DENIED, EPERM, "%s",
-					policy_verdict_first_reason(&j->verdict));
-			if (k < 0) {
+			answered = reply_error(r, PROTO_ERR_DENIED, EPERM, "%s",
+					       policy_verdict_first_reason(&j->verdict));
+			if (answered < 0) {
 				json_object_put(result);
 				json_object_put(progs);
 				json_object_put(maps);
-				return k;
+				return answered;
 			}
 			/* Both or neither: reasons without their keys would mislead. */
 			k = reply_error_add(r, "reasons", json_object_get(reasons));
 			if (k >= 0)
 				k = reply_error_add(r, "denials", json_object_get(denials));
+			if (k >= 0)
+				k = answered;
 			json_object_put(result);
 		} else {
 			k = reply_result(r, result);
@@ -292,34 +296,37 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		json_object_put(result);
 		/* Without a name it would need the type in program_types. */
 		snprintf(key, sizeof(key), "program_types: %s", type ?: "");
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", j->desc.programs[i].name,
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", j->desc.programs[i].name,
 				    key,
 				    "program \"%s\" has type %s, which your policy allows for test "
 				    "runs only: load it with a name, then test-run it",
 				    j->desc.programs[i].name, type);
 	}
 	k = job_check_quotas(j, r);
-	if (k > 0)
+	if (k == 0)
 		k = job_prepare_pins(j, r);
-	if (k > 0)
+	if (k == 0)
 		k = setup_create_inner_maps(&j->setup, j->obj, &j->req, r);
-	if (k > 0)
+	if (k == 0)
 		k = job_load(j, r);
 	/* The outer maps keep only the inner maps' shape: not recorded, not kept. */
 	setup_close_inner_maps(&j->setup);
-	if (k > 0)
+	if (k == 0)
 		k = job_read_info(j, r);
-	if (k > 0)
+	if (k == 0)
 		k = job_record(j, r);
-	if (k > 0)
+	if (k == 0)
 		k = job_freeze_maps(j, r);
-	if (k > 0)
+	if (k == 0)
 		k = job_hand_out(j, r, progs, maps);
-	if (k > 0 && j->req.name)
+	if (k == 0 && j->req.name)
 		k = job_commit_named(j, r, result);
 	json_object_put(progs);
 	json_object_put(maps);
-	if (k <= 0) {
+	/* Taken either way; refused if a step answered but said it went on (reply.h). */
+	if (k == 0)
+		k = reply_result(r, TAKE_PTR(result));
+	if (k != 0) {
 		/*
 		 * Refused or failed once loaded (the post-load check, freezing,
 		 * the hand-out, the commit): maps libbpf pinned by name for this
@@ -329,12 +336,6 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 		json_object_put(result);
 		return k;
 	}
-	r->body = json_object_new_object();
-	if (!r->body) {
-		json_object_put(result);
-		return -ENOMEM;
-	}
-	json_object_object_add(r->body, "result", result);
 	return 0;
 }
 
@@ -348,7 +349,7 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 	libbpflog_reset();
 	libbpf_set_print(libbpflog_print);
 	k = job_run(&j, jobmsg, fds, n_fds, &r);
-	if (k >= 0)
+	if (k == 0)
 		k = reply_limit_fds(
 			&r, &proto_methods[j.raw ? PROTO_METHOD_LOAD_INSNS : PROTO_METHOD_LOAD]);
 	/* A failure after the load started is on record too (with what it left undone). */

@@ -74,7 +74,8 @@ static bool job_kept_state(const struct job *j)
 /* One audit record per request, whatever happened (see audit.h). */
 void job_audit(struct job *j, struct reply *r)
 {
-	const char *code = reply_error_code(r), *reason = NULL;
+	enum proto_error code = reply_error_code(r);
+	const char *reason = NULL;
 	struct audit_record *a = &pending_audit.a;
 
 	*a = (struct audit_record){
@@ -112,9 +113,8 @@ void job_audit(struct job *j, struct reply *r)
 		if (j->req.check_only && j->have_verdict)
 			reason = policy_verdict_first_reason(&j->verdict);
 	} else {
-		a->decision = strcmp(code, PROTO_E_DENIED) == 0 || strcmp(code, PROTO_E_QUOTA) == 0
-				      ? "deny"
-				      : "error";
+		a->decision =
+			code == PROTO_ERR_DENIED || code == PROTO_ERR_QUOTA ? "deny" : "error";
 		reason = reply_error_message(r);
 	}
 	if (reason) {

@@ -39,7 +39,7 @@ int job_post_load_check(struct job *j, struct reply *r)
 		if (k == -ENOMEM)
 			return k;
 		if (k < 0)
-			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, NULL,
+			return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", name, NULL,
 					    "program \"%s\" after relocation: %s", name,
 					    error ? error : strerror(-k));
 		for (size_t h = 0; h < sum.n_helpers; h++) {
@@ -52,7 +52,7 @@ int job_post_load_check(struct job *j, struct reply *r)
 				 helper_class_to_string(
 					 policy_helper_class_needed(j->grant, type, id, NULL))
 					 ?: "unknown");
-			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name, key,
+			return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", name, key,
 					    "program \"%s\" calls %s after relocation (class "
 					    "%s), which your policy does not allow",
 					    name, helper_display_name(id, buf),
@@ -60,14 +60,14 @@ int job_post_load_check(struct job *j, struct reply *r)
 		}
 		if (sum.n_kfunc_calls &&
 		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
-			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name,
+			return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", name,
 					    "helper_classes: kfunc",
 					    "program \"%s\" calls a kfunc after relocation, which "
 					    "your policy does not allow",
 					    name);
 		if (sum.n_kernel_refs &&
 		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)))
-			return denial_reply(r, PROTO_E_DENIED, EPERM, "program", name,
+			return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", name,
 					    "helper_classes: read_kernel_memory",
 					    "program \"%s\" references a kernel symbol after "
 					    "relocation, which your policy does not allow",
@@ -78,12 +78,12 @@ int job_post_load_check(struct job *j, struct reply *r)
 				policy_limit_key("max_insns_per_program", n, note, sizeof(note));
 
 			return denial_reply(
-				r, PROTO_E_DENIED, E2BIG, "program", name, key,
+				r, PROTO_ERR_DENIED, E2BIG, "program", name, key,
 				"program \"%s\" has %zu instructions after relocation, over "
 				"your limit of %llu%s",
 				name, n, (unsigned long long)j->grant->limits.max_insns_per_program,
 				note);
 		}
 	}
-	return 1;
+	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "daemon/shared/caps.h"
 #include "denial.h"
+#include "common/json.h"
 #include "handout.h"
 #include "identity.h"
 #include "policy/attach_type.h"
@@ -34,21 +35,21 @@ int job_check_shares(struct job *j, struct reply *r)
 				 : identity_parse_group(sh->group, &who);
 
 		if (m < 0)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "shares[%zu]: the object has no map \"%s\"", i, sh->map);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "shares[%zu]: there is no %s \"%s\"", i,
 					   sh->user ? "user" : "group", sh->user ?: sh->group);
 		if (map_access_from_string(sh->access, &want) < 0 || want == MAP_ACCESS_NONE)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "shares[%zu]: access must be ro, wo, rw or consume", i);
 		if ((want & j->verdict.map_access[m]) != want) {
 			/* What no grant gives a map of its type, no key can lift. */
 			bool possible = job_access_possible(j, m, want);
 
 			return denial_reply(
-				r, PROTO_E_DENIED, EPERM, "map", sh->map, possible ? "maps" : "",
+				r, PROTO_ERR_DENIED, EPERM, "map", sh->map, possible ? "maps" : "",
 				"shares[%zu]: you may not share map \"%s\" as %s: your "
 				"own access to it is %s%s",
 				i, sh->map, sh->access,
@@ -58,7 +59,7 @@ int job_check_shares(struct job *j, struct reply *r)
 					   "of its type)");
 		}
 	}
-	return 1;
+	return 0;
 }
 
 static int pin_into(const char *dir, char kind, size_t i, int fd)
@@ -188,11 +189,15 @@ int job_commit_named(struct job *j, struct reply *r, json_object *result)
 	json_object *meta;
 	int k;
 
+	/* Named in the result before the commit: once committed, nothing may fail. */
+	k = json_add(result, "name", json_object_new_string(j->req.name));
+	if (k < 0)
+		return k;
 	k = store_object_dir(c, j->id.uid, j->req.name, dir, sizeof(dir));
 	if (k >= 0)
 		k = store_object_dir_create(c, j->id.uid, j->req.name);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k,
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
 				   "cannot create the directory for \"%s\": %s", j->req.name,
 				   strerror(-k));
 	meta = job_meta_new(j, dir, &k);
@@ -203,10 +208,9 @@ int job_commit_named(struct job *j, struct reply *r, json_object *result)
 	}
 	if (k < 0) {
 		store_object_remove_pins(c, j->id.uid, j->req.name);
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot keep \"%s\" loaded: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot keep \"%s\" loaded: %s",
 				   j->req.name, strerror(-k));
 	}
 	store_fault(c, "load-committed");
-	json_object_object_add(result, "name", json_object_new_string(j->req.name));
-	return 1;
+	return 0;
 }

@@ -29,7 +29,7 @@ int job_open(struct job *j, struct reply *r)
 	const char *why = NULL;
 	char err_text[128];
 	size_t log_len;
-	int k;
+	int answered, k;
 
 	/* Pins never resolve outside the caller's own directory, which only the broker writes. */
 	snprintf(j->pin_dir, sizeof(j->pin_dir), "%s/%u/-pinned", j->cfg->store.pin_root,
@@ -43,15 +43,15 @@ int job_open(struct job *j, struct reply *r)
 
 	/* Known libbpf crash inputs first: the most specific word on what is wrong. */
 	if (!btfcheck_object(j->object, j->object_size, &why))
-		return reply_error(r, PROTO_E_OBJECT, EINVAL, "not a usable BPF object: %s", why);
+		return reply_error(r, PROTO_ERR_OBJECT, EINVAL, "not a usable BPF object: %s", why);
 	k = inspect_elf_calls(j->object, j->object_size, &j->calls, &error);
 	if (k == -ENOMEM)
 		return k;
 	if (k == -EPERM) /* no policy lets the broker load these */
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL, "%s",
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "object", NULL, NULL, "%s",
 				    error ? error : strerror(-k));
 	if (k < 0)
-		return reply_error(r, PROTO_E_OBJECT, -k, "not a usable BPF object: %s",
+		return reply_error(r, PROTO_ERR_OBJECT, -k, "not a usable BPF object: %s",
 				   error ? error : strerror(-k));
 	j->obj = bpf_object__open_mem(j->object, j->object_size, &opts);
 	if (!j->obj) {
@@ -60,14 +60,16 @@ int job_open(struct job *j, struct reply *r)
 
 		k = negative_errno();
 		j->obj = NULL;
-		k = reply_error(r, PROTO_E_OBJECT, -k, "libbpf could not open the object: %s%s%s",
-				libbpflog_error_text(k, err_text, sizeof(err_text)),
-				found ? ": " : "", found ? cause.line : "");
-		if (k < 0)
-			return k;
-		return job_add_libbpf_log(j, r);
+		answered = reply_error(r, PROTO_ERR_OBJECT, -k,
+				       "libbpf could not open the object: %s%s%s",
+				       libbpflog_error_text(k, err_text, sizeof(err_text)),
+				       found ? ": " : "", found ? cause.line : "");
+		if (answered < 0)
+			return answered;
+		k = job_add_libbpf_log(j, r);
+		return k < 0 ? k : answered;
 	}
-	return 1;
+	return 0;
 }
 
 /* The DATASEC variable name in .rodata/.data/.bss (or .rodata.xxx etc.) of an internal map. */
@@ -131,11 +133,11 @@ static int job_check_struct_ops(struct job *j, struct reply *r)
 				  bpf_program__type(prog) == BPF_PROG_TYPE_STRUCT_OPS);
 	if (maps && !progs)
 		return reply_error(
-			r, PROTO_E_OBJECT, EINVAL,
+			r, PROTO_ERR_OBJECT, EINVAL,
 			"not a usable BPF object: it declares a struct_ops map but loads "
 			"no struct_ops program (libbpf 1.1 crashes on such objects, and "
 			"the map would register nothing usable)");
-	return 1;
+	return 0;
 }
 
 int job_configure(struct job *j, struct reply *r)
@@ -148,17 +150,17 @@ int job_configure(struct job *j, struct reply *r)
 			bpf_object__find_map_by_name(j->obj, j->req.map_sizes[i].name);
 
 		if (!map)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "no map \"%s\" in the object", j->req.map_sizes[i].name);
 		k = bpf_map__set_max_entries(map, j->req.map_sizes[i].max_entries);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INVALID, -k, "cannot size map \"%s\": %s",
+			return reply_error(r, PROTO_ERR_INVALID, -k, "cannot size map \"%s\": %s",
 					   j->req.map_sizes[i].name, strerror(-k));
 	}
 
 	for (size_t i = 0; i < j->req.n_freeze; i++)
 		if (!bpf_object__find_map_by_name(j->obj, j->req.freeze[i]))
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "freeze: no map \"%s\" in the object", j->req.freeze[i]);
 
 	for (size_t i = 0; i < j->req.n_globals; i++) {
@@ -170,16 +172,16 @@ int job_configure(struct job *j, struct reply *r)
 		_cleanup_free_ uint8_t *copy = NULL;
 
 		if (find_global(j->obj, g->name, &map, &off, &size) < 0)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "no global variable \"%s\" in .rodata, .data or .bss",
 					   g->name);
 		if (g->size != size)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "global \"%s\" has %u bytes, the value given has %zu",
 					   g->name, size, g->size);
 		value = bpf_map__initial_value(map, &value_size);
 		if (!value || (uint64_t)off + size > value_size)
-			return reply_error(r, PROTO_E_OBJECT, EINVAL,
+			return reply_error(r, PROTO_ERR_OBJECT, EINVAL,
 					   "global \"%s\" lies outside its section", g->name);
 		copy = malloc(value_size);
 		if (!copy)
@@ -188,7 +190,7 @@ int job_configure(struct job *j, struct reply *r)
 		memcpy(copy + off, g->value, size);
 		k = bpf_map__set_initial_value(map, copy, value_size);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INVALID, -k, "cannot set global \"%s\": %s",
+			return reply_error(r, PROTO_ERR_INVALID, -k, "cannot set global \"%s\": %s",
 					   g->name, strerror(-k));
 	}
 
@@ -196,7 +198,7 @@ int job_configure(struct job *j, struct reply *r)
 		const struct proto_program_select *sel = &j->req.programs[i];
 
 		if (!bpf_object__find_program_by_name(j->obj, sel->name))
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "no program \"%s\" in the object", sel->name);
 	}
 
@@ -213,7 +215,7 @@ int job_configure(struct job *j, struct reply *r)
 			int t = policy_prog_type_from_string(sel->type);
 
 			if (t < 0)
-				return reply_error(r, PROTO_E_INVALID, EINVAL,
+				return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 						   "unknown program type \"%s\" for program \"%s\"",
 						   sel->type, sel->name);
 			bpf_program__set_type(prog, t);
@@ -222,13 +224,13 @@ int job_configure(struct job *j, struct reply *r)
 			int t = attach_type_from_string(sel->attach_type);
 
 			if (t < 0)
-				return reply_error(r, PROTO_E_INVALID, EINVAL,
+				return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 						   "unknown attach type \"%s\" for program \"%s\"",
 						   sel->attach_type, sel->name);
 			bpf_program__set_expected_attach_type(prog, t);
 		}
 		if (bpf_program__autoload(prog) && bpf_program__type(prog) == BPF_PROG_TYPE_UNSPEC)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "program \"%s\" is in section \"%s\", which this libbpf "
 					   "does not know; give its type (--program %s:TYPE)",
 					   bpf_program__name(prog), bpf_program__section_name(prog),
@@ -236,7 +238,7 @@ int job_configure(struct job *j, struct reply *r)
 	}
 	/* After the program loop: an attach target is looked up for the attach type set there. */
 	k = setup_configure(&j->setup, j->obj, &j->req, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	return job_check_struct_ops(j, r);
 }

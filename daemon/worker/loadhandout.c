@@ -8,12 +8,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fdinfo.h"
+#include "common/json.h"
 #include "denial.h"
 #include "handout.h"
 #include "proto/proto.h"
@@ -22,7 +22,7 @@
 /* As the ledger said it when it read the info itself (job_record()). */
 static int info_error(struct reply *r, int err)
 {
-	return reply_error(r, PROTO_E_INTERNAL, err, "cannot count your kernel objects: %s",
+	return reply_error(r, PROTO_ERR_INTERNAL, err, "cannot count your kernel objects: %s",
 			   strerror(err));
 }
 
@@ -37,7 +37,7 @@ int job_read_info(struct job *j, struct reply *r)
 	if (!j->prog_info || !j->map_info)
 		return -ENOMEM;
 	for (size_t i = 0; i < j->desc.n_programs; i++) {
-		int fd = j->desc.programs[i].load ? job_prog_fd(j, i) : -1;
+		int fd = j->desc.programs[i].load ? job_prog_fd(j, i) : -EBADF;
 		uint32_t len = sizeof(j->prog_info[i]);
 
 		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &j->prog_info[i], &len) < 0)
@@ -50,7 +50,7 @@ int job_read_info(struct job *j, struct reply *r)
 		if (fd >= 0 && bpf_obj_get_info_by_fd(fd, &j->map_info[i], &len) < 0)
 			return info_error(r, errno);
 	}
-	return 1;
+	return 0;
 }
 
 /*
@@ -63,12 +63,12 @@ int job_freeze_maps(struct job *j, struct reply *r)
 {
 	for (size_t i = 0; i < j->req.n_freeze; i++) {
 		int m = job_map_index(j, j->req.freeze[i]);
-		int fd = m >= 0 ? bpf_map__fd(j->handles.maps[m]) : -1;
+		int fd = m >= 0 ? bpf_map__fd(j->handles.maps[m]) : -EBADF;
 		uint64_t frozen = 0;
 		int err;
 
 		if (fd < 0)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "freeze: map \"%s\" was not created", j->req.freeze[i]);
 		if (bpf_map_freeze(fd) == 0)
 			continue;
@@ -80,10 +80,10 @@ int job_freeze_maps(struct job *j, struct reply *r)
 		if ((err == EPERM || err == EBUSY) && fdinfo_get_u64(fd, "frozen", &frozen) == 0 &&
 		    frozen)
 			continue;
-		return reply_error(r, PROTO_E_LOAD, err, "cannot freeze map \"%s\": %s",
+		return reply_error(r, PROTO_ERR_LOAD, err, "cannot freeze map \"%s\": %s",
 				   j->req.freeze[i], strerror(err));
 	}
-	return 1;
+	return 0;
 }
 
 static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
@@ -92,27 +92,32 @@ static int job_hand_out_maps(struct job *j, struct reply *r, json_object *maps)
 		json_object *o = json_object_array_get_idx(maps, i);
 		int map_fd = job_map_fd(j, i);
 		struct handout_map h = {};
-		int fd, idx;
+		int fd, idx = -1, k;
 
 		if (map_fd < 0)
 			continue; /* not created: no loaded program needs it */
 		if (j->verdict.map_access[i] == MAP_ACCESS_NONE) {
-			json_object_object_add(o, "id", json_object_new_int64(j->map_info[i].id));
+			k = json_add(o, "id", json_object_new_int64(j->map_info[i].id));
+			if (k < 0)
+				return k;
 			continue;
 		}
 		fd = handout_map_fd_info(map_fd, &j->map_info[i], j->verdict.map_access[i], &h);
-		idx = fd < 0 ? fd : reply_add_fd(r, fd);
-		if (idx < 0)
+		k = fd < 0 ? fd : reply_add_fd(r, fd, &idx);
+		if (k < 0)
 			return reply_error(
-				r, PROTO_E_INTERNAL, -idx,
+				r, PROTO_ERR_INTERNAL, -k,
 				"cannot open map \"%s\" with %s access: %s", j->desc.maps[i].name,
-				map_access_to_string(j->verdict.map_access[i]), strerror(-idx));
-		json_object_object_add(o, "id", json_object_new_int64(h.id));
-		json_object_object_add(o, "map_flags", json_object_new_int64(h.map_flags));
-		json_object_object_add(o, "frozen", json_object_new_boolean(h.frozen));
-		json_object_object_add(o, "fd", json_object_new_int(idx));
+				map_access_to_string(j->verdict.map_access[i]), strerror(-k));
+		if (k > 0)
+			return k;
+		if (json_add(o, "id", json_object_new_int64(h.id)) < 0 ||
+		    json_add(o, "map_flags", json_object_new_int64(h.map_flags)) < 0 ||
+		    json_add(o, "frozen", json_object_new_boolean(h.frozen)) < 0 ||
+		    json_add(o, "fd", json_object_new_int(idx)) < 0)
+			return -ENOMEM;
 	}
-	return 1;
+	return 0;
 }
 
 int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object *maps)
@@ -126,7 +131,7 @@ int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object
 		if (j->verdict.map_access[i] != MAP_ACCESS_NONE &&
 		    j->verdict.map_access[i] != MAP_ACCESS_RW) {
 			if (handout_check_bpffs(msg, sizeof(msg)) < 0)
-				return denial_reply(r, PROTO_E_DENIED, EACCES, "map",
+				return denial_reply(r, PROTO_ERR_DENIED, EACCES, "map",
 						    j->desc.maps[i].name, NULL, "%s", msg);
 			break;
 		}
@@ -140,20 +145,25 @@ int job_hand_out(struct job *j, struct reply *r, json_object *progs, json_object
 			continue;
 		fd = job_prog_fd(j, i);
 		if (fd < 0)
-			return reply_error(r, PROTO_E_INTERNAL, EIO, "cannot query program \"%s\"",
-					   j->desc.programs[i].name);
+			return reply_error(r, PROTO_ERR_INTERNAL, EIO,
+					   "cannot query program \"%s\"", j->desc.programs[i].name);
 		handout_prog_tag(&j->prog_info[i], tag);
-		json_object_object_add(o, "id", json_object_new_int64(j->prog_info[i].id));
-		json_object_object_add(o, "tag", json_object_new_string(tag));
+		if (json_add(o, "id", json_object_new_int64(j->prog_info[i].id)) < 0 ||
+		    json_add(o, "tag", json_object_new_string(tag)) < 0)
+			return -ENOMEM;
 		if (j->verdict.prog_fd[i]) {
-			int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-			int idx = dup < 0 ? -errno : reply_add_fd(r, dup);
+			int idx = -1;
 
-			if (idx < 0)
-				return reply_error(r, PROTO_E_INTERNAL, -idx,
+			k = reply_add_fd_dup(r, fd, &idx);
+			if (k < 0)
+				return reply_error(r, PROTO_ERR_INTERNAL, -k,
 						   "cannot pass program \"%s\"",
 						   j->desc.programs[i].name);
-			json_object_object_add(o, "fd", json_object_new_int(idx));
+			if (k > 0)
+				return k;
+			k = json_add(o, "fd", json_object_new_int(idx));
+			if (k < 0)
+				return k;
 		}
 	}
 	/* Every map's fd in one go with CAP_SYS_ADMIN raised once (handout.h). */

@@ -41,24 +41,25 @@ static int job_check_object_size(struct job *j, uint64_t size, uint64_t limit, s
 							   size / sizeof(struct bpf_insn), note,
 							   sizeof(note));
 
-			return denial_reply(r, PROTO_E_DENIED, E2BIG, "program", j->insns.prog_name,
-					    key, "%s%s", error ? error : strerror(-k), note);
+			return denial_reply(r, PROTO_ERR_DENIED, E2BIG, "program",
+					    j->insns.prog_name, key, "%s%s",
+					    error ? error : strerror(-k), note);
 		}
 		if (k < 0)
-			return reply_error(r, PROTO_E_OBJECT, -k, "%s",
+			return reply_error(r, PROTO_ERR_OBJECT, -k, "%s",
 					   error ? error : strerror(-k));
 	}
 	if (size == 0)
-		return reply_error(r, PROTO_E_OBJECT, EINVAL, "the object is empty");
+		return reply_error(r, PROTO_ERR_OBJECT, EINVAL, "the object is empty");
 	if (size > limit) {
 		char note[128];
 		const char *key = policy_limit_key("max_object_bytes", size, note, sizeof(note));
 
-		return denial_reply(r, PROTO_E_DENIED, EFBIG, "object", NULL, key,
+		return denial_reply(r, PROTO_ERR_DENIED, EFBIG, "object", NULL, key,
 				    "object is %llu bytes, over your limit of %llu bytes%s",
 				    (unsigned long long)size, (unsigned long long)limit, note);
 	}
-	return 1;
+	return 0;
 }
 
 /*
@@ -94,7 +95,7 @@ static int job_copy_object(struct job *j, int fd, size_t hint, uint64_t limit, s
 			continue;
 		if (n < 0) {
 			free(buf);
-			return reply_error(r, PROTO_E_OBJECT, errno,
+			return reply_error(r, PROTO_ERR_OBJECT, errno,
 					   "cannot read the object fd: %m");
 		}
 		if (n == 0)
@@ -103,7 +104,7 @@ static int job_copy_object(struct job *j, int fd, size_t hint, uint64_t limit, s
 	}
 	j->object = buf;
 	j->object_size = off;
-	return 1;
+	return 0;
 }
 
 /*
@@ -129,9 +130,9 @@ int job_read_object(struct job *j, int fd, struct reply *r)
 	if (limit > POLICY_HARD_MAX_OBJECT_BYTES)
 		limit = POLICY_HARD_MAX_OBJECT_BYTES;
 	if (fstat(fd, &st) < 0)
-		return reply_error(r, PROTO_E_OBJECT, errno, "cannot stat the object fd: %m");
+		return reply_error(r, PROTO_ERR_OBJECT, errno, "cannot stat the object fd: %m");
 	if (!S_ISREG(st.st_mode))
-		return reply_error(r, PROTO_E_OBJECT, EBADFD,
+		return reply_error(r, PROTO_ERR_OBJECT, EBADFD,
 				   "the object fd must be a regular file or memfd, not %s",
 				   S_ISFIFO(st.st_mode)	  ? "a pipe"
 				   : S_ISSOCK(st.st_mode) ? "a socket"
@@ -143,24 +144,24 @@ int job_read_object(struct job *j, int fd, struct reply *r)
 
 		/* Sealed: this size is final. */
 		if (fstat(fd, &st) < 0)
-			return reply_error(r, PROTO_E_OBJECT, errno,
+			return reply_error(r, PROTO_ERR_OBJECT, errno,
 					   "cannot stat the object fd: %m");
 		k = job_check_object_size(j, (uint64_t)st.st_size, limit, r);
-		if (k <= 0)
+		if (k != 0)
 			return k;
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 		if (p != MAP_FAILED) {
 			j->object = p;
 			j->object_size = (size_t)st.st_size;
 			j->object_mapped = true;
-			return 1;
+			return 0;
 		}
 	}
 	/* What it claims now is only a hint; over the limit already, it is refused unread. */
 	if (st.st_size > 0 && (uint64_t)st.st_size > limit)
 		return job_check_object_size(j, (uint64_t)st.st_size, limit, r);
 	k = job_copy_object(j, fd, st.st_size > 0 ? (size_t)st.st_size : 0, limit, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	return job_check_object_size(j, j->object_size, limit, r);
 }

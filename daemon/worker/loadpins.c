@@ -68,7 +68,7 @@ int job_prepare_pins(struct job *j, struct reply *r)
 	struct bpf_map *map;
 
 	if (!j->obj)
-		return 1; /* raw instructions have no maps */
+		return 0; /* raw instructions have no maps */
 	bpf_object__for_each_map(map, j->obj)
 	{
 		const char *path = bpf_map__pin_path(map);
@@ -80,7 +80,7 @@ int job_prepare_pins(struct job *j, struct reply *r)
 		if (!pin_name_is_safe(bpf_map__name(map)) ||
 		    strncmp(path, j->pin_dir, dir_len) != 0 || path[dir_len] != '/' ||
 		    strcmp(path + dir_len + 1, bpf_map__name(map)) != 0)
-			return denial_reply(r, PROTO_E_DENIED, EPERM, "map", bpf_map__name(map),
+			return denial_reply(r, PROTO_ERR_DENIED, EPERM, "map", bpf_map__name(map),
 					    NULL,
 					    "map \"%s\" cannot be pinned: pinned maps need a plain "
 					    "name of letters, digits, '_', '.' or '-'",
@@ -88,7 +88,7 @@ int job_prepare_pins(struct job *j, struct reply *r)
 		any = true;
 	}
 	if (!any)
-		return 1;
+		return 0;
 	/*
 	 * Reusing a pinned map makes this object's programs reach it, and the
 	 * kernel doesn't check fd modes for that: it needs write access to the
@@ -106,7 +106,7 @@ int job_prepare_pins(struct job *j, struct reply *r)
 					job_access_possible(j, i, MAP_ACCESS_WO);
 
 			return denial_reply(
-				r, PROTO_E_DENIED, EPERM, "map", m->name, possible ? "maps" : "",
+				r, PROTO_ERR_DENIED, EPERM, "map", m->name, possible ? "maps" : "",
 				"map \"%s\" is pinned by name and exists: this object's "
 				"programs would reach it, which needs write access, and your "
 				"policy grants %s%s",
@@ -119,7 +119,7 @@ int job_prepare_pins(struct job *j, struct reply *r)
 		j->pin_created[i] = m->pinned && !exists;
 	}
 	if (statfs(j->cfg->store.pin_root, &sfs) < 0 || (unsigned long)sfs.f_type != BPF_FS_MAGIC)
-		return reply_error(r, PROTO_E_LOAD, ENOENT,
+		return reply_error(r, PROTO_ERR_LOAD, ENOENT,
 				   "the object pins maps by name, but the broker has no bpffs "
 				   "directory at %s (mount bpffs: mount -t bpf -o mode=0700 bpf "
 				   "/sys/fs/bpf)",
@@ -130,10 +130,10 @@ int job_prepare_pins(struct job *j, struct reply *r)
 		int k = store_pinned_dir(&j->cfg->store, j->id.uid, dir, sizeof(dir));
 
 		if (k < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot create %s: %s",
+			return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot create %s: %s",
 					   j->pin_dir, strerror(-k));
 	}
-	return 1;
+	return 0;
 }
 
 /* Maps libbpf pinned by name for this load (none existed before): undone on a refusal. */

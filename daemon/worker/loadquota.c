@@ -26,7 +26,7 @@ static int quota_error(struct reply *r, const char *limit, uint64_t have, uint64
 	char note[128];
 	const char *key = policy_limit_key(limit, u64_add_sat(have, adds), note, sizeof(note));
 
-	return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, key,
+	return denial_reply(r, PROTO_ERR_QUOTA, EDQUOT, "object", NULL, key,
 			    "this load would exceed your quota %s: you have %llu, the load adds "
 			    "%llu, your limit is %llu%s",
 			    limit, (unsigned long long)have, (unsigned long long)adds,
@@ -49,7 +49,7 @@ static int job_read_names(struct job *j, uint64_t *ret_named, struct reply *r)
 	if (k < 0) /* the sweep failed: the load goes on without it, as before */
 		k = store_list_names(c, j->id.uid, &names, &n);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot read your objects: %s",
 				   strerror(-k));
 	listed = store_names_have(names, n, j->req.name);
 	store_names_free(names, n);
@@ -59,17 +59,17 @@ static int job_read_names(struct job *j, uint64_t *ret_named, struct reply *r)
 		k = store_meta_read(c, j->id.uid, j->req.name, &meta);
 		json_object_put(meta);
 		if (k == 0)
-			return reply_error(r, PROTO_E_EXISTS, EEXIST,
+			return reply_error(r, PROTO_ERR_EXISTS, EEXIST,
 					   "you already have an object named \"%s\"; unload it "
 					   "first or choose another name",
 					   j->req.name);
 		if (k != -ENOENT)
-			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read your objects: %s",
-					   strerror(-k));
+			return reply_error(r, PROTO_ERR_INTERNAL, -k,
+					   "cannot read your objects: %s", strerror(-k));
 		n--; /* gone meanwhile: not counted */
 	}
 	*ret_named = n;
-	return 1;
+	return 0;
 }
 
 /*
@@ -90,11 +90,11 @@ int job_check_quotas(struct job *j, struct reply *r)
 
 	j->lock = store_lock_user(&j->cfg->store, j->id.uid);
 	if (j->lock < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -j->lock, "cannot lock your state: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -j->lock, "cannot lock your state: %s",
 				   strerror(-j->lock));
 	if (j->req.name) {
 		k = job_read_names(j, &named, r);
-		if (k <= 0)
+		if (k != 0)
 			return k;
 		if (named + 1 > l->max_named_objects)
 			return quota_error(r, "max_named_objects", named, 1, l->max_named_objects);
@@ -122,14 +122,14 @@ int job_check_quotas(struct job *j, struct reply *r)
 	 */
 	k = ledger_open(&j->cfg->store, j->id.uid, false, &j->ledger);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your kernel objects: %s",
-				   strerror(-k));
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
+				   "cannot count your kernel objects: %s", strerror(-k));
 	j->have_ledger = true;
 	/* Read once: under the user's lock the file can't change, only what still lives. */
 	for (int tries = 0;; tries++) {
 		k = tries > 0 ? ledger_prune_now(&j->ledger) : 0;
 		if (k < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -k,
+			return reply_error(r, PROTO_ERR_INTERNAL, -k,
 					   "cannot count your kernel objects: %s", strerror(-k));
 		ledger_usage(&j->ledger, &u);
 		if ((u.programs + progs <= l->max_loaded_programs &&
@@ -151,10 +151,10 @@ int job_check_quotas(struct job *j, struct reply *r)
 				   l->max_kernel_threads);
 	if (j->req.name) {
 		k = job_check_shares(j, r);
-		if (k <= 0)
+		if (k != 0)
 			return k;
 	}
-	return 1;
+	return 0;
 }
 
 /*
@@ -171,7 +171,7 @@ int job_record(struct job *j, struct reply *r)
 	int k = 0;
 
 	for (size_t i = 0; i < j->desc.n_programs && k >= 0; i++) {
-		int fd = j->desc.programs[i].load ? job_prog_fd(j, i) : -1;
+		int fd = j->desc.programs[i].load ? job_prog_fd(j, i) : -EBADF;
 
 		if (fd >= 0)
 			k = ledger_add_prog_info(&j->ledger, &j->prog_info[i]);
@@ -186,8 +186,8 @@ int job_record(struct job *j, struct reply *r)
 	if (k >= 0 && !j->raw && bpf_object__btf_fd(j->obj) >= 0)
 		k = ledger_add_btf(&j->ledger, bpf_object__btf_fd(j->obj));
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your kernel objects: %s",
-				   strerror(-k));
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
+				   "cannot count your kernel objects: %s", strerror(-k));
 	ledger_usage(&j->ledger, &u);
 	if (u.map_bytes > l->max_map_memory_bytes) {
 		char note[128];
@@ -195,7 +195,7 @@ int job_record(struct job *j, struct reply *r)
 			policy_limit_key("max_map_memory_bytes", u.map_bytes, note, sizeof(note));
 
 		return denial_reply(
-			r, PROTO_E_QUOTA, EDQUOT, "object", NULL, key,
+			r, PROTO_ERR_QUOTA, EDQUOT, "object", NULL, key,
 			"this load would exceed your quota max_map_memory_bytes: with "
 			"its maps as the kernel made them you would have %llu, your limit "
 			"is %llu%s",
@@ -205,7 +205,7 @@ int job_record(struct job *j, struct reply *r)
 	/* On any refusal from here on, job_run() removes the maps pinned by name for this load. */
 	k = ledger_commit(&j->ledger);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot record your kernel objects: %s",
-				   strerror(-k));
-	return 1;
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
+				   "cannot record your kernel objects: %s", strerror(-k));
+	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "daemon/shared/caps.h"
+#include "common/json.h"
 #include "common/macro.h"
 #include "denial.h"
 
@@ -155,7 +156,7 @@ static int kernel_refused(struct reply *r, const struct map_shape *m, const char
 		hint = " (the map is frozen or read-only for user space, as .rodata is)";
 	else if (err == EINVAL && strcmp(op, "delete") == 0)
 		hint = " (array maps have no deletes)";
-	return reply_error(r, PROTO_E_LOAD, err, "the kernel refused the %s in map \"%s\": %s%s",
+	return reply_error(r, PROTO_ERR_LOAD, err, "the kernel refused the %s in map \"%s\": %s%s",
 			   op, m->name, strerror(err), hint);
 }
 
@@ -165,36 +166,33 @@ static int op_info(const struct map_shape *m, const struct mapop_btf *btf, enum 
 	static const enum proto_map_op ops[] = {PROTO_MAP_LOOKUP, PROTO_MAP_UPDATE,
 						PROTO_MAP_DELETE, PROTO_MAP_NEXT_KEY,
 						PROTO_MAP_DUMP};
-	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	_cleanup_json_ json_object *o = json_object_new_object(), *a = json_object_new_array();
 	char msg[8];
 
-	if (!o || !a) {
-		json_object_put(o);
-		json_object_put(a);
+	if (!a || json_add(o, "name", json_object_new_string(m->name)) < 0 ||
+	    json_add(o, "type", json_object_new_string(type_name(m->info.type))) < 0 ||
+	    json_add(o, "id", json_object_new_int64(m->info.id)) < 0 ||
+	    json_add(o, "key_size", json_object_new_int64(m->info.key_size)) < 0 ||
+	    json_add(o, "value_size", json_object_new_int64(m->info.value_size)) < 0 ||
+	    json_add(o, "max_entries", json_object_new_int64(m->info.max_entries)) < 0 ||
+	    json_add(o, "value_bytes", json_object_new_int64((int64_t)m->value_bytes)) < 0 ||
+	    json_add(o, "n_cpus", json_object_new_int64(m->n_cpus)) < 0 ||
+	    json_add(o, "access", json_object_new_string(map_access_to_string(access))) < 0 ||
+	    json_add(o, "btf_key_type_id", json_object_new_int64(btf->key_type_id)) < 0 ||
+	    json_add(o, "btf_value_type_id", json_object_new_int64(btf->value_type_id)) < 0)
 		return -ENOMEM;
-	}
-	json_object_object_add(o, "name", json_object_new_string(m->name));
-	json_object_object_add(o, "type", json_object_new_string(type_name(m->info.type)));
-	json_object_object_add(o, "id", json_object_new_int64(m->info.id));
-	json_object_object_add(o, "key_size", json_object_new_int64(m->info.key_size));
-	json_object_object_add(o, "value_size", json_object_new_int64(m->info.value_size));
-	json_object_object_add(o, "max_entries", json_object_new_int64(m->info.max_entries));
-	json_object_object_add(o, "value_bytes", json_object_new_int64((int64_t)m->value_bytes));
-	json_object_object_add(o, "n_cpus", json_object_new_int64(m->n_cpus));
-	json_object_object_add(o, "access", json_object_new_string(map_access_to_string(access)));
-	json_object_object_add(o, "btf_key_type_id", json_object_new_int64(btf->key_type_id));
-	json_object_object_add(o, "btf_value_type_id", json_object_new_int64(btf->value_type_id));
 	/* What this caller may do through the broker now; the op's own limits still apply. */
 	for (size_t i = 0; i < ARRAY_SIZE(ops); i++)
 		if (m->info.key_size > 0 &&
 		    mapop_check(ops[i], m->info.type,
 				m->info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
 					m->info.type == BPF_MAP_TYPE_HASH_OF_MAPS,
-				access, m->name, msg, sizeof(msg)) == 0)
-			json_object_array_add(
-				a, json_object_new_string(proto_map_op_to_string(ops[i])));
-	json_object_object_add(o, "ops", a);
-	return reply_result(r, o);
+				access, m->name, msg, sizeof(msg)) == 0 &&
+		    json_append(a, json_object_new_string(proto_map_op_to_string(ops[i]))) < 0)
+			return -ENOMEM;
+	if (json_add(o, "ops", TAKE_PTR(a)) < 0)
+		return -ENOMEM;
+	return reply_result(r, TAKE_PTR(o));
 }
 
 static int op_lookup(int fd, const struct map_shape *m, const struct proto_map_request *req,
@@ -211,13 +209,19 @@ static int op_lookup(int fd, const struct map_shape *m, const struct proto_map_r
 		o = json_object_new_object();
 		if (!o)
 			return -ENOMEM;
-		json_object_object_add(o, "found", json_object_new_boolean(false));
+		if (json_add(o, "found", json_object_new_boolean(false)) < 0) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
 		return reply_result(r, o);
 	}
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
-	json_object_object_add(o, "found", json_object_new_boolean(true));
+	if (json_add(o, "found", json_object_new_boolean(true)) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
 	if (proto_json_add_hex(o, "value", value, m->value_bytes) < 0) {
 		json_object_put(o);
 		return -ENOMEM;
@@ -235,7 +239,10 @@ static int op_update(int fd, const struct map_shape *m, const struct proto_map_r
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
-	json_object_object_add(o, "updated", json_object_new_boolean(true));
+	if (json_add(o, "updated", json_object_new_boolean(true)) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
 	return reply_result(r, o);
 }
 
@@ -253,7 +260,10 @@ static int op_delete(int fd, const struct map_shape *m, const struct proto_map_r
 	o = json_object_new_object();
 	if (!o)
 		return -ENOMEM;
-	json_object_object_add(o, "deleted", json_object_new_boolean(deleted));
+	if (json_add(o, "deleted", json_object_new_boolean(deleted)) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
 	return reply_result(r, o);
 }
 
@@ -274,7 +284,11 @@ static int op_next_key(int fd, const struct map_shape *m, const struct proto_map
 			return -ENOMEM;
 		}
 	} else if (errno == ENOENT) {
-		json_object_object_add(o, "next_key", NULL);
+		/* null: no key after this one */
+		if (json_object_object_add(o, "next_key", NULL) < 0) {
+			json_object_put(o);
+			return -ENOMEM;
+		}
 	} else {
 		int err = errno;
 
@@ -309,12 +323,10 @@ static int op_dump(int fd, const struct map_shape *m, const struct proto_map_req
 		memcpy(key, req->key, key_size);
 	o = json_object_new_object();
 	entries = json_object_new_array();
-	if (!o || !entries) {
+	if (json_add(o, "entries", entries) < 0) {
 		json_object_put(o);
-		json_object_put(entries);
 		return -ENOMEM;
 	}
-	json_object_object_add(o, "entries", entries);
 	while (n < max && steps++ < 2 * max + 16) {
 		json_object *e;
 
@@ -351,7 +363,10 @@ static int op_dump(int fd, const struct map_shape *m, const struct proto_map_req
 	/* A full page: is there more? One look costs less than a client's next request. */
 	if (!done && have_key && bpf_map_get_next_key(fd, key, next) < 0 && errno == ENOENT)
 		done = true;
-	json_object_object_add(o, "done", json_object_new_boolean(done));
+	if (json_add(o, "done", json_object_new_boolean(done)) < 0) {
+		json_object_put(o);
+		return -ENOMEM;
+	}
 	if (!done && have_key && proto_json_add_hex(o, "cursor", key, key_size) < 0) {
 		json_object_put(o);
 		return -ENOMEM;
@@ -365,10 +380,10 @@ static int op_btf(const struct mapop_btf *btf, const struct map_shape *m, struct
 	json_object *o;
 
 	if (!btf->data)
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "the object of map \"%s\" has no BTF (for you)", m->name);
 	if (btf->size > PROTO_MAP_MAX_BTF)
-		return reply_error(r, PROTO_E_TOO_LARGE, EMSGSIZE,
+		return reply_error(r, PROTO_ERR_TOO_LARGE, EMSGSIZE,
 				   "the object's BTF is %zu bytes; the broker sends at most %u",
 				   btf->size, PROTO_MAP_MAX_BTF);
 	o = json_object_new_object();
@@ -390,40 +405,40 @@ static int check_sizes(const struct map_shape *m, const struct proto_map_request
 		      req->op == PROTO_MAP_DUMP;
 
 	if (req->op == PROTO_MAP_INFO || req->op == PROTO_MAP_BTF)
-		return 1;
+		return 0;
 	if (m->info.key_size == 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "map \"%s\" (%s) has no keys",
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL, "map \"%s\" (%s) has no keys",
 				   m->name, type_name(m->info.type));
 	if (m->info.key_size > PROTO_MAP_MAX_KEY)
-		return reply_error(r, PROTO_E_TOO_LARGE, E2BIG,
+		return reply_error(r, PROTO_ERR_TOO_LARGE, E2BIG,
 				   "map \"%s\" has %u-byte keys; the broker handles keys of at "
 				   "most %u bytes",
 				   m->name, m->info.key_size, PROTO_MAP_MAX_KEY);
 	if (values && m->value_bytes > PROTO_MAP_MAX_VALUE)
-		return reply_error(r, PROTO_E_TOO_LARGE, E2BIG,
+		return reply_error(r, PROTO_ERR_TOO_LARGE, E2BIG,
 				   "map \"%s\" has %zu-byte values%s; the broker handles values "
 				   "of at most %u bytes",
 				   m->name, m->value_bytes,
 				   m->n_cpus > 1 ? " (all CPUs' values)" : "", PROTO_MAP_MAX_VALUE);
 	if (req->key && req->key_size != m->info.key_size)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "map \"%s\" takes %u-byte keys; the %s of %s has %zu bytes",
 				   m->name, m->info.key_size,
 				   req->op == PROTO_MAP_DUMP ? "cursor" : "key", op, req->key_size);
 	if (req->value && req->value_size != m->value_bytes) {
 		if (m->n_cpus > 1)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "map \"%s\" is per-CPU: a value is %u bytes for each "
 					   "of %u CPUs, each padded to %zu, %zu bytes in all; the "
 					   "value has %zu bytes",
 					   m->name, m->info.value_size, m->n_cpus,
 					   m->value_bytes / m->n_cpus, m->value_bytes,
 					   req->value_size);
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "map \"%s\" takes %zu-byte values; the value has %zu bytes",
 				   m->name, m->value_bytes, req->value_size);
 	}
-	return 1;
+	return 0;
 }
 
 static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_access access,
@@ -459,16 +474,16 @@ static int run(int fd, const struct mapop_btf *btf, const char *name, enum map_a
 		enum map_access need = proto_map_op_writes(req->op) ? MAP_ACCESS_WO : MAP_ACCESS_RO;
 		bool possible = (most & need) == need;
 
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "map", name,
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "map", name,
 				    possible ? access_key : "", "%s%s", msg,
 				    possible ? ""
 					     : " (and no policy grants that access to a map of "
 					       "its type)");
 	}
 	if (k < 0)
-		return reply_error(r, PROTO_E_INVALID, -k, "%s", msg);
+		return reply_error(r, PROTO_ERR_INVALID, -k, "%s", msg);
 	k = check_sizes(&m, req, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	switch (req->op) {
 	case PROTO_MAP_INFO:

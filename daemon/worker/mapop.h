@@ -54,8 +54,8 @@ struct mapop_btf {
  * most access any grant of that key gives this caller for a map of its type:
  * a refusal for an access beyond it names no key. Raises CAP_BPF around its
  * bpf() calls only (needed before Linux 6.5 with unprivileged BPF disabled).
- * 0 when r holds the answer, or a negative errno (then r gets an "internal"
- * error).
+ * 0 when r holds the result, > 0 when it holds an error (reply.h), or a
+ * negative errno (then r gets an "internal" error).
  */
 int mapop_run(int map_fd, const struct mapop_btf *btf, const char *name, enum map_access access,
 	      enum map_access most, const char *access_key, const struct proto_map_request *req,

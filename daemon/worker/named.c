@@ -60,20 +60,18 @@ static int call_run(struct call *c, json_object *job, const struct proto_method 
 	    !json_object_object_get_ex(job, "params", &c->params) ||
 	    !json_object_is_type(c->params, json_type_object) ||
 	    !(*ret_m = method_find(json_object_get_string(m))))
-		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
+		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
 	/*
 	 * The event loop appends the caller's netns, or for a uprobe attach the
 	 * target's status (uprobe.h), last and says so in the job.
 	 */
 	if (call_take_job_fd(c, job, "netns", &c->netns) < 0 ||
 	    call_take_job_fd(c, job, "target_status", &c->target_status) < 0)
-		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
+		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
 	if (json_object_object_get_ex(job, "target_status_error", &m))
 		c->target_status_error = json_object_get_int(m);
 	k = policy_resolve(c->policy, &c->ident.id, &c->grant);
-	if (k < 0)
-		return k;
-	return 1;
+	return k < 0 ? k : 0;
 }
 
 /*
@@ -93,18 +91,19 @@ static int call_decode(struct call *c, const struct proto_method *m, struct repl
 	if (k == -ENOMEM)
 		return k;
 	if (k == -E2BIG)
-		return reply_error(r, PROTO_E_TOO_LARGE, E2BIG, "%s", error ?: "too large");
+		return reply_error(r, PROTO_ERR_TOO_LARGE, E2BIG, "%s", error ?: "too large");
 	if (k < 0)
-		return reply_error(r, PROTO_E_INVALID, m->flat_errno ? EINVAL : -k, "%s",
+		return reply_error(r, PROTO_ERR_INVALID, m->flat_errno ? EINVAL : -k, "%s",
 				   error ?: "invalid request");
 	c->req_method = m;
-	return 1;
+	return 0;
 }
 
 /* One audit record per request (list and show only when refused: they decide nothing). */
 static void call_audit(struct call *c, const struct proto_method *m, struct reply *r)
 {
-	const char *code = reply_error_code(r), *ref = NULL, *program = NULL;
+	enum proto_error code = reply_error_code(r);
+	const char *ref = NULL, *program = NULL;
 	char object[AUDIT_OBJECT_SIZE], target[192] = "";
 	json_object *t, *v;
 	struct audit_record a = {.event = m->name,
@@ -156,9 +155,8 @@ static void call_audit(struct call *c, const struct proto_method *m, struct repl
 	if (!code) {
 		a.decision = "allow";
 	} else {
-		a.decision = strcmp(code, PROTO_E_DENIED) == 0 ||
-					     strcmp(code, PROTO_E_QUOTA) == 0 ||
-					     strcmp(code, PROTO_E_NOT_FOUND) == 0
+		a.decision = code == PROTO_ERR_DENIED || code == PROTO_ERR_QUOTA ||
+					     code == PROTO_ERR_NOT_FOUND
 				     ? "deny"
 				     : "error";
 		a.reason = reply_error_message(r);
@@ -182,11 +180,11 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 	int k;
 
 	k = call_run(&c, job, &m, &r);
-	if (k > 0)
+	if (k == 0)
 		k = call_decode(&c, m, &r);
-	if (k > 0)
+	if (k == 0)
 		k = handlers[m->id](&c, &r);
-	if (k >= 0 && m)
+	if (k == 0 && m)
 		k = reply_limit_fds(&r, m);
 	/* A handler failing after it changed something (unload's commit, say) is on record too. */
 	k = reply_fail(&r, k);

@@ -31,33 +31,33 @@ static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
 		/* Its fds: the binary and a pidfd (uprobe.h). */
 		k = uprobe_request_from(t, c->fds, c->n_fds, &a->uprobe, &error);
 		if (k < 0)
-			return reply_error(r, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k, "%s",
-					   error ?: "bad uprobe target");
+			return reply_error(r, k == -EBADF ? PROTO_ERR_FDS : PROTO_ERR_INVALID, -k,
+					   "%s", error ?: "bad uprobe target");
 		a->uprobe.status_fd = c->target_status;
 		a->uprobe.status_error = c->target_status_error;
 		a->name = a->uprobe.symbol;
 		a->fd_index = -1;
-		return 1;
+		return 0;
 	}
 	a->name = t->name;
 	a->attach_type = t->attach_type;
 	a->fd_index = t->fd;
-	return 1;
+	return 0;
 }
 
 static int attach_uprobe(struct call *c, struct reply *r, const struct attach_req *a,
-			 json_object *prog, int prog_fd)
+			 json_object *prog, int prog_fd, int *ret_link_fd)
 {
 	if ((int)meta_int(prog, "prog_type") != BPF_PROG_TYPE_KPROBE)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "program \"%s\" is not a kprobe-type program (SEC(\"uprobe\"))",
 				   a->program);
 	if (!policy_grant_attach_uprobes(c->grant))
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "program", a->program,
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", a->program,
 				    "attach.uprobes",
 				    "your policy does not allow attaching uprobes");
 	return uprobe_attach(&a->uprobe, &c->ident.id, prog_fd, a->program, r, c->target_desc,
-			     sizeof(c->target_desc));
+			     sizeof(c->target_desc), ret_link_fd);
 }
 
 static int link_id_of(int fd, uint32_t *ret)
@@ -106,20 +106,20 @@ static int attach_check_quotas(struct call *c, struct reply *r)
 	int k = user_attachments(c, c->ident.id.uid, &n);
 
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot count your attachments: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot count your attachments: %s",
 				   strerror(-k));
 	/* n counts the link just made. */
 	if (n > l->max_attachments) {
 		char note[128];
 		const char *key = policy_limit_key("max_attachments", n, note, sizeof(note));
 
-		return denial_reply(r, PROTO_E_QUOTA, EDQUOT, "object", NULL, key,
+		return denial_reply(r, PROTO_ERR_QUOTA, EDQUOT, "object", NULL, key,
 				    "this attach would exceed your quota max_attachments: you have "
 				    "%llu, your limit is %llu%s",
 				    (unsigned long long)(n - 1),
 				    (unsigned long long)l->max_attachments, note);
 	}
-	return 1;
+	return 0;
 }
 
 int named_attach(struct call *c, struct reply *r)
@@ -133,24 +133,24 @@ int named_attach(struct call *c, struct reply *r)
 	int k, type;
 
 	k = attach_parse(c, r, &a);
-	if (k > 0)
+	if (k == 0)
 		k = object_open(c, r, ref, VISIBLE_OWNER, &o);
-	if (k > 0)
+	if (k == 0)
 		k = call_lock(c, r, o.owner);
-	if (k > 0 && !a.pin &&
+	if (k == 0 && !a.pin &&
 	    (strcmp(a.type, "tracepoint") == 0 || strcmp(a.type, "raw_tracepoint") == 0 ||
 	     strcmp(a.type, "uprobe") == 0))
 		/* The kernel can't detach these links: one held by a client would outlive unload.
 		 */
-		k = reply_error(r, PROTO_E_INVALID, EINVAL,
+		k = reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				"%s attachments are always pinned (the kernel cannot detach them "
 				"from a link fd you hold): attach with pin",
 				a.type);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	prog = meta_find(o.meta, "programs", a.program);
 	if (!prog)
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no program \"%s\"", o.name, a.program);
 	type = (int)meta_int(prog, "prog_type");
 	if (!policy_grant_prog_type(c->grant, type)) {
@@ -159,71 +159,75 @@ int named_attach(struct call *c, struct reply *r)
 
 		snprintf(key, sizeof(key), "program_types: %s", tname ?: "");
 		return denial_reply(
-			r, PROTO_E_DENIED, EPERM, "program", a.program, tname ? key : NULL,
+			r, PROTO_ERR_DENIED, EPERM, "program", a.program, tname ? key : NULL,
 			"program \"%s\" has type %s, which your policy allows %s", a.program,
 			tname ?: "unknown",
 			policy_grant_test_run(c->grant, type) ? "for test runs only" : "no longer");
 	}
 	prog_fd = pin_open(&o, prog);
 	if (prog_fd < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -prog_fd, "cannot open program \"%s\": %s",
-				   a.program, strerror(-prog_fd));
+		return reply_error(r, PROTO_ERR_INTERNAL, -prog_fd,
+				   "cannot open program \"%s\": %s", a.program, strerror(-prog_fd));
 	if (strcmp(a.type, "cgroup") == 0)
-		k = attach_cgroup(c, r, &a, prog, prog_fd);
+		k = attach_cgroup(c, r, &a, prog, prog_fd, &link_fd);
 	else if (strcmp(a.type, "raw_tracepoint") == 0)
-		k = attach_raw_tracepoint(c, r, &a, prog, prog_fd);
+		k = attach_raw_tracepoint(c, r, &a, prog, prog_fd, &link_fd);
 	else if (strcmp(a.type, "tracepoint") == 0)
-		k = attach_tracepoint(c, r, &a, prog, prog_fd);
+		k = attach_tracepoint(c, r, &a, prog, prog_fd, &link_fd);
 	else if (strcmp(a.type, "xdp") == 0 || strcmp(a.type, "tc") == 0)
-		k = attach_interface(c, r, &a, prog, prog_fd, strcmp(a.type, "tc") == 0);
+		k = attach_interface(c, r, &a, prog, prog_fd, strcmp(a.type, "tc") == 0, &link_fd);
 	else if (strcmp(a.type, "uprobe") == 0)
-		k = attach_uprobe(c, r, &a, prog, prog_fd);
+		k = attach_uprobe(c, r, &a, prog, prog_fd, &link_fd);
 	else
 		return reply_error(
-			r, PROTO_E_INVALID, EINVAL,
+			r, PROTO_ERR_INVALID, EINVAL,
 			"unknown target type \"%.32s\" (expected cgroup, raw_tracepoint, "
 			"tracepoint, xdp, tc or uprobe)",
 			a.type);
-	if (k <= 0)
+	if (k != 0)
 		return k;
-	link_fd = k;
 	/*
 	 * Quotas are checked with the new link in place, so every target's own
 	 * checks (and their clearer errors) come first; over quota, closing our
 	 * only reference ends the link again.
 	 */
 	k = attach_check_quotas(c, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	k = link_id_of(link_fd, &link_id);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot query the new link: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot query the new link: %s",
 				   strerror(-k));
 	if (a.pin) {
 		char path[PATH_MAX + 16];
 
 		snprintf(path, sizeof(path), "%s/l%u", o.dir, link_id);
 		if (bpf_obj_pin(link_fd, path) < 0)
-			return reply_error(r, PROTO_E_INTERNAL, errno, "cannot pin the link: %m");
+			return reply_error(r, PROTO_ERR_INTERNAL, errno, "cannot pin the link: %m");
 	}
 	result = json_object_new_object();
 	link = json_object_new_object();
-	if (!result || !link) {
+	if (json_add(result, "link", link) < 0 ||
+	    json_add(link, "id", json_object_new_int64(link_id)) < 0 ||
+	    json_add(link, "pinned", json_object_new_boolean(a.pin)) < 0) {
 		json_object_put(result);
-		json_object_put(link);
 		return -ENOMEM;
 	}
-	json_object_object_add(link, "id", json_object_new_int64(link_id));
-	json_object_object_add(link, "pinned", json_object_new_boolean(a.pin));
-	json_object_object_add(result, "link", link);
+	/* link is result's from here on: after a refusal (k > 0) both are gone. */
 	k = reply_result(r, result);
-	if (k < 0)
+	if (k != 0)
 		return k;
 	if (!a.pin) {
-		k = reply_add_fd(r, TAKE_FD(link_fd));
+		int idx = -1;
+
+		k = reply_add_fd(r, TAKE_FD(link_fd), &idx);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot pass the link");
-		json_object_object_add(link, "fd", json_object_new_int(k));
+			return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot pass the link");
+		if (k > 0)
+			return k;
+		k = json_add(link, "fd", json_object_new_int(idx));
+		if (k < 0)
+			return k;
 	}
 	log_info("uid %u attached %s/%s (link %u%s%s%s)", (unsigned)c->ident.id.uid, o.name,
 		 a.program, link_id, a.pin ? ", pinned" : "", c->target_desc[0] ? ", " : "",

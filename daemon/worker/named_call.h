@@ -14,6 +14,7 @@
 
 #include <bpf/bpf.h>
 
+#include "common/json.h"
 #include "common/macro.h"
 #include "identity.h"
 #include "load.h"
@@ -28,12 +29,6 @@
 #define ATTACH_TCX_EGRESS 47
 #define LINK_TYPE_TCX 11
 
-static inline void json_putp(json_object **o)
-{
-	json_object_put(*o);
-}
-#define _cleanup_json_ _cleanup_(json_putp)
-
 /* One request: who asks, under which policy, with what. */
 struct call {
 	const struct policy *policy;
@@ -46,8 +41,9 @@ struct call {
 	const struct proto_method *req_method; /* which, once req is decoded */
 	int *fds; /* the client's */
 	size_t n_fds;
-	int netns; /* the caller's network namespace, from the event loop (attach only), or -1 */
-	/* A uprobe target's /proc/PID/status from the event loop, or -1 and why not. */
+	int netns; /* the caller's network namespace, from the event loop (attach only), or -EBADF
+		    */
+	/* A uprobe target's /proc/PID/status from the event loop, or -EBADF and why not. */
 	int target_status;
 	int target_status_error;
 	char target_desc[160]; /* what an attach attached to, where params don't say it all */
@@ -155,19 +151,23 @@ int btf_view_fd(struct call *c, const struct object *o, const struct btf_view *v
 /* named_fds.c */
 int named_fds(struct call *c, struct reply *r);
 
+/*
+ * The attach targets: 0 with the new link's fd in *ret_link_fd, > 0 with
+ * the refusal in r, or -errno (reply.h).
+ */
 /* attach_cgroup.c */
 int attach_cgroup(struct call *c, struct reply *r, const struct attach_req *a, json_object *prog,
-		  int prog_fd);
+		  int prog_fd, int *ret_link_fd);
 
 /* attach_tracepoint.c */
 int attach_raw_tracepoint(struct call *c, struct reply *r, const struct attach_req *a,
-			  json_object *prog, int prog_fd);
+			  json_object *prog, int prog_fd, int *ret_link_fd);
 int attach_tracepoint(struct call *c, struct reply *r, const struct attach_req *a,
-		      json_object *prog, int prog_fd);
+		      json_object *prog, int prog_fd, int *ret_link_fd);
 
 /* attach_interface.c */
 int attach_interface(struct call *c, struct reply *r, const struct attach_req *a, json_object *prog,
-		     int prog_fd, bool tc);
+		     int prog_fd, bool tc, int *ret_link_fd);
 
 /* named_attach.c */
 int named_attach(struct call *c, struct reply *r);

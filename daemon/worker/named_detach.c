@@ -28,17 +28,18 @@ int named_detach(struct call *c, struct reply *r)
 	if (!detached)
 		return -ENOMEM;
 	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
-	if (k > 0)
+	if (k == 0)
 		k = call_lock(c, r, o.owner);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	prog = meta_find(o.meta, "programs", program);
 	if (!prog)
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no program \"%s\"", o.name, program);
 	k = object_links(&o, &le, &n);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot list links: %s", strerror(-k));
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot list links: %s",
+				   strerror(-k));
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
 		return k;
@@ -65,11 +66,12 @@ int named_detach(struct call *c, struct reply *r)
 	}
 	caps_clear_effective();
 	if (link && json_object_array_length(detached) == 0)
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "program \"%s\" has no link %lld",
-				   program, (long long)link);
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
+				   "program \"%s\" has no link %lld", program, (long long)link);
 	result = json_object_new_object();
-	if (!result)
+	if (json_add(result, "detached", TAKE_PTR(detached)) < 0) {
+		json_object_put(result);
 		return -ENOMEM;
-	json_object_object_add(result, "detached", TAKE_PTR(detached));
+	}
 	return reply_result(r, result);
 }

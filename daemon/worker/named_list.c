@@ -230,19 +230,19 @@ static int list_parse_cursor(const char *cursor, struct reply *r, struct list_pa
 	char *end;
 
 	if (!cursor)
-		return 1;
+		return 0;
 	slash = strchr(cursor, '/');
 	errno = 0;
 	uid = strtoul(cursor, &end, 10);
 	if (!slash || end != slash || cursor[0] < '0' || cursor[0] > '9' || errno ||
 	    uid >= (uid_t)-1 || !proto_object_name_is_valid(slash + 1))
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"cursor\": expected UID/NAME, as \"next\" of the page "
 				   "before gave it");
 	pg->have_cursor = true;
 	pg->after_uid = (uid_t)uid;
 	snprintf(pg->after_name, sizeof(pg->after_name), "%s", slash + 1);
-	return 1;
+	return 0;
 }
 
 int named_list(struct call *c, struct reply *r)
@@ -259,19 +259,19 @@ int named_list(struct call *c, struct reply *r)
 	if (!objects)
 		return -ENOMEM;
 	k = list_parse_cursor(p->cursor, r, &pg);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	/* The admin group is the daemon's option, not a policy key. */
 	if ((all || user) && !call_is_admin(c))
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "object", NULL, NULL,
 				    "listing other users' objects needs root or the broker's admin "
 				    "group");
 	if (user && shared)
 		return reply_error(
-			r, PROTO_E_INVALID, EINVAL,
+			r, PROTO_ERR_INVALID, EINVAL,
 			"\"shared\" lists what others share with you; it takes no \"user\"");
 	if (user && identity_parse_user(user, &uid) < 0)
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "no user \"%.64s\"", user);
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT, "no user \"%.64s\"", user);
 
 	if (all || shared)
 		k = list_owners(c, !all, &pg);
@@ -280,17 +280,21 @@ int named_list(struct call *c, struct reply *r)
 	if (k == -ENOMEM)
 		return k;
 	if (k < 0 && k != -ENOENT)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot list objects: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot list objects: %s",
 				   strerror(-k));
 	result = json_object_new_object();
-	if (!result)
+	if (json_add(result, "objects", TAKE_PTR(objects)) < 0) {
+		json_object_put(result);
 		return -ENOMEM;
-	json_object_object_add(result, "objects", TAKE_PTR(objects));
+	}
 	if (pg.full) {
 		char next[32 + PROTO_MAX_OBJECT_NAME];
 
 		snprintf(next, sizeof(next), "%u/%s", (unsigned)pg.last_uid, pg.last_name);
-		json_object_object_add(result, "next", json_object_new_string(next));
+		if (json_add(result, "next", json_object_new_string(next)) < 0) {
+			json_object_put(result);
+			return -ENOMEM;
+		}
 	}
 	return reply_result(r, result);
 }
@@ -303,15 +307,13 @@ int named_show(struct call *c, struct reply *r)
 	int k;
 
 	k = object_open(c, r, ref, VISIBLE_SHARED, &o);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	j = object_json(c, &o);
 	result = json_object_new_object();
-	if (!j || !result) {
-		json_object_put(j);
+	if (json_add(result, "object", j) < 0) {
 		json_object_put(result);
 		return -ENOMEM;
 	}
-	json_object_object_add(result, "object", j);
 	return reply_result(r, result);
 }

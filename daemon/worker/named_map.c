@@ -36,23 +36,23 @@ int named_map_insert(struct call *c, struct reply *r)
 	int k, inner_fd, value;
 
 	if ((size_t)fd_index >= c->n_fds)
-		return reply_error(r, PROTO_E_FDS, EBADF,
+		return reply_error(r, PROTO_ERR_FDS, EBADF,
 				   "\"fd\" must be the index of the inner map's fd, sent with the "
 				   "request");
 	inner_fd = c->fds[fd_index];
 	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	m = meta_find(o.meta, "maps", map);
 	if (!m || !meta_map_is_map_of_maps(o.meta, map))
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no map of maps \"%s\"", o.name, map);
 	/* The policy's grant for the outer map still says whether you may change it at all. */
 	if (!(policy_grant_map_access(c->grant, map) & MAP_ACCESS_WO))
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "map", map, "maps",
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "map", map, "maps",
 				    "your policy does not let you write map \"%s\"", map);
 	if (bpf_obj_get_info_by_fd(inner_fd, &info, &len) < 0)
-		return reply_error(r, PROTO_E_INVALID, EBADF, "the fd sent is not a BPF map");
+		return reply_error(r, PROTO_ERR_INVALID, EBADF, "the fd sent is not a BPF map");
 	/*
 	 * Two kinds of O_RDWR fd do not mean the right to write the map: a
 	 * ring buffer's is the right to consume it (inserted, programs could
@@ -60,43 +60,44 @@ int named_map_insert(struct call *c, struct reply *r)
 	 * handout_map_fd()).
 	 */
 	if (info.type == BPF_MAP_TYPE_RINGBUF)
-		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", map, NULL,
+		return denial_reply(r, PROTO_ERR_DENIED, EACCES, "map", map, NULL,
 				    "map %u is a ring buffer: its fd is for consuming it, and a "
 				    "map of maps would let programs write records into it",
 				    info.id);
 	k = fdinfo_get_u64(inner_fd, "frozen", &frozen);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k,
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
 				   "cannot tell whether map %u is frozen: %s", info.id,
 				   strerror(-k));
 	if (frozen)
-		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", map, NULL,
+		return denial_reply(r, PROTO_ERR_DENIED, EACCES, "map", map, NULL,
 				    "map %u is frozen: its fd may be a read-only grant, and a map "
 				    "of maps would let programs write it",
 				    info.id);
 	if ((fcntl(inner_fd, F_GETFL) & O_ACCMODE) != O_RDWR)
 		return denial_reply(
-			r, PROTO_E_DENIED, EACCES, "map", map, NULL,
+			r, PROTO_ERR_DENIED, EACCES, "map", map, NULL,
 			"map %u is not writable through the fd you sent: a map of maps "
 			"would let programs write it, so it takes only maps you may write",
 			info.id);
 	if ((uint32_t)key_size != (uint32_t)meta_int(m, "key_size"))
-		return reply_error(r, PROTO_E_INVALID, EINVAL, "map \"%s\" takes %lld-byte keys",
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL, "map \"%s\" takes %lld-byte keys",
 				   map, (long long)meta_int(m, "key_size"));
 	outer = pin_open(&o, m);
 	if (outer < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -outer, "cannot open map \"%s\": %s", map,
+		return reply_error(r, PROTO_ERR_INTERNAL, -outer, "cannot open map \"%s\": %s", map,
 				   strerror(-outer));
 	value = inner_fd;
 	if (bpf_map_update_elem(outer, key, &value, BPF_ANY) < 0)
-		return reply_error(r, PROTO_E_LOAD, errno,
+		return reply_error(r, PROTO_ERR_LOAD, errno,
 				   "the kernel refused map %u in \"%s\": %m (an inner map must "
 				   "match the outer map's template)",
 				   info.id, map);
 	result = json_object_new_object();
-	if (!result)
+	if (json_add(result, "inserted", json_object_new_int64(info.id)) < 0) {
+		json_object_put(result);
 		return -ENOMEM;
-	json_object_object_add(result, "inserted", json_object_new_int64(info.id));
+	}
 	return reply_result(r, result);
 }
 
@@ -117,29 +118,29 @@ int named_map(struct call *c, struct reply *r)
 	int type, k;
 
 	k = object_open(c, r, req->object, VISIBLE_SHARED, &o);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	m = meta_find(o.meta, "maps", req->map);
 	if (m)
 		a = object_map_access(c, &o, req->map);
 	/* Others don't learn of maps not shared with them (as for fds). */
 	if (!m || (a == MAP_ACCESS_NONE && !o.is_owner))
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no map \"%s\"%s", req->object, req->map,
 				   o.is_owner ? "" : " shared with you");
 	if (a == MAP_ACCESS_NONE) /* only the owner gets here (above) */
-		return denial_reply(r, PROTO_E_DENIED, EACCES, "map", req->map, "maps",
+		return denial_reply(r, PROTO_ERR_DENIED, EACCES, "map", req->map, "maps",
 				    "your policy grants you no access to map \"%s\"", req->map);
 	fd = pin_open(&o, m);
 	if (fd < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -fd, "cannot open map \"%s\": %s", req->map,
-				   strerror(-fd));
+		return reply_error(r, PROTO_ERR_INTERNAL, -fd, "cannot open map \"%s\": %s",
+				   req->map, strerror(-fd));
 	if (req->op == PROTO_MAP_BTF || req->op == PROTO_MAP_INFO) {
 		json_object *mm = meta_array(o.meta, "maps");
 
 		k = object_btf_view(c, &o, req->op == PROTO_MAP_BTF, &btf);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -k,
+			return reply_error(r, PROTO_ERR_INTERNAL, -k,
 					   "cannot read the object's BTF: %s", strerror(-k));
 		mb = (struct mapop_btf){.data = btf.data, .size = btf.size};
 		for (size_t i = 0; i < btf.n_maps; i++)

@@ -124,16 +124,17 @@ int object_open(struct call *c, struct reply *r, const char *ref, enum visibilit
 
 	if (slash) {
 		if ((size_t)(slash - ref) >= sizeof(owner_s) || slash == ref)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "\"object\": expected NAME or OWNER/NAME");
 		memcpy(owner_s, ref, (size_t)(slash - ref));
 		owner_s[slash - ref] = '\0';
 		name = slash + 1;
 		if (identity_parse_user(owner_s, &owner) < 0)
-			return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "no user \"%s\"", owner_s);
+			return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT, "no user \"%s\"",
+					   owner_s);
 	}
 	if (!proto_object_name_is_valid(name))
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"object\": \"%.64s\" is not a valid object name (1 to %d of "
 				   "A-Z a-z 0-9 _ -, not starting with -)",
 				   name, PROTO_MAX_OBJECT_NAME);
@@ -141,7 +142,7 @@ int object_open(struct call *c, struct reply *r, const char *ref, enum visibilit
 	if (k == -ENOENT)
 		goto not_found;
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read object \"%s\": %s", ref,
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot read object \"%s\": %s", ref,
 				   strerror(-k));
 	switch (want) {
 	case VISIBLE_OWNER:
@@ -159,9 +160,9 @@ int object_open(struct call *c, struct reply *r, const char *ref, enum visibilit
 		goto not_found;
 	}
 	*ret = o;
-	return 1;
+	return 0;
 not_found:
-	return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "you have no object \"%s\"%s", ref,
+	return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT, "you have no object \"%s\"%s", ref,
 			   want == VISIBLE_OWNER ? "" : " and none is shared with you");
 }
 
@@ -169,9 +170,9 @@ int call_lock(struct call *c, struct reply *r, uid_t owner)
 {
 	c->lock = store_lock_user(&c->cfg->store, owner);
 	if (c->lock < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -c->lock,
+		return reply_error(r, PROTO_ERR_INTERNAL, -c->lock,
 				   "cannot lock the owner's state: %s", strerror(-c->lock));
-	return 1;
+	return 0;
 }
 
 /*

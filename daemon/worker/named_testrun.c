@@ -38,11 +38,11 @@ int named_test_run(struct call *c, struct reply *r)
 	int k, type;
 
 	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	prog = meta_find(o.meta, "programs", program);
 	if (!prog)
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no program \"%s\"", o.name, program);
 	type = (int)meta_int(prog, "prog_type");
 	if (!policy_grant_test_run(c->grant, type)) {
@@ -52,14 +52,14 @@ int named_test_run(struct call *c, struct reply *r)
 		/* test_run_types grants test runs and nothing more; program_types would too. */
 		snprintf(key, sizeof(key), "test_run_types: %s", tname ?: "");
 		return denial_reply(
-			r, PROTO_E_DENIED, EPERM, "program", program, tname ? key : NULL,
+			r, PROTO_ERR_DENIED, EPERM, "program", program, tname ? key : NULL,
 			"program \"%s\" has type %s, which your policy no longer allows", program,
 			tname ?: "unknown");
 	}
 	prog_fd = pin_open(&o, prog);
 	if (prog_fd < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -prog_fd, "cannot open program \"%s\": %s",
-				   program, strerror(-prog_fd));
+		return reply_error(r, PROTO_ERR_INTERNAL, -prog_fd,
+				   "cannot open program \"%s\": %s", program, strerror(-prog_fd));
 	n_out = n_data ? n_data + TEST_RUN_DATA_OUT_SLACK : 0;
 	out = malloc(n_out ? n_out : 1);
 	if (!out)
@@ -78,7 +78,7 @@ int named_test_run(struct call *c, struct reply *r)
 			k = negative_errno();
 		caps_clear_effective();
 		if (k < 0)
-			return reply_error(r, PROTO_E_LOAD, -k,
+			return reply_error(r, PROTO_ERR_LOAD, -k,
 					   "the kernel refused to test-run \"%s\": %s%s", program,
 					   strerror(-k),
 					   k == -ENOTSUPP || k == -EOPNOTSUPP
@@ -87,13 +87,13 @@ int named_test_run(struct call *c, struct reply *r)
 		n_out = opts.data_size_out < n_out ? opts.data_size_out : n_out;
 		out_hex = hex_encode(out, n_out);
 		result = json_object_new_object();
-		if (!out_hex || !result) {
+		if (!out_hex || !result ||
+		    json_add(result, "retval", json_object_new_int64(opts.retval)) < 0 ||
+		    json_add(result, "duration_ns", json_object_new_int64(opts.duration)) < 0 ||
+		    json_add(result, "data_out", json_object_new_string(out_hex)) < 0) {
 			json_object_put(result);
 			return -ENOMEM;
 		}
-		json_object_object_add(result, "retval", json_object_new_int64(opts.retval));
-		json_object_object_add(result, "duration_ns", json_object_new_int64(opts.duration));
-		json_object_object_add(result, "data_out", json_object_new_string(out_hex));
 	}
 	return reply_result(r, result);
 }

@@ -16,17 +16,17 @@ int named_unload(struct call *c, struct reply *r)
 	int k;
 
 	k = object_open(c, r, ref, VISIBLE_OWNER_OR_ADMIN, &o);
-	if (k > 0)
+	if (k == 0)
 		k = call_lock(c, r, o.owner);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	/* Removing the metadata is the commit: from here on the object is gone (store.h). */
 	k = store_meta_remove(&c->cfg->store, o.owner, o.name);
 	if (k == -ENOENT)
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT, "object \"%s\" was just unloaded",
-				   ref);
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
+				   "object \"%s\" was just unloaded", ref);
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot unload \"%s\": %s", ref,
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot unload \"%s\": %s", ref,
 				   strerror(-k));
 	store_fault(&c->cfg->store, "unload-committed");
 	k = store_object_remove_pins(&c->cfg->store, o.owner, o.name);
@@ -36,9 +36,10 @@ int named_unload(struct call *c, struct reply *r)
 			    (unsigned)o.owner, o.name, strerror(-k));
 	log_info("uid %u unloaded %u/%s", (unsigned)c->ident.id.uid, (unsigned)o.owner, o.name);
 	result = json_object_new_object();
-	if (!result)
+	if (json_add(result, "name", json_object_new_string(o.name)) < 0 ||
+	    json_add(result, "owner", json_object_new_int64(o.owner)) < 0) {
+		json_object_put(result);
 		return -ENOMEM;
-	json_object_object_add(result, "name", json_object_new_string(o.name));
-	json_object_object_add(result, "owner", json_object_new_int64(o.owner));
+	}
 	return reply_result(r, result);
 }

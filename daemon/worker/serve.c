@@ -162,7 +162,7 @@ static int serve_one(const struct serve_config *cfg, int64_t *bound_uid)
 	k = proto_send(cfg->sock, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);
 	if (k == -EMSGSIZE) {
 		json_object *e =
-			proto_error_new(id, PROTO_E_TOO_LARGE, EMSGSIZE,
+			proto_error_new(id, proto_error_code(PROTO_ERR_TOO_LARGE), EMSGSIZE,
 					"the reply would exceed the protocol's size limit");
 
 		k = e ? proto_send(cfg->sock, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;

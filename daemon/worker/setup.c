@@ -53,23 +53,23 @@ static int check_sizes(struct reply *r, const char *what, const char *where, int
 	const char *tname = libbpf_bpf_map_type_str((enum bpf_map_type)type) ?: "of this type";
 
 	if (key && f.key >= 0 && *key != f.key)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "%s: %s key_size %u is invalid: a %s map's key_size is %lld",
 				   where, what, *key, tname, (long long)f.key);
 	if (value && f.value >= 0 && *value != f.value)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "%s: %s value_size %u is invalid: a %s map's value_size is %lld",
 				   where, what, *value, tname, (long long)f.value);
 	if (value && f.value_nonzero && *value == 0)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "%s: %s value_size 0 is invalid for a %s map", where, what,
 				   tname);
 	if (value && type == BPF_MAP_TYPE_STACK_TRACE && *value % 8)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "%s: %s value_size %u is invalid: a stack_trace map's values "
 				   "are 8-byte addresses",
 				   where, what, *value);
-	return 1;
+	return 0;
 }
 
 static int setup_map_defs(struct bpf_object *obj, const struct proto_load_request *req,
@@ -82,11 +82,11 @@ static int setup_map_defs(struct bpf_object *obj, const struct proto_load_reques
 		int k = 0;
 
 		if (!map)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "map_defs: no map \"%s\" in the object", d->name);
 		for (size_t p = 0; p < i; p++)
 			if (strcmp(req->map_defs[p].name, d->name) == 0)
-				return reply_error(r, PROTO_E_INVALID, EINVAL,
+				return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 						   "map_defs: map \"%s\" is given twice", d->name);
 		/*
 		 * libbpf 1.1 sizes .data/.bss/.rodata's contents and a struct_ops
@@ -95,7 +95,7 @@ static int setup_map_defs(struct bpf_object *obj, const struct proto_load_reques
 		 */
 		if (bpf_map__is_internal(map) || bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
 			return reply_error(
-				r, PROTO_E_INVALID, EINVAL,
+				r, PROTO_ERR_INVALID, EINVAL,
 				"map_defs: map \"%s\" holds the object's %s, whose sizes "
 				"the object fixes",
 				d->name,
@@ -105,18 +105,18 @@ static int setup_map_defs(struct bpf_object *obj, const struct proto_load_reques
 		k = check_sizes(r, what, "map_defs", bpf_map__type(map),
 				d->set_key_size ? &d->key_size : NULL,
 				d->set_value_size ? &d->value_size : NULL);
-		if (k <= 0)
+		if (k != 0)
 			return k;
 		if (d->set_key_size)
 			k = bpf_map__set_key_size(map, d->key_size);
 		if (k >= 0 && d->set_value_size)
 			k = bpf_map__set_value_size(map, d->value_size);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INVALID, -k,
+			return reply_error(r, PROTO_ERR_INVALID, -k,
 					   "map_defs: cannot size map \"%s\": %s", d->name,
 					   strerror(-k));
 	}
-	return 1;
+	return 0;
 }
 
 /* What the wire takes is what the policy decides on (and refuses beyond). */
@@ -127,7 +127,7 @@ static int setup_check_inner_maps(struct setup *s, struct bpf_object *obj,
 				  const struct proto_load_request *req, struct reply *r)
 {
 	if (req->n_inner_maps == 0)
-		return 1;
+		return 0;
 	s->inner_fds = malloc(req->n_inner_maps * sizeof(*s->inner_fds));
 	if (!s->inner_fds)
 		return -ENOMEM;
@@ -141,42 +141,42 @@ static int setup_check_inner_maps(struct setup *s, struct bpf_object *obj,
 		char what[PROTO_MAX_NAME + 32];
 
 		if (!map)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "inner_maps: no map \"%s\" in the object", im->outer);
 		for (size_t p = 0; p < i; p++)
 			if (strcmp(req->inner_maps[p].outer, im->outer) == 0)
-				return reply_error(r, PROTO_E_INVALID, EINVAL,
+				return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 						   "inner_maps: map \"%s\" is given twice",
 						   im->outer);
 		if (!policy_map_type_is_map_of_maps(bpf_map__type(map)))
 			return reply_error(
-				r, PROTO_E_INVALID, EINVAL,
+				r, PROTO_ERR_INVALID, EINVAL,
 				"inner_maps: map \"%s\" is not a map of maps (it is %s)", im->outer,
 				libbpf_bpf_map_type_str(bpf_map__type(map)) ?: "unknown");
 		if (bpf_map__inner_map(map))
 			return reply_error(
-				r, PROTO_E_INVALID, EEXIST,
+				r, PROTO_ERR_INVALID, EEXIST,
 				"inner_maps: map \"%s\" has an inner map template in the "
 				"object already",
 				im->outer);
 		if (type < 0)
 			return reply_error(
-				r, PROTO_E_INVALID, EINVAL,
+				r, PROTO_ERR_INVALID, EINVAL,
 				"inner_maps: unknown map type \"%s\" for the inner map of "
 				"\"%s\"",
 				im->type, im->outer);
 		/* The kernel nests maps one level deep only (bpf_map_meta_alloc()). */
 		if (policy_map_type_is_map_of_maps(type))
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "inner_maps: the inner map of \"%s\" cannot be a map of "
 					   "maps itself",
 					   im->outer);
 		snprintf(what, sizeof(what), "the inner map of \"%s\"", im->outer);
 		k = check_sizes(r, what, "inner_maps", type, &im->key_size, &im->value_size);
-		if (k <= 0)
+		if (k != 0)
 			return k;
 	}
-	return 1;
+	return 0;
 }
 
 static bool prog_type_takes_btf_target(int type)
@@ -194,17 +194,17 @@ static int setup_attach_targets(struct bpf_object *obj, const struct proto_load_
 		int type, k;
 
 		if (!prog)
-			return reply_error(r, PROTO_E_INVALID, ENOENT,
+			return reply_error(r, PROTO_ERR_INVALID, ENOENT,
 					   "attach_targets: no program \"%s\" in the object",
 					   t->program);
 		for (size_t p = 0; p < i; p++)
 			if (strcmp(req->attach_targets[p].program, t->program) == 0)
-				return reply_error(r, PROTO_E_INVALID, EINVAL,
+				return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 						   "attach_targets: program \"%s\" is given twice",
 						   t->program);
 		/* Checked again here: the decoder is not the only way in (tests, fuzzers). */
 		if (!proto_attach_target_is_valid(t->target))
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "attach_targets: the target of program \"%s\" must be 1 "
 					   "to %d of [A-Za-z0-9_.]",
 					   t->program, PROTO_MAX_ATTACH_TARGET);
@@ -215,14 +215,14 @@ static int setup_attach_targets(struct bpf_object *obj, const struct proto_load_
 		 * and not to be guessed at with kernel functions.
 		 */
 		if (type == BPF_PROG_TYPE_EXT)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "attach_targets: program \"%s\" is an extension "
 					   "(freplace), whose target is another program, which a "
 					   "request cannot name",
 					   t->program);
 		if (!prog_type_takes_btf_target(type))
 			return reply_error(
-				r, PROTO_E_INVALID, EINVAL,
+				r, PROTO_ERR_INVALID, EINVAL,
 				"attach_targets: program \"%s\" has type %s, which takes no "
 				"BTF attach target (tracing and lsm programs do)",
 				t->program,
@@ -241,7 +241,7 @@ static int setup_attach_targets(struct bpf_object *obj, const struct proto_load_
 			 * whose BTF has it, which workers never see (modbtf.h).
 			 */
 			libbpflog_module_hint(t->target, hint, sizeof(hint));
-			return reply_error(r, PROTO_E_LOAD, ESRCH,
+			return reply_error(r, PROTO_ERR_LOAD, ESRCH,
 					   "attach_targets: libbpf could not set the attach target "
 					   "of program \"%s\" to \"%s\": the kernel's BTF has no "
 					   "such target for its attach type%s",
@@ -249,12 +249,12 @@ static int setup_attach_targets(struct bpf_object *obj, const struct proto_load_
 		}
 		if (k < 0)
 			return reply_error(
-				r, PROTO_E_INVALID, -k,
+				r, PROTO_ERR_INVALID, -k,
 				"attach_targets: cannot set the attach target of program "
 				"\"%s\" to \"%s\": %s",
 				t->program, t->target, strerror(-k));
 	}
-	return 1;
+	return 0;
 }
 
 int setup_configure(struct setup *s, struct bpf_object *obj, const struct proto_load_request *req,
@@ -262,9 +262,9 @@ int setup_configure(struct setup *s, struct bpf_object *obj, const struct proto_
 {
 	int k = setup_map_defs(obj, req, r);
 
-	if (k > 0)
+	if (k == 0)
 		k = setup_check_inner_maps(s, obj, req, r);
-	if (k > 0)
+	if (k == 0)
 		k = setup_attach_targets(obj, req, r);
 	return k;
 }
@@ -300,18 +300,18 @@ int setup_create_inner_maps(struct setup *s, struct bpf_object *obj,
 		int k, fd;
 
 		if (!outer || type < 0)
-			return reply_error(r, PROTO_E_INTERNAL, EINVAL,
+			return reply_error(r, PROTO_ERR_INTERNAL, EINVAL,
 					   "inner map of \"%s\" vanished", im->outer);
 		k = caps_set_effective(caps, caps_map_type_needs_net_admin(type) ? 2 : 1);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -k, "cannot raise capabilities: %s",
-					   strerror(-k));
+			return reply_error(r, PROTO_ERR_INTERNAL, -k,
+					   "cannot raise capabilities: %s", strerror(-k));
 		fd = bpf_map_create((enum bpf_map_type)type, "inner", im->key_size, im->value_size,
 				    im->max_entries, &opts);
 		k = fd < 0 ? negative_errno() : 0;
 		caps_clear_effective();
 		if (fd < 0)
-			return reply_error(r, PROTO_E_LOAD, -k,
+			return reply_error(r, PROTO_ERR_LOAD, -k,
 					   "the kernel refused to create the inner map of \"%s\" "
 					   "(%s, key_size %u, value_size %u, max_entries %u, "
 					   "map_flags 0x%x): %s",
@@ -321,11 +321,11 @@ int setup_create_inner_maps(struct setup *s, struct bpf_object *obj,
 		/* libbpf passes it as the outer map's template; it never closes it. */
 		k = bpf_map__set_inner_map_fd(outer, fd);
 		if (k < 0)
-			return reply_error(r, PROTO_E_INTERNAL, -k,
+			return reply_error(r, PROTO_ERR_INTERNAL, -k,
 					   "cannot give map \"%s\" its inner map: %s", im->outer,
 					   strerror(-k));
 	}
-	return 1;
+	return 0;
 }
 
 void setup_close_inner_maps(struct setup *s)

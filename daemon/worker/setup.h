@@ -30,7 +30,7 @@ struct setup {
 
 /*
  * Apply map_defs, inner_maps (checked only: nothing is created) and
- * attach_targets to obj: 1, 0 with an error answered in r, or -ENOMEM.
+ * attach_targets to obj: 0, > 0 with an error answered in r, or -ENOMEM.
  * Program types and attach types must have been set already (a BTF target
  * is looked up for the program's attach type).
  */
@@ -38,7 +38,7 @@ int setup_configure(struct setup *s, struct bpf_object *obj, const struct proto_
 		    struct reply *r);
 /* The requested inner maps in the description of their outer maps (after inspect_object()). */
 void setup_describe(const struct proto_load_request *req, struct object_desc *desc);
-/* Create the inner maps (as allowed already) and give them to libbpf: 1, or 0 answered. */
+/* Create the inner maps (as allowed already) and give them to libbpf: 0, or > 0 answered. */
 int setup_create_inner_maps(struct setup *s, struct bpf_object *obj,
 			    const struct proto_load_request *req, struct reply *r);
 /* Once loaded (or not): nothing keeps the inner maps but these fds. */

@@ -247,7 +247,7 @@ int uprobe_process_refusal(const struct procfs_status *p, uid_t owner,
 	return 0;
 }
 
-/* Check the process behind status_fd, which must be pid. 1 fine, else as reply_error(). */
+/* Check the process behind status_fd, which must be pid. 0 fine, else as reply_error(). */
 static int process_check(const struct uprobe_request *req, pid_t pid,
 			 const struct policy_identity *caller, struct reply *r)
 {
@@ -259,22 +259,22 @@ static int process_check(const struct uprobe_request *req, pid_t pid,
 
 	k = procfs_read(req->status_fd, &text);
 	if (k == -ESRCH)
-		return reply_error(r, PROTO_E_NOT_FOUND, ESRCH,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ESRCH,
 				   "process %d has exited (the pidfd is stale)", (int)pid);
 	if (k < 0 || fstat(req->status_fd, &st) < 0)
-		return reply_error(r, PROTO_E_INTERNAL, k < 0 ? -k : errno,
+		return reply_error(r, PROTO_ERR_INTERNAL, k < 0 ? -k : errno,
 				   "cannot read the status of process %d: %s", (int)pid,
 				   strerror(k < 0 ? -k : errno));
 	if (procfs_status_parse(text, &p) < 0 || p.pid != pid)
-		return reply_error(r, PROTO_E_INTERNAL, EIO,
+		return reply_error(r, PROTO_ERR_INTERNAL, EIO,
 				   "cannot make sense of the status of process %d", (int)pid);
 	k = uprobe_process_refusal(&p, st.st_uid, caller, why, sizeof(why));
 	if (k == -ESRCH)
-		return reply_error(r, PROTO_E_NOT_FOUND, ESRCH, "%s (the pidfd is stale)", why);
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ESRCH, "%s (the pidfd is stale)", why);
 	/* Whose process it is, not the policy, decides: no key. */
 	if (k < 0)
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL, "%s", why);
-	return 1;
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "object", NULL, NULL, "%s", why);
+	return 0;
 }
 
 /* The pid behind the client's pidfd, with an error reply for what it may be instead. */
@@ -283,19 +283,19 @@ static int target_pid(const struct uprobe_request *req, pid_t *ret, struct reply
 	int k = uprobe_pidfd_pid(req->pidfd, ret);
 
 	if (k == -ENOTTY)
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "the \"pidfd\" fd is not a pidfd (open one with pidfd_open())");
 	if (k == -ESRCH || (k == 0 && pidfd_exited(req->pidfd)))
-		return reply_error(r, PROTO_E_NOT_FOUND, ESRCH,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ESRCH,
 				   "the process of the pidfd has exited (the pidfd is stale)");
 	if (k == -EXDEV)
 		return denial_reply(
-			r, PROTO_E_DENIED, EXDEV, "object", NULL, NULL,
+			r, PROTO_ERR_DENIED, EXDEV, "object", NULL, NULL,
 			"the process of the pidfd is not in the broker's pid namespace");
 	if (k < 0)
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read the pidfd: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot read the pidfd: %s",
 				   strerror(-k));
-	return 1;
+	return 0;
 }
 
 /* ---- the probe ---- */
@@ -339,32 +339,32 @@ static int location_error(struct reply *r, int k, const char *what, const char *
 {
 	switch (k) {
 	case -ENOEXEC:
-		return reply_error(r, PROTO_E_INVALID, ENOEXEC,
+		return reply_error(r, PROTO_ERR_INVALID, ENOEXEC,
 				   "the binary is not an ELF executable or shared object");
 	case -ENOENT:
-		return reply_error(r, PROTO_E_NOT_FOUND, ENOENT,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "the binary has no %s symbol \"%s\"", what, symbol);
 	case -ENOTUNIQ:
-		return reply_error(r, PROTO_E_INVALID, ENOTUNIQ,
+		return reply_error(r, PROTO_ERR_INVALID, ENOTUNIQ,
 				   "the binary has several symbols \"%s\" at different addresses: "
 				   "give a file offset instead",
 				   symbol);
 	case -ERANGE:
-		return symbol ? reply_error(r, PROTO_E_INVALID, ERANGE,
+		return symbol ? reply_error(r, PROTO_ERR_INVALID, ERANGE,
 					    "%s+%" PRIu64 " is outside %s \"%s\" or its segment",
 					    symbol, offset, what, symbol)
-			      : reply_error(r, PROTO_E_INVALID, ERANGE,
+			      : reply_error(r, PROTO_ERR_INVALID, ERANGE,
 					    "file offset %" PRIu64 " is not in a%s segment of the "
 					    "binary",
 					    offset,
 					    strcmp(what, "function") == 0 ? "n executable"
 									  : " writable");
 	case -EFBIG:
-		return reply_error(r, PROTO_E_TOO_LARGE, EFBIG,
+		return reply_error(r, PROTO_ERR_TOO_LARGE, EFBIG,
 				   "the binary's symbol table is larger than %u bytes",
 				   ELFSYM_MAX_SYMTAB_BYTES);
 	default:
-		return reply_error(r, PROTO_E_INTERNAL, -k, "cannot read the binary: %s",
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot read the binary: %s",
 				   strerror(-k));
 	}
 }
@@ -386,28 +386,28 @@ static int check_semaphore_place(const struct uprobe_request *req, const struct 
 	int k;
 
 	if (st->st_uid == caller->uid)
-		return 1;
+		return 0;
 	/* The binary's owner, not the policy, decides these two: no key. */
 	if (ref_ctr)
 		return denial_reply(
-			r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+			r, PROTO_ERR_DENIED, EPERM, "object", NULL, NULL,
 			"a USDT semaphore only in a binary you own: this one belongs "
 			"to uid %u, and the kernel keeps one semaphore per file and "
 			"place, so yours would make every other user's probe there fail",
 			(unsigned)st->st_uid);
 	k = elfsym_usdt_semaphore_at(req->binary_fd, offset);
 	if (k < 0)
-		return reply_error(r, k == -EFBIG ? PROTO_E_TOO_LARGE : PROTO_E_INVALID, -k,
+		return reply_error(r, k == -EFBIG ? PROTO_ERR_TOO_LARGE : PROTO_ERR_INVALID, -k,
 				   "cannot read the binary's USDT notes (.note.stapsdt): %s",
 				   strerror(-k));
 	if (k > 0)
-		return denial_reply(r, PROTO_E_DENIED, EPERM, "object", NULL, NULL,
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "object", NULL, NULL,
 				    "file offset 0x%" PRIx64 " is a USDT probe site with a "
 				    "semaphore, in a binary you do not own (it belongs to uid %u): "
 				    "a probe there without its semaphore would make the kernel "
 				    "refuse the USDT users' probes",
 				    offset, (unsigned)st->st_uid);
-	return 1;
+	return 0;
 }
 
 /* Where the probe and its semaphore go, as file offsets of the binary. */
@@ -419,7 +419,7 @@ static int probe_locate(const struct uprobe_request *req, const struct policy_id
 	int k;
 
 	if (fstat(req->binary_fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return reply_error(r, PROTO_E_INVALID, EINVAL,
+		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "the binary's fd (\"fd\") is not a regular file");
 	k = elfsym_resolve(req->binary_fd, req->symbol, req->offset, ELFSYM_CODE, &offset);
 	if (k < 0)
@@ -430,17 +430,17 @@ static int probe_locate(const struct uprobe_request *req, const struct policy_id
 			return location_error(r, k, "semaphore", req->semaphore, ref_ctr);
 		/* Two bytes, aligned (the kernel refuses others). */
 		if (ref_ctr > UINT32_MAX || ref_ctr % 2)
-			return reply_error(r, PROTO_E_INVALID, EINVAL,
+			return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 					   "the semaphore's file offset %" PRIu64
 					   " is not a 2-byte aligned 32-bit offset",
 					   ref_ctr);
 	}
 	k = check_semaphore_place(req, &st, caller, offset, ref_ctr, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	*ret_offset = offset;
 	*ret_ref_ctr = ref_ctr;
-	return 1;
+	return 0;
 }
 
 /* Our /proc must be our pid namespace's: fdinfo pids are its, perf_event_open() takes ours. */
@@ -497,7 +497,8 @@ static int perf_uprobe_open(int binary_fd, pid_t pid, uint64_t offset, uint64_t 
 }
 
 int uprobe_attach(const struct uprobe_request *req, const struct policy_identity *caller,
-		  int prog_fd, const char *prog_name, struct reply *r, char *desc, size_t desc_size)
+		  int prog_fd, const char *prog_name, struct reply *r, char *desc, size_t desc_size,
+		  int *ret_link_fd)
 {
 	static const cap_value_t caps[] = {CAP_BPF, CAP_PERFMON};
 	_cleanup_close_ int pfd = -EBADF;
@@ -507,24 +508,24 @@ int uprobe_attach(const struct uprobe_request *req, const struct policy_identity
 	int k;
 
 	k = probe_locate(req, caller, &offset, &ref_ctr, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	if (!proc_is_ours())
-		return reply_error(r, PROTO_E_INTERNAL, EXDEV,
+		return reply_error(r, PROTO_ERR_INTERNAL, EXDEV,
 				   "the broker's /proc is not of its own pid namespace");
 	k = target_pid(req, &pid, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	if (req->status_fd < 0)
 		return req->status_error == ESRCH
-			       ? reply_error(r, PROTO_E_NOT_FOUND, ESRCH,
+			       ? reply_error(r, PROTO_ERR_NOT_FOUND, ESRCH,
 					     "process %d has exited (the pidfd is stale)", (int)pid)
 			       : reply_error(
-					 r, PROTO_E_INTERNAL, req->status_error,
+					 r, PROTO_ERR_INTERNAL, req->status_error,
 					 "the broker could not open the status of process %d: %s",
 					 (int)pid, strerror(req->status_error));
 	k = process_check(req, pid, caller, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	(void)fstat(req->binary_fd, &st);
 	snprintf(desc, desc_size, "u%sprobe pid %d inode %u:%u:%llu+0x%llx%s",
@@ -533,7 +534,7 @@ int uprobe_attach(const struct uprobe_request *req, const struct policy_identity
 		 ref_ctr ? " with semaphore" : "");
 	pfd = perf_uprobe_open(req->binary_fd, pid, offset, ref_ctr, req->retprobe);
 	if (pfd < 0)
-		return reply_error(r, pfd == -ESRCH ? PROTO_E_NOT_FOUND : PROTO_E_LOAD, -pfd,
+		return reply_error(r, pfd == -ESRCH ? PROTO_ERR_NOT_FOUND : PROTO_ERR_LOAD, -pfd,
 				   "the kernel refused the uprobe for process %d: %s%s", (int)pid,
 				   strerror(-pfd),
 				   /* The kernel's one semaphore per (file, offset), logged as
@@ -551,12 +552,12 @@ int uprobe_attach(const struct uprobe_request *req, const struct policy_identity
 	 */
 	k = uprobe_pidfd_pid(req->pidfd, &again);
 	if (k < 0 || again != pid || pidfd_exited(req->pidfd))
-		return reply_error(r, PROTO_E_NOT_FOUND, ESRCH,
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ESRCH,
 				   "process %d exited while the uprobe was made (the pidfd is "
 				   "stale)",
 				   (int)pid);
 	k = process_check(req, pid, caller, r);
-	if (k <= 0)
+	if (k != 0)
 		return k;
 	k = caps_set_effective(caps, ARRAY_SIZE(caps));
 	if (k < 0)
@@ -567,10 +568,11 @@ int uprobe_attach(const struct uprobe_request *req, const struct policy_identity
 		k = negative_errno();
 	caps_clear_effective();
 	if (k < 0)
-		return reply_error(r, PROTO_E_LOAD, -k,
+		return reply_error(r, PROTO_ERR_LOAD, -k,
 				   "the kernel refused to attach \"%s\" to %s: %s", prog_name, desc,
 				   strerror(-k));
-	return k;
+	*ret_link_fd = k;
+	return 0;
 }
 
 /*

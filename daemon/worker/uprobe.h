@@ -66,13 +66,13 @@ int uprobe_process_refusal(const struct procfs_status *p, uid_t owner,
 
 /*
  * Worker: check req against the caller, open the uprobe perf event bound to
- * the process and link prog_fd to it. The link fd, or 0 with r made an
- * error reply, or a negative errno. desc gets a description of the target
- * for the log and the audit trail.
+ * the process and link prog_fd to it: 0 with the link fd in *ret_link_fd,
+ * > 0 with r made an error reply, or a negative errno (reply.h). desc gets a
+ * description of the target for the log and the audit trail.
  */
 int uprobe_attach(const struct uprobe_request *req, const struct policy_identity *caller,
-		  int prog_fd, const char *prog_name, struct reply *r, char *desc,
-		  size_t desc_size);
+		  int prog_fd, const char *prog_name, struct reply *r, char *desc, size_t desc_size,
+		  int *ret_link_fd);
 
 /*
  * For a perf event link that carries a uprobe (Linux 6.6 reports it):

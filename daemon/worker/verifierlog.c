@@ -18,6 +18,7 @@
 /*
  * On request, libbpf's whole log goes with a failure's error (scrubbed as
  * the verifier's log is): libbpf's notes and warnings, not its debug lines.
+ * Adds to the error r holds, answers nothing: 0 or -ENOMEM.
  */
 int job_add_libbpf_log(struct job *j, struct reply *r)
 {
@@ -34,7 +35,10 @@ int job_add_libbpf_log(struct job *j, struct reply *r)
 			       json_object_new_string_len(text, (int)strlen(text)));
 }
 
-/* What went wrong in the kernel (or libbpf), with kernel addresses taken out where due. */
+/*
+ * What went wrong in the kernel (or libbpf; k, its errno), with kernel
+ * addresses taken out where due: always answers, PROTO_ERR_LOAD (or -ENOMEM).
+ */
 int job_load_failed(struct job *j, struct reply *r, int k)
 {
 	size_t log_len = strnlen(j->verifier_log, PROTO_MAX_VERIFIER_LOG), len;
@@ -64,15 +68,19 @@ int job_load_failed(struct job *j, struct reply *r, int k)
 	}
 	if (!text || !log)
 		return -ENOMEM;
-	answered = reply_error(r, PROTO_E_LOAD, -k, "%s", text);
+	answered = reply_error(r, PROTO_ERR_LOAD, -k, "%s", text);
 	if (answered < 0)
 		return answered;
 	len = strlen(log);
 	if (len > 0) {
-		answered = reply_error_add(r, "verifier_log",
-					   json_object_new_string_len(log, (int)len));
-		if (answered < 0)
-			return answered;
+		k = reply_error_add(r, "verifier_log", json_object_new_string_len(log, (int)len));
+		if (k < 0)
+			return k;
 	}
-	return j->raw ? 0 : job_add_libbpf_log(j, r);
+	if (!j->raw) {
+		k = job_add_libbpf_log(j, r);
+		if (k < 0)
+			return k;
+	}
+	return answered;
 }
