@@ -876,6 +876,7 @@ static struct stats process_bpftool(const struct obj *o, size_t n)
 struct named_arg {
 	const struct obj *o;
 	int phase; /* 0 load, 1 list, 2 unload */
+	int lists; /* list requests in phase 1 (0: 7) */
 	struct slot *s;
 };
 
@@ -885,7 +886,7 @@ static int named_main(void *v)
 	struct bpfbroker *b = connect_or_die();
 	char name[32], *json;
 
-	for (int i = 0; i < (a->phase == 1 ? 7 : N_NAMED); i++) {
+	for (int i = 0; i < (a->phase == 1 ? (a->lists ? a->lists : 7) : N_NAMED); i++) {
 		struct bpfbroker_error *err = NULL;
 		double t0 = now_us();
 		int r;
@@ -1001,11 +1002,14 @@ static void find_paths(const char *build_opt)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: bpfbroker-bench [--quick] [--json FILE] [--workers N] "
-		   "[--jobs-per-worker N]\n"
-		   "                       [--build-dir DIR]\n"
-		   "       bpfbroker-bench --profile-loads N   only N loads of tiny (for perf)\n"
-		   "Run as root. Starts its own bpfbrokerd; removes everything it creates.\n");
+	fprintf(f,
+		"Usage: bpfbroker-bench [--quick] [--json FILE] [--workers N] "
+		"[--jobs-per-worker N]\n"
+		"                       [--build-dir DIR]\n"
+		"       bpfbroker-bench --profile-loads N   only N loads of tiny (for perf)\n"
+		"       bpfbroker-bench --profile-list N    only %d named loads, N lists of them\n"
+		"Run as root. Starts its own bpfbrokerd; removes everything it creates.\n",
+		N_NAMED);
 }
 
 int main(int argc, char **argv)
@@ -1016,6 +1020,7 @@ int main(int argc, char **argv)
 						 {"jobs-per-worker", required_argument, NULL, 'J'},
 						 {"build-dir", required_argument, NULL, 'b'},
 						 {"profile-loads", required_argument, NULL, 'p'},
+						 {"profile-list", required_argument, NULL, 'l'},
 						 {"help", no_argument, NULL, 'h'},
 						 {}};
 	const char *json_path = NULL, *build_opt = NULL;
@@ -1031,13 +1036,18 @@ int main(int argc, char **argv)
 	long rss_idle, rss_loads, rss_named, rss_conns, rss_conns_closed, wrss;
 	size_t list_bytes, n_small, n_large, n_proc, n_rss_loads;
 	double seconds, t0;
-	size_t profile_loads = 0;
+	size_t profile_loads = 0, profile_lists = 0;
 	int c, nworkers, conn_fds;
 	struct utsname un;
 	char src[PATH_MAX + 64];
 
-	while ((c = getopt_long(argc, argv, "qj:w:J:b:p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qj:w:J:b:p:l:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'l':
+			profile_lists = strtoul(optarg, NULL, 10);
+			if (profile_lists == 0 || profile_lists > 1000)
+				die("--profile-list: expected 1 to 1000");
+			break;
 		case 'J':
 			G.jobs_per_worker = optarg;
 			break;
@@ -1119,6 +1129,29 @@ int main(int argc, char **argv)
 
 		printf("%zu loads of tiny as uid %d: median %.0f us, p99 %.0f us\n", st.n, NOBODY,
 		       st.median, st.p99);
+		cleanup();
+		return 0;
+	}
+	if (profile_lists) {
+		/* The scale section's list alone, for perf or a quick before/after. */
+		struct slot *s = shared_alloc(sizeof(*s));
+		struct named_arg a = {.o = &objs[0], .s = s, .lists = (int)profile_lists};
+
+		if (run_as(NOBODY, named_main, &a) != 0)
+			die("named loads: %s", s->error);
+		memset(s, 0, sizeof(*s));
+		a.phase = 1;
+		if (run_as(NOBODY, named_main, &a) != 0)
+			die("list: %s", s->error);
+		named_list = compute(s->lat, s->n);
+		printf("%zu lists of %d objects as uid %d: median %.0f us, p99 %.0f us (%zu bytes "
+		       "of JSON)\n",
+		       s->n, N_NAMED, NOBODY, named_list.median, named_list.p99, (size_t)s->errors);
+		memset(s, 0, sizeof(*s));
+		a.phase = 2;
+		if (run_as(NOBODY, named_main, &a) != 0)
+			die("unload: %s", s->error);
+		munmap(s, sizeof(*s));
 		cleanup();
 		return 0;
 	}

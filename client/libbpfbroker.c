@@ -16,6 +16,7 @@
 #include "common/hex.h"
 #include "common/macro.h"
 #include "libbpfbroker-internal.h"
+#include "proto/jsonscan.h"
 #include "proto/proto.h"
 
 /*
@@ -75,12 +76,10 @@ void bpfbroker_close(struct bpfbroker *b)
 	free(b);
 }
 
-/* Send one request and wait for its reply, which may carry at most max_fds fds. */
-static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fds, size_t n_fds,
-		size_t max_fds, struct proto_msg *ret)
+/* Send one request and wait for its reply (at most max_fds fds), as it came off the socket. */
+static int call_raw(struct bpfbroker *b, json_object *req, const int *fds, size_t n_fds,
+		    size_t max_fds, struct proto_raw *ret)
 {
-	struct proto_msg m = {};
-	int64_t got = -1;
 	int k;
 
 	k = proto_send(b->fd, req, fds, n_fds, PROTO_MAX_REQUEST_BYTES);
@@ -94,15 +93,31 @@ static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fd
 			continue;
 		if (k < 0)
 			return negative_errno();
-		k = proto_recv(b->fd, PROTO_MAX_REPLY_BYTES, max_fds, &m, NULL);
+		k = proto_recv_raw(b->fd, PROTO_MAX_REPLY_BYTES, max_fds, ret, NULL);
 		if (k == -EAGAIN)
 			continue;
 		if (k == 0)
 			return -ECONNRESET;
-		if (k < 0)
-			return k;
-		break;
+		return k < 0 ? k : 0;
 	}
+}
+
+/* Parse a reply (its fds go with it) and check that it answers request id. */
+static int reply_parse(struct proto_raw *raw, int64_t id, struct proto_msg *ret)
+{
+	struct proto_msg m = {};
+	int64_t got = -1;
+	int k;
+
+	k = proto_parse(raw->buf, raw->len, &m.json, NULL);
+	if (k < 0) {
+		proto_raw_done(raw);
+		return k;
+	}
+	m.fds = TAKE_PTR(raw->fds);
+	m.n_fds = raw->n_fds;
+	raw->n_fds = 0;
+	proto_raw_done(raw);
 	/*
 	 * An error with id 0 is the broker's answer to the connection rather than
 	 * the request (busy, too many groups, an unreadable packet): it is ours.
@@ -114,6 +129,16 @@ static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fd
 	}
 	*ret = m;
 	return 0;
+}
+
+/* Send one request and wait for its reply, which may carry at most max_fds fds. */
+static int call(struct bpfbroker *b, json_object *req, int64_t id, const int *fds, size_t n_fds,
+		size_t max_fds, struct proto_msg *ret)
+{
+	struct proto_raw raw = {};
+	int k = call_raw(b, req, fds, n_fds, max_fds, &raw);
+
+	return k < 0 ? k : reply_parse(&raw, id, ret);
 }
 
 int bpfbroker_call_raw(struct bpfbroker *b, const char *request_json, const int *fds, size_t n_fds,
@@ -997,18 +1022,149 @@ int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_erro
 	return request_json(b, PROTO_METHOD_POLICY, NULL, ret_json, err);
 }
 
+/* Objects of every page so far, as the broker wrote them, comma separated. */
+struct list_text {
+	char *buf;
+	size_t len, size;
+};
+
+static int list_text_add(struct list_text *t, const char *s, size_t len)
+{
+	if (t->size - t->len <= len) {
+		size_t size = t->size * 2 > t->len + len + 64 ? t->size * 2 : t->len + len + 64;
+		char *grown = realloc(t->buf, size);
+
+		if (!grown)
+			return -ENOMEM;
+		t->buf = grown;
+		t->size = size;
+	}
+	memcpy(t->buf + t->len, s, len);
+	t->len += len;
+	t->buf[t->len] = '\0';
+	return 0;
+}
+
+/* A reply's "id", written as the broker writes it (digits), is id. */
+static bool span_is_id(struct json_span v, int64_t id)
+{
+	char want[24];
+	int n = snprintf(want, sizeof(want), "%lld", (long long)id);
+
+	return n > 0 && v.len == (size_t)n && memcmp(v.s, want, v.len) == 0;
+}
+
+/*
+ * A page's reply, scanned rather than parsed into a tree (for 1,000 objects
+ * json-c's tree cost the client more than the broker's whole answer): the
+ * objects are appended to t as the broker wrote them, *ret_next is the next
+ * page's cursor or NULL. Returns 1 if the reply was a result of this shape,
+ * 0 if it is something else (an error) for the common path to read, or < 0
+ * if it is not JSON.
+ */
+static int list_page_scan(const struct proto_raw *raw, int64_t id, struct list_text *t,
+			  char **ret_next)
+{
+	struct json_span top, key, v, result = {}, objects = {}, next = {};
+	struct json_iter it;
+	bool id_ok = false, error = false;
+	int k;
+
+	k = json_scan_object_text(raw->buf, raw->len, &top);
+	if (k < 0)
+		return -EPROTO;
+	json_iter_init(&it, top, 1);
+	while ((k = json_iter_next(&it, &key, &v)) > 0) {
+		if (json_key_is(key, "id"))
+			id_ok = span_is_id(v, id);
+		else if (json_key_is(key, "error"))
+			error = true;
+		else if (json_key_is(key, "result"))
+			result = v;
+	}
+	if (k < 0 || error || !id_ok || !json_span_is_object(result))
+		return 0;
+	json_iter_init(&it, result, 2);
+	while ((k = json_iter_next(&it, &key, &v)) > 0) {
+		if (json_key_is(key, "objects"))
+			objects = v;
+		else if (json_key_is(key, "next"))
+			next = v;
+	}
+	/* "next" is UID/NAME: a string without escapes. */
+	if (k < 0 || !json_span_is_array(objects) ||
+	    (next.s && (!json_span_is_string(next) || memchr(next.s, '\\', next.len))))
+		return -EPROTO;
+	/* The array's elements, without its brackets and outer whitespace. */
+	objects.s++;
+	objects.len -= 2;
+	while (objects.len && strchr(" \t\r\n", objects.s[0]))
+		objects.s++, objects.len--;
+	while (objects.len && strchr(" \t\r\n", objects.s[objects.len - 1]))
+		objects.len--;
+	/* After the head's "[" no comma; after an object one. */
+	if (objects.len && ((t->buf[t->len - 1] != '[' && list_text_add(t, ",", 1) < 0) ||
+			    list_text_add(t, objects.s, objects.len) < 0))
+		return -ENOMEM;
+	*ret_next = NULL;
+	if (next.s && !(*ret_next = strndup(next.s + 1, next.len - 2)))
+		return -ENOMEM;
+	return 1;
+}
+
+/* One page: 0 and its objects added to t, *ret_next its "next" (NULL: the last). */
+static int list_page(struct bpfbroker *b, const struct bpfbroker_list_opts *opts,
+		     const char *cursor, struct list_text *t, char **ret_next,
+		     struct bpfbroker_error **err)
+{
+	/* Borrowed strings: the encoder copies them. */
+	struct proto_list_params p = {.cursor = (char *)cursor,
+				      .all = opts->all,
+				      .shared = opts->shared,
+				      .user = (char *)opts->user,
+				      .limit = PROTO_MAX_LIST_LIMIT};
+	const struct proto_method *lm = &proto_methods[PROTO_METHOD_LIST];
+	json_object *params = proto_method_encode(lm, &p), *req;
+	int64_t id = b->next_id++;
+	struct proto_raw raw = {};
+	struct proto_msg m = {};
+	int k;
+
+	req = params ? proto_request_new(id, lm->name, params) : NULL;
+	if (!req)
+		return -ENOMEM;
+	k = call_raw(b, req, NULL, 0, lm->reply_fds, &raw);
+	json_object_put(req);
+	if (k < 0)
+		return k;
+	k = list_page_scan(&raw, id, t, ret_next);
+	if (k != 0) {
+		proto_raw_done(&raw);
+		return k < 0 ? k : 0;
+	}
+	/* Not a result: an error (or not an answer to this request) for the common path. */
+	k = reply_parse(&raw, id, &m);
+	if (k < 0)
+		return k;
+	k = error_from_reply(m.json, err);
+	if (k < 0)
+		m.json = NULL; /* taken by the error */
+	proto_msg_done(&m);
+	return k < 0 ? k : -EPROTO;
+}
+
 /*
  * Every page: the broker answers a list in pages of at most about 1 MiB,
  * each saying with "next" where the following one starts; the caller gets
- * them as one result.
+ * them as one result, the objects as the broker wrote them.
  */
 int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs, char **ret_json,
 		   struct bpfbroker_error **err)
 {
+	static const char head[] = "{\"objects\":[", tail[] = "]}";
 	struct bpfbroker_list_opts opts = {};
 	_cleanup_free_ char *cursor = NULL;
-	json_object *all = NULL, *all_objects = NULL;
-	char *text;
+	struct list_text t = {};
 	int k = 0;
 
 	if (theirs) {
@@ -1016,68 +1172,26 @@ int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs
 		if (k < 0)
 			return k;
 	}
-	for (;;) {
-		/* Borrowed strings: the encoder copies them. */
-		struct proto_list_params p = {.cursor = cursor,
-					      .all = opts.all,
-					      .shared = opts.shared,
-					      .user = (char *)opts.user,
-					      .limit = PROTO_MAX_LIST_LIMIT};
-		json_object *result, *objects, *next;
-		struct proto_msg m = {};
-		const char *n;
+	k = list_text_add(&t, head, strlen(head));
+	while (k >= 0) {
+		char *next = NULL;
 
-		k = bpfbroker_request(b, PROTO_METHOD_LIST, &p, NULL, 0, &m, &result, err);
-		if (k < 0)
-			break;
-		if (!json_object_object_get_ex(result, "objects", &objects) ||
-		    !json_object_is_type(objects, json_type_array)) {
-			proto_msg_done(&m);
-			k = -EPROTO;
-			break;
-		}
-		if (!all) {
-			all = json_object_get(result);
-			all_objects = objects;
-		} else {
-			for (size_t i = 0; i < json_object_array_length(objects) && k >= 0; i++) {
-				json_object *o =
-					json_object_get(json_object_array_get_idx(objects, i));
-
-				if (json_object_array_add(all_objects, o) < 0) {
-					json_object_put(o);
-					k = -ENOMEM;
-				}
-			}
-		}
-		n = json_object_object_get_ex(result, "next", &next) &&
-				    json_object_is_type(next, json_type_string)
-			    ? json_object_get_string(next)
-			    : NULL;
+		k = list_page(b, &opts, cursor, &t, &next, err);
 		/* A next page must start further on, or this would never end. */
-		if (n && cursor && strcmp(n, cursor) == 0)
+		if (k >= 0 && next && cursor && strcmp(next, cursor) == 0)
 			k = -EPROTO;
 		free(cursor);
-		cursor = n ? strdup(n) : NULL;
-		proto_msg_done(&m);
-		if (k < 0 || !n)
+		cursor = next;
+		if (!cursor)
 			break;
-		if (!cursor) {
-			k = -ENOMEM;
-			break;
-		}
 	}
+	if (k >= 0)
+		k = list_text_add(&t, tail, strlen(tail));
 	if (k < 0) {
-		json_object_put(all);
+		free(t.buf);
 		return k;
 	}
-	json_object_object_del(all, "next");
-	text = strdup(json_object_to_json_string_ext(all, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_SPACED));
-	json_object_put(all);
-	if (!text)
-		return -ENOMEM;
-	*ret_json = text;
+	*ret_json = t.buf;
 	return 0;
 }
 

@@ -372,7 +372,11 @@ int bpfbroker_policy(struct bpfbroker *b, char **ret_json, struct bpfbroker_erro
  * JSON texts are the reply's "result" object; free() them.
  */
 
-/* {"objects": [...]}: my objects, or per opts (NULL: my own). */
+/*
+ * {"objects": [...]}: my objects, or per opts (NULL: my own), every page in
+ * one text. The text is compact, the objects as the broker wrote them; what
+ * the JSON says is the contract, not its whitespace (parse it).
+ */
 int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *opts, char **ret_json,
 		   struct bpfbroker_error **err);
 /*

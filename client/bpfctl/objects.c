@@ -119,13 +119,16 @@ int cmd_list(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	k = bpfbroker_list(b, &c->list, &text, &e);
 	if (k < 0)
 		return report_error(c, k, e, "list");
-	if (c->json) {
-		printf("%s\n", text);
-		return EXIT_SUCCESS;
-	}
 	o = parse_reply_json(text);
 	if (!o)
 		return EXIT_ERROR;
+	/* The library's text is compact; -j prints it as show's, indented. */
+	if (c->json) {
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_SPACED));
+		json_object_put(o);
+		return EXIT_SUCCESS;
+	}
 	objects = field_array(o, "objects");
 	n = objects ? json_object_array_length(objects) : 0;
 	if (n == 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "denial.h"
+#include "proto/jsontext.h"
 #include "store.h"
 
 static const char *call_owner_name(struct call *c, uid_t uid)
@@ -28,82 +29,101 @@ static const char *call_owner_name(struct call *c, uid_t uid)
 	return c->owner_name;
 }
 
-static json_object *object_json(struct call *c, const struct object *o)
+/* Append "key":value for each of keys that e has, as the metadata holds it; commas after *first. */
+static void text_members(struct json_text *t, json_object *e, const char *const *keys, size_t n,
+			 bool *first)
 {
-	json_object *j = json_object_new_object(), *progs = json_object_new_array();
-	json_object *maps = json_object_new_array(), *links = json_object_new_array();
-	json_object *mp = meta_array(o->meta, "programs"), *mm = meta_array(o->meta, "maps");
+	json_object *v;
+
+	for (size_t k = 0; k < n; k++)
+		if (json_object_object_get_ex(e, keys[k], &v)) {
+			json_text_lit(t, *first ? "\"" : ",\"");
+			*first = false;
+			json_text_lit(t, keys[k]);
+			json_text_lit(t, "\":");
+			json_text_value(t, v);
+		}
+}
+
+/*
+ * The object as the caller may see it, appended to t as JSON text (NAMED.md's
+ * OBJECT): written directly, since building a json-c tree per object and
+ * serializing it was most of a list's cost.
+ */
+static int object_text(struct call *c, const struct object *o, struct json_text *t)
+{
+	json_object *mp = meta_array(o->meta, "programs"), *mm = meta_array(o->meta, "maps"), *s;
 	_cleanup_free_ struct link_entry *le = NULL;
 	const char *owner_name = call_owner_name(c, o->owner);
 	size_t n_links = 0;
+	bool first = true;
 
-	if (!j || !progs || !maps || !links) {
-		json_object_put(j);
-		json_object_put(progs);
-		json_object_put(maps);
-		json_object_put(links);
-		return NULL;
+	json_text_lit(t, "{\"name\":");
+	json_text_string(t, o->name, strlen(o->name));
+	json_text_lit(t, ",\"owner\":");
+	json_text_int(t, o->owner);
+	if (owner_name) {
+		json_text_lit(t, ",\"owner_name\":");
+		json_text_string(t, owner_name, strlen(owner_name));
 	}
-	json_object_object_add(j, "name", json_object_new_string(o->name));
-	json_object_object_add(j, "owner", json_object_new_int64(o->owner));
-	if (owner_name)
-		json_object_object_add(j, "owner_name", json_object_new_string(owner_name));
-	json_object_object_add(j, "loaded_at",
-			       json_object_new_int64(meta_int(o->meta, "loaded_at")));
+	json_text_lit(t, ",\"loaded_at\":");
+	json_text_int(t, meta_int(o->meta, "loaded_at"));
 	/*
 	 * Those an object is shared with see its shared maps and nothing more;
 	 * the owner and admins see everything.
 	 */
 	bool full = o->is_owner || call_is_admin(c);
 
+	json_text_lit(t, ",\"programs\":[");
 	for (size_t i = 0; full && mp && i < json_object_array_length(mp); i++) {
-		json_object *p = json_object_array_get_idx(mp, i), *e = json_object_new_object(),
-			    *v;
 		static const char *const keys[] = {"name", "type",  "attach_type",  "id",
 						   "tag",  "insns", "test_run_only"};
+		bool none = true;
 
-		for (size_t k = 0; e && k < ARRAY_SIZE(keys); k++)
-			if (json_object_object_get_ex(p, keys[k], &v))
-				json_object_object_add(e, keys[k], json_object_get(v));
-		json_object_array_add(progs, e);
+		json_text_lit(t, i ? ",{" : "{");
+		text_members(t, json_object_array_get_idx(mp, i), keys, ARRAY_SIZE(keys), &none);
+		json_text_lit(t, "}");
 	}
+	json_text_lit(t, "],\"maps\":[");
 	for (size_t i = 0; mm && i < json_object_array_length(mm); i++) {
-		json_object *m = json_object_array_get_idx(mm, i), *e = json_object_new_object(),
-			    *v;
+		json_object *m = json_object_array_get_idx(mm, i);
 		static const char *const keys[] = {
 			"name", "type", "id", "key_size", "value_size", "max_entries", "map_flags"};
 		const char *name = meta_string(m, "name");
 		enum map_access a = name ? object_map_access(c, o, name) : MAP_ACCESS_NONE;
+		bool none = true;
 
-		if (!e)
+		if (!full && a == MAP_ACCESS_NONE)
 			continue;
-		if (!full && a == MAP_ACCESS_NONE) {
-			json_object_put(e);
-			continue;
-		}
-		for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
-			if (json_object_object_get_ex(m, keys[k], &v))
-				json_object_object_add(e, keys[k], json_object_get(v));
-		json_object_object_add(e, "access",
-				       json_object_new_string(map_access_to_string(a)));
-		json_object_array_add(maps, e);
+		json_text_lit(t, first ? "{" : ",{");
+		first = false;
+		text_members(t, m, keys, ARRAY_SIZE(keys), &none);
+		json_text_lit(t, none ? "\"access\":\"" : ",\"access\":\"");
+		json_text_lit(t, map_access_to_string(a));
+		json_text_lit(t, "\"}");
 	}
-	json_object_object_add(j, "programs", progs);
-	json_object_object_add(j, "maps", maps);
+	json_text_lit(t, "],\"links\":[");
 	if (full && !c->have_links)
 		c->have_links = links_walk(&c->links, &c->n_links) >= 0;
 	if (full && c->have_links && object_links_of(o, c->links, c->n_links, &le, &n_links) >= 0)
-		for (size_t i = 0; i < n_links; i++)
-			json_object_array_add(links, link_json(o, &le[i]));
-	json_object_object_add(j, "links", links);
-	/* Who else may use the maps is the owner's (and an admin's) business. */
-	if (full) {
-		json_object *s;
+		for (size_t i = 0; i < n_links; i++) {
+			json_object *l = link_json(o, &le[i]);
 
-		if (json_object_object_get_ex(o->meta, "shares", &s))
-			json_object_object_add(j, "shares", json_object_get(s));
+			if (!l)
+				return -ENOMEM;
+			if (i > 0)
+				json_text_lit(t, ",");
+			json_text_value(t, l);
+			json_object_put(l);
+		}
+	json_text_lit(t, "]");
+	/* Who else may use the maps is the owner's (and an admin's) business. */
+	if (full && json_object_object_get_ex(o->meta, "shares", &s)) {
+		json_text_lit(t, ",\"shares\":");
+		json_text_value(t, s);
 	}
-	return j;
+	json_text_lit(t, "}");
+	return t->err;
 }
 
 /*
@@ -121,7 +141,7 @@ struct list_page {
 	bool full; /* another object follows: its page starts after the last one here */
 	uid_t last_uid;
 	char last_name[PROTO_MAX_OBJECT_NAME + 1];
-	json_object *objects;
+	struct json_text objects; /* "[" and the page's objects, comma separated */
 };
 
 static bool list_page_skips(const struct list_page *pg, uid_t uid, const char *name)
@@ -131,41 +151,43 @@ static bool list_page_skips(const struct list_page *pg, uid_t uid, const char *n
 	return strcmp(name, pg->after_name) <= 0;
 }
 
-/*
- * Add one object, if it fits. It is measured as the reply will encode it
- * (valid UTF-8, PROTO_JSON_FLAGS), and that text is kept as the object's
- * serialization: the reply then copies it instead of encoding it again.
- */
-static int list_page_add(struct list_page *pg, json_object *j, uid_t uid, const char *name)
+/* Add one object, if it fits, measured as the reply will encode it. */
+static int list_page_add(struct list_page *pg, struct call *c, const struct object *o)
 {
-	const char *text;
-	char *copy;
-	size_t len = 0;
+	size_t start = pg->objects.len, len;
+	int k;
 
-	if (!j || proto_json_sanitize_utf8(j) < 0 ||
-	    !(text = json_object_to_json_string_length(j, PROTO_JSON_FLAGS, &len)) ||
-	    !(copy = strndup(text, len))) {
-		json_object_put(j);
-		return -ENOMEM;
-	}
+	if (pg->n > 0)
+		json_text_lit(&pg->objects, ",");
+	k = object_text(c, o, &pg->objects);
+	if (k < 0)
+		return k;
+	len = pg->objects.len - start - (pg->n > 0);
 	/* A first object larger than a page goes alone: nothing smaller could make progress. */
 	if (pg->n > 0 && pg->bytes + len + 1 > PROTO_LIST_PAGE_BYTES) {
-		free(copy);
-		json_object_put(j);
+		pg->objects.len = start;
+		pg->objects.buf[start] = '\0';
 		pg->full = true;
 		return 0;
 	}
-	json_object_set_serializer(j, json_object_userdata_to_json_string, copy,
-				   json_object_free_userdata);
-	if (json_object_array_add(pg->objects, j) < 0) {
-		json_object_put(j);
-		return -ENOMEM;
-	}
 	pg->n++;
 	pg->bytes += len + 1;
-	pg->last_uid = uid;
-	snprintf(pg->last_name, sizeof(pg->last_name), "%s", name);
+	pg->last_uid = o->owner;
+	snprintf(pg->last_name, sizeof(pg->last_name), "%s", o->name);
 	return 0;
+}
+
+/* A json-c value that encodes as text (taken): a reply built around text written directly. */
+static json_object *json_of_text(json_object *empty, char *text)
+{
+	if (!empty || !text) {
+		json_object_put(empty);
+		free(text);
+		return NULL;
+	}
+	json_object_set_serializer(empty, json_object_userdata_to_json_string, text,
+				   json_object_free_userdata);
+	return empty;
 }
 
 static int list_user(struct call *c, uid_t uid, bool shared_only, struct list_page *pg)
@@ -187,7 +209,7 @@ static int list_user(struct call *c, uid_t uid, bool shared_only, struct list_pa
 			if (pg->n >= pg->limit)
 				pg->full = true;
 			else
-				k = list_page_add(pg, object_json(c, &o), uid, names[i]);
+				k = list_page_add(pg, c, &o);
 		}
 		object_done(&o);
 	}
@@ -248,16 +270,13 @@ static int list_parse_cursor(const char *cursor, struct reply *r, struct list_pa
 int named_list(struct call *c, struct reply *r)
 {
 	const struct proto_list_params *p = c->req;
-	_cleanup_json_ json_object *objects = json_object_new_array();
-	struct list_page pg = {.objects = objects, .limit = (uint64_t)p->limit};
-	json_object *result;
+	struct list_page pg = {.limit = (uint64_t)p->limit};
+	json_object *result, *objects;
 	const char *user = p->user;
 	bool all = p->all, shared = p->shared;
 	uid_t uid = c->ident.id.uid;
 	int k;
 
-	if (!objects)
-		return -ENOMEM;
 	k = list_parse_cursor(p->cursor, r, &pg);
 	if (k != 0)
 		return k;
@@ -273,17 +292,25 @@ int named_list(struct call *c, struct reply *r)
 	if (user && identity_parse_user(user, &uid) < 0)
 		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT, "no user \"%.64s\"", user);
 
+	json_text_lit(&pg.objects, "[");
 	if (all || shared)
 		k = list_owners(c, !all, &pg);
 	else
 		k = list_user(c, uid, false, &pg);
-	if (k == -ENOMEM)
-		return k;
-	if (k < 0 && k != -ENOENT)
+	json_text_lit(&pg.objects, "]");
+	if (k >= 0 && pg.objects.err)
+		k = pg.objects.err;
+	if (k < 0 && k != -ENOENT) {
+		json_text_done(&pg.objects);
+		if (k == -ENOMEM)
+			return k;
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot list objects: %s",
 				   strerror(-k));
+	}
+	/* The page's text goes out as it is: no json-c tree of 1,000 objects. */
+	objects = json_of_text(json_object_new_array(), TAKE_PTR(pg.objects.buf));
 	result = json_object_new_object();
-	if (json_add(result, "objects", TAKE_PTR(objects)) < 0) {
+	if (json_add(result, "objects", objects) < 0) {
 		json_object_put(result);
 		return -ENOMEM;
 	}
@@ -302,6 +329,7 @@ int named_list(struct call *c, struct reply *r)
 int named_show(struct call *c, struct reply *r)
 {
 	_cleanup_(object_done) struct object o = {};
+	struct json_text t = {};
 	json_object *result, *j;
 	const char *ref = ((const struct proto_object_params *)c->req)->object;
 	int k;
@@ -309,7 +337,12 @@ int named_show(struct call *c, struct reply *r)
 	k = object_open(c, r, ref, VISIBLE_SHARED, &o);
 	if (k != 0)
 		return k;
-	j = object_json(c, &o);
+	k = object_text(c, &o, &t);
+	if (k < 0) {
+		json_text_done(&t);
+		return k;
+	}
+	j = json_of_text(json_object_new_object(), TAKE_PTR(t.buf));
 	result = json_object_new_object();
 	if (json_add(result, "object", j) < 0) {
 		json_object_put(result);

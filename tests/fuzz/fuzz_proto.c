@@ -17,7 +17,9 @@
  * every method's decoder in the method table (proto_method_decode()); a decoded
  * request must survive
  * encode -> proto_parse -> decode unchanged. Each chunk is
- * also handed to proto_parse() directly in an exactly sized buffer. Every fd
+ * also handed to proto_parse() directly in an exactly sized buffer, and to
+ * json_scan_object_text() and json_scan_build(), whose tree must be the
+ * parser's. Every fd
  * opened is closed again; the fd count is checked after each input.
  */
 #include <dirent.h>
@@ -30,6 +32,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "proto/jsonscan.h"
 #include "proto/method.h"
 #include "proto/proto.h"
 
@@ -285,7 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const size_t max_bytes_choice[] = {PROTO_MAX_REQUEST_BYTES, PROTO_MAX_REPLY_BYTES,
 						  64, 1024};
-	static int baseline = -1;
+	int baseline;
 	size_t lens[8], fd_counts[8], k, max_bytes, off;
 	const uint8_t *payload;
 	size_t payload_len;
@@ -310,8 +313,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += lens[i];
 	}
 
-	if (baseline < 0)
-		baseline = count_fds();
+	/*
+	 * Counted before each input, not once: between inputs libFuzzer may start
+	 * llvm-symbolizer (to print a NEW_FUNC) and keep its pipes open.
+	 */
+	baseline = count_fds();
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		abort();
 	fd_source = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -334,8 +340,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!copy)
 			abort();
 		memcpy(copy, chunk, lens[i]);
-		if (proto_parse(copy, lens[i], &o, &error) == 0)
+		if (proto_parse(copy, lens[i], &o, &error) == 0) {
+			struct json_span top;
+
+			/*
+			 * The scanner, on what the parser accepts (it may refuse some of
+			 * it: json-c takes UTF-8-encoded surrogates, the scanner does not).
+			 */
+			if (json_object_is_type(o, json_type_object)) {
+				json_object *built = NULL;
+
+				(void)json_scan_object_text(copy, lens[i], &top);
+				/* A tree built from the scan is json-c's (store.c reads metadata
+				 * so). */
+				if (json_scan_build(copy, lens[i], &built) == 0 &&
+				    !json_object_equal(built, o))
+					abort();
+				json_object_put(built);
+			}
 			json_object_put(o);
+		}
 		free(copy);
 		free(error);
 		error = NULL;
