@@ -6,25 +6,24 @@
 #include "named_call.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "denial.h"
+#include "common/parse.h"
 #include "proto/jsontext.h"
 #include "store.h"
 
 static const char *call_owner_name(struct call *c, uid_t uid)
 {
-	struct passwd *pw;
+	_cleanup_free_ char *name = NULL;
 
 	if (c->owner_name[0] && c->owner_name_uid == uid)
 		return c->owner_name;
-	pw = getpwuid(uid);
-	if (!pw)
+	if (uid_to_name(uid, &name) < 0)
 		return NULL;
-	snprintf(c->owner_name, sizeof(c->owner_name), "%s", pw->pw_name);
+	snprintf(c->owner_name, sizeof(c->owner_name), "%s", name);
 	c->owner_name_uid = uid;
 	return c->owner_name;
 }
@@ -247,17 +246,17 @@ static int list_owners(struct call *c, bool shared_only, struct list_page *pg)
 /* "cursor": "UID/NAME", as a reply's "next" gave it. */
 static int list_parse_cursor(const char *cursor, struct reply *r, struct list_page *pg)
 {
+	char digits[16] = "";
 	const char *slash;
-	unsigned long uid;
-	char *end;
+	uint64_t uid = 0;
 
 	if (!cursor)
 		return 0;
 	slash = strchr(cursor, '/');
-	errno = 0;
-	uid = strtoul(cursor, &end, 10);
-	if (!slash || end != slash || cursor[0] < '0' || cursor[0] > '9' || errno ||
-	    uid >= (uid_t)-1 || !proto_object_name_is_valid(slash + 1))
+	if (slash && (size_t)(slash - cursor) < sizeof(digits))
+		memcpy(digits, cursor, (size_t)(slash - cursor));
+	if (!slash || parse_u64(digits, (uid_t)-1 - 1, &uid) < 0 ||
+	    !proto_object_name_is_valid(slash + 1))
 		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"cursor\": expected UID/NAME, as \"next\" of the page "
 				   "before gave it");
