@@ -136,12 +136,22 @@ int modbtf_find(const char *name, char *module, size_t size)
 			snprintf(module, size, "%s", last_module);
 		return last;
 	}
-	k = modbtf_find_in("/sys/kernel/btf", name, last_module, sizeof(last_module));
+	/*
+	 * Into a buffer of its own: the cache changes only as a whole, so a name
+	 * too long to keep (or a walk failing half-way) never pairs the kept
+	 * name with another name's module.
+	 */
+	char found[sizeof(last_module)] = "";
+
+	k = modbtf_find_in("/sys/kernel/btf", name, found, sizeof(found));
 	if (k == 0)
-		snprintf(module, size, "%s", last_module);
+		snprintf(module, size, "%s", found);
 	if (strlen(name) < sizeof(last_name)) {
 		snprintf(last_name, sizeof(last_name), "%s", name);
+		snprintf(last_module, sizeof(last_module), "%s", found);
 		last = k;
+	} else {
+		last = 1;
 	}
 	return k;
 }
