@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unit tests for daemon/worker/inspect.c: call graphs of the test objects built
+ * Unit tests for daemon/worker/inspect_*.c: call graphs of the test objects built
  * from tests/bpf (found through BPFBROKER_TEST_BPF_DIR), the description of
  * opened libbpf objects, and hostile ELF input. No root needed: objects are
  * only opened, never loaded.
