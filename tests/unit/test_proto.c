@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for proto/proto.c: parsing hostile input, request envelopes,
+ * Unit tests for proto/ (frame.c, parse.c, fields.c, envelope.c, load_*.c):
+ * parsing hostile input, request envelopes,
  * typed getters and their messages, the "load" parameters in both directions,
  * hex, and framing over a real SOCK_SEQPACKET socketpair (fds passed,
  * rejected messages closing every fd that came with them).
