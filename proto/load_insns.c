@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/json.h"
 #include "common/macro.h"
 #include "proto.h"
 
@@ -113,21 +114,26 @@ int proto_insns_request_decode(json_object *params, size_t n_fds, struct proto_i
 
 json_object *proto_insns_request_encode(const struct proto_insns_request *r)
 {
+	int failed = 0; /* any member not added: the request is not sent short of it */
 	json_object *o = json_object_new_object();
 
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "insns_fd", json_object_new_int((int)r->insns_fd));
-	json_object_object_add(o, "type", json_object_new_string(r->type ? r->type : ""));
+	failed |= json_add(o, "insns_fd", json_object_new_int((int)r->insns_fd));
+	failed |= json_add(o, "type", json_object_new_string(r->type ? r->type : ""));
 	if (r->attach_type)
-		json_object_object_add(o, "attach_type", json_object_new_string(r->attach_type));
-	json_object_object_add(o, "license", json_object_new_string(r->license ? r->license : ""));
+		failed |= json_add(o, "attach_type", json_object_new_string(r->attach_type));
+	failed |= json_add(o, "license", json_object_new_string(r->license ? r->license : ""));
 	if (r->prog_name)
-		json_object_object_add(o, "prog_name", json_object_new_string(r->prog_name));
+		failed |= json_add(o, "prog_name", json_object_new_string(r->prog_name));
 	if (r->name)
-		json_object_object_add(o, "name", json_object_new_string(r->name));
+		failed |= json_add(o, "name", json_object_new_string(r->name));
 	if (r->check_only)
-		json_object_object_add(o, "check_only", json_object_new_boolean(true));
+		failed |= json_add(o, "check_only", json_object_new_boolean(true));
+	if (failed) {
+		json_object_put(o);
+		return NULL;
+	}
 	return o;
 }
 
