@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Single-use worker processes. The event loop forks them ahead of demand so
- * fork() is off the request path; each serves exactly one job and exits, so
+ * Single-use worker processes. A spawner (bpfbroker-worker, exec'd) forks them
+ * ahead of demand so fork() is off the request path; each serves exactly one job and exits, so
  * nothing one client's hostile ELF did survives into the next request.
  */
 #pragma once
@@ -10,20 +10,11 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/worker/load.h"
+#include "daemon/shared/spawn.h"
 #include "proto/proto.h"
 
 struct worker_pool;
 struct worker_job;
-
-/*
- * The largest job a worker takes: a request's params (at most
- * PROTO_MAX_REQUEST_BYTES, and re-encoding never makes them longer, see
- * PROTO_JSON_FLAGS) and the caller's identity (at most SERVER_MAX_GROUPS
- * groups of up to 11 bytes each, the systemd unit fields from a cgroup path
- * of at most 4096 bytes), with room to spare.
- */
-#define WORKER_MAX_JOB_BYTES (256u * 1024)
 
 /*
  * Called once per submitted job: with the worker's reply as it came (bytes
@@ -50,8 +41,15 @@ struct worker_pool_config {
 	unsigned max_workers; /* jobs running at once */
 	unsigned max_jobs_per_uid; /* of those, at most this many one user's (0: no limit) */
 	uint64_t job_timeout_usec; /* a worker running longer is killed */
-	const struct policy *const *policy; /* current policy, inherited by workers at fork */
-	struct load_config load;
+	/*
+	 * The spawner: bpfbroker-worker, opened (and checked) once at startup,
+	 * exec'd by fd (so a package upgrade never mixes a new worker with this
+	 * daemon), with these arguments (argv[0] included, NULL-terminated).
+	 */
+	int worker_exe_fd;
+	char *const *worker_argv;
+	/* The current policy as read (a sealed memfd, SPAWN_POLICY_FD): replaced on reload. */
+	const int *policy_fd;
 };
 
 int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg,

@@ -167,6 +167,28 @@ int caps_daemon_init(void)
 	return (k & SECURE_BITS_EXPECTED) == SECURE_BITS_EXPECTED ? 0 : -EPERM;
 }
 
+int caps_exec_prepare(void)
+{
+	_cleanup_(cap_freep) cap_t c = cap_init(); /* all clear */
+
+	if (!c)
+		return -ENOMEM;
+	/*
+	 * With SECBIT_NOROOT locked, exec gives uid 0 nothing of its own: the
+	 * new image's permitted set is its ambient set. Ambient capabilities
+	 * must be permitted and inheritable; the rest of ours go first.
+	 */
+	if (cap_set_flag(c, CAP_PERMITTED, ARRAY_SIZE(worker_caps), worker_caps, CAP_SET) < 0 ||
+	    cap_set_flag(c, CAP_INHERITABLE, ARRAY_SIZE(worker_caps), worker_caps, CAP_SET) < 0)
+		return negative_errno();
+	if (cap_set_proc(c) < 0)
+		return negative_errno();
+	for (size_t i = 0; i < ARRAY_SIZE(worker_caps); i++)
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, worker_caps[i], 0, 0) < 0)
+			return negative_errno();
+	return 0;
+}
+
 /*
  * Before Linux 6.5, while kernel.unprivileged_bpf_disabled is set, every
  * bpf() command needs CAP_BPF effective, even on an fd the caller holds
@@ -193,6 +215,10 @@ int caps_spawner_init(bool assume_old_kernel)
 	if (!c)
 		return -ENOMEM;
 	/*
+	 * Clearing the inheritable set below clears the ambient set the daemon
+	 * passed through exec (caps_exec_prepare()); the effective set exec
+	 * filled from it goes too.
+	 *
 	 * The bounding set stays the daemon's: shrinking it needs CAP_SETPCAP,
 	 * which the daemon gave up first. Leaving the permitted set is enough:
 	 * no_new_privs and the locked securebits mean nothing regains it.

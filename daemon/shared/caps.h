@@ -22,8 +22,14 @@ uint64_t caps_worker_mask(void);
 /* Is permitted exactly this, effective/inheritable/ambient empty, no_new_privs on? */
 int caps_verify(uint64_t permitted);
 /*
+ * In the child about to exec bpfbroker-worker: permitted, inheritable and
+ * ambient set to what workers may hold, so that exactly that survives exec.
+ */
+int caps_exec_prepare(void);
+/*
  * Reduce the worker spawner, once: permitted set = what loading may need,
- * effective empty; read back. Every worker it forks inherits this.
+ * effective, inheritable and ambient empty; read back. Every worker it forks
+ * inherits this.
  */
 int caps_spawner_init(bool assume_old_kernel);
 /*

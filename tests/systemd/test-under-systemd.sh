@@ -82,7 +82,7 @@ cat >"$units/bpfbrokerd.service.d/test.conf" <<EOF
 DefaultDependencies=no
 [Service]
 ExecStart=
-ExecStart=/run/bpftest/bpfbrokerd --policy-dir /run/bpftest/policy.d --verbose
+ExecStart=/run/bpftest/bpfbrokerd --policy-dir /run/bpftest/policy.d --worker-exe /run/bpftest/bpfbroker-worker --verbose
 StandardOutput=append:/run/bpftest/daemon.log
 StandardError=append:/run/bpftest/daemon.log
 EOF
@@ -117,8 +117,8 @@ exec 7<&- 8<&-
 mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 mkdir -p /run/systemd/system /run/bpftest
 # The service gets its own /tmp and no /home or /root (PrivateTmp=,
-# ProtectHome=): it runs a copy of the build's daemon from /run, which it sees.
-cp "$BUILD_DIR/daemon/bpfbrokerd" /run/bpftest/
+# ProtectHome=): it runs a copy of the build's daemon and worker from /run, which it sees.
+cp "$BUILD_DIR/daemon/bpfbrokerd" "$BUILD_DIR/daemon/bpfbroker-worker" /run/bpftest/
 cp -r "$units"/. /run/systemd/system/
 cp -r "$work/policy.d" /run/bpftest/
 # The service may write only what the tmpfiles.d snippet makes: make it so.
