@@ -34,16 +34,15 @@ static void cap_freep(cap_t *c)
 static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
 
 /*
- * The event loop keeps what its workers need (they are forked from it) and:
- *  CAP_SYS_PTRACE - opening a caller's /proc/PID/ns/net, to attach to
- *                   interfaces in the caller's network namespace, and the
- *                   /proc/PID/status of a process a uprobe is for (both hidden
- *                   under ProtectProc=invisible); never passed to workers.
- * Nothing else: the socket, pins and state are root's own files, so no
- * CAP_DAC_OVERRIDE; signals go to our own workers, so no CAP_KILL.
+ * The event loop keeps what its workers need (it passes them on to the
+ * spawner it execs, caps_exec_prepare()) and nothing of its own: it raises
+ * only CAP_NET_ADMIN, for SO_SNDBUFFORCE and a caller's network namespace
+ * (SIOCGSKNS on the connection). No CAP_SYS_PTRACE anywhere: nothing in
+ * the broker opens another process's /proc/PID/ns or memory. The socket,
+ * pins and state are root's own files, so no CAP_DAC_OVERRIDE; signals go to
+ * our own workers, so no CAP_KILL.
  */
-static const cap_value_t daemon_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN,
-					  CAP_SYS_PTRACE};
+static const cap_value_t daemon_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
 
 static bool in_list(cap_value_t c, const cap_value_t *list, size_t n)
 {
@@ -292,18 +291,6 @@ int caps_sndbuf_force(int fd, int size)
 int caps_clear_effective(void)
 {
 	return caps_set_effective(NULL, 0);
-}
-
-int caps_open(cap_value_t cap, const char *path, int flags)
-{
-	int fd, k = caps_set_effective(&cap, 1);
-
-	if (k < 0)
-		return k;
-	fd = open(path, flags | O_CLOEXEC);
-	k = fd < 0 ? -errno : fd;
-	caps_clear_effective();
-	return k;
 }
 
 bool caps_is_effective(cap_value_t cap)

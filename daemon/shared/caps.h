@@ -51,7 +51,5 @@ int caps_sndbuf_force(int fd, int size);
 bool caps_map_type_needs_net_admin(int map_type);
 /* Drop every effective capability. */
 int caps_clear_effective(void);
-/* open(path, flags | O_CLOEXEC) with cap effective for that call only: an fd or -errno. */
-int caps_open(cap_value_t cap, const char *path, int flags);
 /* Is cap in the effective set right now? (for tests and self-checks) */
 bool caps_is_effective(cap_value_t cap);

@@ -75,7 +75,7 @@ struct call {
 	int *fds; /* the client's */
 	size_t n_fds;
 	int netns; /* the caller's network namespace, from the event loop (attach only), or -1 */
-	/* A uprobe target's /proc/PID/status from the event loop, or -1 and why not. */
+	/* A uprobe target's /proc/PID/status (uprobe_status_open()), or -1 and why not. */
 	int target_status;
 	int target_status_error;
 	char target_desc[160]; /* what an attach attached to, where params don't say it all */
@@ -112,6 +112,7 @@ static void call_done(struct call *c)
 	identity_done(&c->ident);
 	policy_grant_free(c->grant);
 	safe_close(c->lock);
+	safe_close(c->target_status);
 }
 
 static bool call_is_admin(const struct call *c)
@@ -1471,6 +1472,10 @@ static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
 		if (k < 0)
 			return reply_error(r, k == -EBADF ? PROTO_E_FDS : PROTO_E_INVALID, -k, "%s",
 					   error ?: "bad uprobe target");
+		/* The process's /proc/PID/status, held by the call (closed with it). */
+		k = uprobe_status_open(c->params, c->fds, c->n_fds);
+		c->target_status = k >= 0 ? k : -1;
+		c->target_status_error = k >= 0 ? 0 : -k;
 		a->uprobe.status_fd = c->target_status;
 		a->uprobe.status_error = c->target_status_error;
 		a->name = a->uprobe.symbol;
@@ -2451,15 +2456,9 @@ static int call_run(struct call *c, json_object *job, const struct method **ret_
 	    !json_object_is_type(c->params, json_type_object) ||
 	    !(*ret_m = method_find(json_object_get_string(m))))
 		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
-	/*
-	 * The event loop appends the caller's netns, or for a uprobe attach the
-	 * target's status (uprobe.h), last and says so in the job.
-	 */
-	if (call_take_job_fd(c, job, "netns", &c->netns) < 0 ||
-	    call_take_job_fd(c, job, "target_status", &c->target_status) < 0)
+	/* The event loop appends the caller's netns to an attach, last, and says so in the job. */
+	if (call_take_job_fd(c, job, "netns", &c->netns) < 0)
 		return reply_error(r, PROTO_E_INTERNAL, EINVAL, "malformed job from the broker");
-	if (json_object_object_get_ex(job, "target_status_error", &m))
-		c->target_status_error = json_object_get_int(m);
 	k = policy_resolve(c->policy, &c->ident.id, &c->grant);
 	if (k < 0)
 		return k;
