@@ -26,6 +26,7 @@
 #include "daemon/shared/log.h"
 #include "daemon/shared/spawn.h"
 #include "handout.h"
+#include "sandbox.h"
 #include "policy/attach_type.h"
 #include "policy/policy.h"
 #include "spawner.h"
@@ -173,6 +174,7 @@ int main(int argc, char **argv)
 	uint64_t start = now_usec();
 	struct options o;
 	struct policy *policy = NULL;
+	struct sandbox sandbox;
 	int k;
 
 	if (parse_options(argc, argv, &o) < 0) {
@@ -207,6 +209,14 @@ int main(int argc, char **argv)
 	if (k < 0)
 		return EXIT_FAILURE;
 	warmup_libbpf();
+	/* Testing (--fault-inject=seccomp-log): log what the list lacks instead of refusing it. */
+	k = sandbox_build(o.load.store.fault && strcmp(o.load.store.fault, "seccomp-log") == 0,
+			  &sandbox);
+	if (k < 0) {
+		log_error("worker spawner: cannot build the workers' system call filter: %s",
+			  strerror(-k));
+		return EXIT_FAILURE;
+	}
 	handout_allow_writable_bpffs(o.allow_writable_bpffs);
 	{
 		char msg[2048];
@@ -220,5 +230,5 @@ int main(int argc, char **argv)
 	/* What an exec per worker would add to each, besides exec itself (daemon/README.md). */
 	log_debug("worker spawner ready: its setup took %llu us",
 		  (unsigned long long)(now_usec() - start));
-	spawner_run(&(struct worker_config){.policy = policy, .load = o.load});
+	spawner_run(&(struct worker_config){.policy = policy, .load = o.load, .sandbox = &sandbox});
 }

@@ -17,9 +17,9 @@
 #include "daemon/shared/caps.h"
 #include "daemon/shared/log.h"
 #include "daemon/shared/spawn.h"
-#include "modbtf.h"
 #include "named.h"
 #include "proto/proto.h"
+#include "sandbox.h"
 #include "store.h"
 
 /*
@@ -89,15 +89,14 @@ _Noreturn void serve_main(const struct worker_config *c, int sock, pid_t parent)
 		_exit(EXIT_FAILURE);
 	}
 	/*
-	 * libbpf 1.1.2 sees no modules' BTF instead of failing on EPERM
-	 * (modbtf.h). Without it (no seccomp in the kernel) loads still work,
-	 * but those that make libbpf look for modules' BTF fail as before.
+	 * From here on only what a worker does (sandbox.h), before anything of
+	 * the client's is read. Without it the worker does not serve.
 	 */
-	k = modbtf_hide();
-	if (k < 0)
-		log_warning("worker: cannot hide modules' BTF from libbpf, loads that look "
-			    "for it will fail: %s",
-			    strerror(-k));
+	k = sandbox_apply(c->sandbox);
+	if (k < 0) {
+		log_error("worker: cannot install the system call filter: %s", strerror(-k));
+		_exit(EXIT_FAILURE);
+	}
 
 	do
 		k = poll(&pfd, 1, -1);

@@ -6,11 +6,13 @@
 
 #include "load.h"
 #include "policy/policy.h"
+#include "sandbox.h"
 
 /* What every worker works with: set up once by the spawner (worker/main.c). */
 struct worker_config {
 	const struct policy *policy;
 	struct load_config load;
+	const struct sandbox *sandbox; /* the system call filter each worker installs */
 };
 
 /* In a freshly forked worker: sock is its end of the socket to the event loop. */
