@@ -47,7 +47,7 @@ struct call {
 	int *fds; /* the client's */
 	size_t n_fds;
 	int netns; /* the caller's network namespace, from the event loop (attach only), or -1 */
-	/* A uprobe target's /proc/PID/status from the event loop, or -1 and why not. */
+	/* A uprobe target's /proc/PID/status (uprobe_status_open()), or -EBADF and why not. */
 	int target_status;
 	int target_status_error;
 	char target_desc[160]; /* what an attach attached to, where params don't say it all */
