@@ -76,7 +76,8 @@ struct slot {
 static struct {
 	char build[PATH_MAX];
 	char dir[64], socket[108], policy_dir[300], state_dir[300], pin_root[256], log[300];
-	char bpfctl[PATH_MAX + 32], daemon_exe[PATH_MAX + 32], bpftool[64];
+	char bpfctl[PATH_MAX + 32], daemon_exe[PATH_MAX + 32], worker_exe[PATH_MAX + 32],
+		bpftool[64];
 	const char *workers;
 	const char *jobs_per_worker; /* --jobs-per-worker of the daemon, NULL: its default */
 	pid_t daemon;
@@ -318,11 +319,11 @@ static void start_daemon(void)
 		die("fork: %s", strerror(errno));
 	if (G.daemon == 0) {
 		char *argv[32] = {
-			G.daemon_exe, "--socket",	   G.socket,   "--policy-dir",
-			G.policy_dir, "--pin-root",	   G.pin_root, "--state-dir",
-			G.state_dir,  "--max-connections", "2048",     "--max-connections-per-uid",
-			"2048"};
-		int n = 13, fd;
+			G.daemon_exe, "--socket",	   G.socket,	"--policy-dir",
+			G.policy_dir, "--pin-root",	   G.pin_root,	"--state-dir",
+			G.state_dir,  "--max-connections", "2048",	"--max-connections-per-uid",
+			"2048",	      "--worker-exe",	   G.worker_exe};
+		int n = 15, fd;
 		struct rlimit rl = {8192, 8192};
 
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -992,6 +993,8 @@ static void find_paths(const char *build_opt)
 		snprintf(G.build, sizeof(G.build), "%s", exe);
 	}
 	snprintf(G.daemon_exe, sizeof(G.daemon_exe), "%s/daemon/bpfbrokerd", G.build);
+	/* The build's worker, not an installed one. */
+	snprintf(G.worker_exe, sizeof(G.worker_exe), "%s/daemon/bpfbroker-worker", G.build);
 	snprintf(G.bpfctl, sizeof(G.bpfctl), "%s/client/bpfctl", G.build);
 	for (const char **t = tools; *t; t++)
 		if (access(*t, X_OK) == 0) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading the policy directory: its "*.json" drop-ins in name order, each
- * opened only if root's (trust.h), bounded in size, and parsed into one policy.
+ * opened only if root's (trust.h), bounded in size, kept as one snapshot (for
+ * the exec'd worker spawner, which parses the same text) and parsed into one
+ * policy.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -141,59 +143,115 @@ oom:
 int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct policy **ret,
 		    char **error)
 {
-	_cleanup_(policy_freep) struct policy *p = NULL;
-	_cleanup_close_ int dfd = -EBADF;
-	char **names = NULL;
-	size_t n_names = 0;
-	int r = 0;
+	_cleanup_free_ char *snap = NULL;
+	size_t size = 0;
+	int r;
 
 	if (!dir || !ret)
 		return -EINVAL;
-	p = policy_new();
-	if (!p)
-		return -ENOMEM;
+	/* One way of reading the files: the daemon's spawner parses a snapshot too. */
+	r = policy_snapshot_dir(dir, warn, userdata, &snap, &size, error);
+	if (r < 0)
+		return r;
+	return policy_load_snapshot(snap, size, warn, userdata, ret, error);
+}
 
+/* ---- Snapshots ---- */
+
+/*
+ * A snapshot is "NAME\0TEXT\0" for each file, in load order: files have no
+ * NUL bytes (read_policy_file() refuses them) and names none either.
+ */
+static int snapshot_append(char **buf, size_t *size, const char *name, const char *text)
+{
+	size_t nl = strlen(name) + 1, tl = strlen(text) + 1;
+	char *grown = realloc(*buf, *size + nl + tl);
+
+	if (!grown)
+		return -ENOMEM;
+	memcpy(grown + *size, name, nl);
+	memcpy(grown + *size + nl, text, tl);
+	*buf = grown;
+	*size += nl + tl;
+	return 0;
+}
+
+int policy_snapshot_dir(const char *dir, policy_warn_fn warn, void *userdata, char **ret,
+			size_t *ret_size, char **error)
+{
+	_cleanup_close_ int dfd = -EBADF;
+	_cleanup_free_ char *buf = NULL;
+	char **names = NULL;
+	size_t n_names = 0, size = 0;
+	int r = 0;
+
+	if (!dir || !ret || !ret_size)
+		return -EINVAL;
 	/* Root's directory, as every directory above it (trust.h). */
 	dfd = trust_open_dir(dir, error);
-	if (dfd < 0) {
-		if (dfd == -ENOENT) {
-			if (error) {
-				free(*error);
-				*error = NULL;
-			}
-			if (warn) {
-				_cleanup_free_ char *m = NULL;
-
-				if (asprintf(&m,
-					     "%s: policy directory does not exist; the broker "
-					     "allows nothing",
-					     dir) < 0)
-					return -ENOMEM;
-				warn(userdata, m);
-			}
-			*ret = TAKE_PTR(p);
-			return 0;
+	if (dfd == -ENOENT) {
+		if (error) {
+			free(*error);
+			*error = NULL;
 		}
-		return dfd;
-	}
+		if (warn) {
+			_cleanup_free_ char *m = NULL;
 
+			if (asprintf(&m,
+				     "%s: policy directory does not exist; the broker allows "
+				     "nothing",
+				     dir) < 0)
+				return -ENOMEM;
+			warn(userdata, m);
+		}
+		*ret = NULL;
+		*ret_size = 0;
+		return 0;
+	}
+	if (dfd < 0)
+		return dfd;
 	r = list_json_files(dfd, dir, &names, &n_names, error);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < n_names; i++) {
+	for (size_t i = 0; i < n_names && r >= 0; i++) {
 		_cleanup_free_ char *text = NULL;
 
 		r = read_policy_file(dir, names[i], &text, error);
-		if (r < 0)
-			break;
-		r = policy_load_string(p, names[i], text, warn, userdata, error);
-		if (r < 0)
-			break;
+		if (r >= 0)
+			r = snapshot_append(&buf, &size, names[i], text);
 	}
 	free_names(names, n_names);
 	if (r < 0)
 		return r;
+	*ret = TAKE_PTR(buf);
+	*ret_size = size;
+	return 0;
+}
 
+int policy_load_snapshot(const char *buf, size_t size, policy_warn_fn warn, void *userdata,
+			 struct policy **ret, char **error)
+{
+	_cleanup_(policy_freep) struct policy *p = policy_new();
+	size_t off = 0;
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	while (off < size) {
+		const char *name = buf + off, *text, *end;
+
+		end = memchr(name, '\0', size - off);
+		if (!end || (size_t)(end + 1 - buf) >= size)
+			return error_setf(error, -EINVAL, "policy snapshot: truncated");
+		text = end + 1;
+		end = memchr(text, '\0', size - (size_t)(text - buf));
+		if (!end)
+			return error_setf(error, -EINVAL, "policy snapshot: truncated");
+		r = policy_load_string(p, name, text, warn, userdata, error);
+		if (r < 0)
+			return r;
+		off = (size_t)(end + 1 - buf);
+	}
 	*ret = TAKE_PTR(p);
 	return 0;
 }

@@ -73,6 +73,17 @@ int policy_load_dir(const char *dir, policy_warn_fn warn, void *userdata, struct
 /* The same for one file's contents (used by policy_load_dir and by tests/fuzzing). */
 int policy_load_string(struct policy *p, const char *file_name, const char *json,
 		       policy_warn_fn warn, void *userdata, char **error);
+/*
+ * The policy as policy_load_dir() would read it, not parsed: every file's
+ * name and contents (the same checks, the same order), in one buffer that
+ * policy_load_snapshot() parses. So that a process started later (the worker
+ * spawner, which is exec'd) decides with exactly the files the daemon read,
+ * whatever changed on disk since. An empty buffer (*ret NULL) is no files.
+ */
+int policy_snapshot_dir(const char *dir, policy_warn_fn warn, void *userdata, char **ret,
+			size_t *ret_size, char **error);
+int policy_load_snapshot(const char *buf, size_t size, policy_warn_fn warn, void *userdata,
+			 struct policy **ret, char **error);
 struct policy *policy_new(void);
 struct policy *policy_free(struct policy *p);
 size_t policy_n_rules(const struct policy *p);

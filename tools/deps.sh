@@ -6,9 +6,11 @@ set -euo pipefail
 # systemd: systemd-analyze, systemd-socket-activate, systemd-tmpfiles and
 # systemd itself for the unit tests; man-db and groff-base: man -l and groff
 # for the man page checks; util-linux: unshare, nsenter, setpriv; iproute2: ip, for
-# the veth pairs of the interface attach tests; binutils: nm, for the library's exports.
+# the veth pairs of the interface attach tests; binutils: nm, for the library's exports;
+# libseccomp-dev: the workers' system call filter.
 packages=(meson ninja-build pkg-config gcc clang llvm libbpf-dev libelf-dev zlib1g-dev
-	libsystemd-dev libcap-dev libjson-c-dev libssl-dev libcmocka-dev bpftool systemd util-linux
+	libsystemd-dev libcap-dev libseccomp-dev libjson-c-dev libssl-dev libcmocka-dev bpftool
+	systemd util-linux
 	man-db groff-base iproute2 binutils)
 
 missing=()

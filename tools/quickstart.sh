@@ -25,7 +25,8 @@ if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
 	kill -HUP "$(cat "$pidfile")"
 else
 	mkdir -p /run/bpfbroker
-	setsid build/daemon/bpfbrokerd --socket "$sock" </dev/null >>/run/bpfbroker/bpfbrokerd.log 2>&1 &
+	# --worker-exe: the build's worker (installed, bpfbrokerd finds its own).
+	setsid build/daemon/bpfbrokerd --socket "$sock" --worker-exe "$PWD/build/daemon/bpfbroker-worker" </dev/null >>/run/bpfbroker/bpfbrokerd.log 2>&1 &
 	echo $! >"$pidfile"
 	for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
 	echo "quickstart: bpfbrokerd started (pid $(cat "$pidfile"), log /run/bpfbroker/bpfbrokerd.log)"

@@ -4,11 +4,13 @@
  * policy and hands back fds with exactly the access the policy grants.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -19,18 +21,16 @@
 #include <bpf/libbpf.h>
 #include <stdarg.h>
 
+#include "common/macro.h"
+#include "common/parse.h"
 #include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
-#include "common/macro.h"
-#include "common/sha256.h"
 #include "daemon/shared/log.h"
 #include "policy/attach_type.h"
 #include "policy/policy.h"
 #include "proto/proto.h"
-#include "daemon/worker/handout.h"
-#include "daemon/worker/identity.h"
 #include "server.h"
-#include "daemon/worker/store.h"
+#include "spawn.h"
 #include "worker.h"
 
 #ifndef BPF_FS_MAGIC
@@ -48,6 +48,7 @@ struct options {
 	const char *state_dir;
 	const char *admin_group;
 	const char *fault_inject;
+	const char *worker_exe;
 	unsigned workers;
 	unsigned timeout_sec;
 	double verifier_timeout_sec;
@@ -64,11 +65,10 @@ static const struct policy *current_policy;
 
 /*
  * A worker bound to a connection that sent nothing for this long exits (the
- * next request pays a fresh one: about half a millisecond); one whose
- * memory grew by this much since its first job exits after its job.
+ * next request pays a fresh one: about half a millisecond). How far its memory
+ * may grow is the worker's own limit (worker/serve.h).
  */
 #define WORKER_IDLE_USEC (5 * 1000 * 1000ull)
-#define WORKER_MAX_RSS_GROWTH (64ull * 1024 * 1024)
 
 static void help(void)
 {
@@ -97,10 +97,12 @@ static void help(void)
 	       "                             while a bpffs is writable by non-root (unsafe)\n"
 	       "  --max-connections N        connections in total (default 1024)\n"
 	       "  --max-connections-per-uid N  connections per client uid (default 64)\n"
+	       "  --worker-exe PATH          the worker executable (default %s)\n"
 	       "  --check-config             parse the policy, report problems, and exit\n"
 	       "  -v, --verbose              log debug messages\n"
 	       "  -h, --help                 show this help\n",
-	       PROTO_DEFAULT_SOCKET, DEFAULT_POLICY_DIR, DEFAULT_PIN_ROOT, DEFAULT_STATE_DIR);
+	       PROTO_DEFAULT_SOCKET, DEFAULT_POLICY_DIR, DEFAULT_PIN_ROOT, DEFAULT_STATE_DIR,
+	       BPFBROKER_WORKER_EXE);
 }
 
 static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *ret)
@@ -135,6 +137,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_JOBS_PER_UID,
 		OPT_ALLOW_WRITABLE_BPFFS,
 		OPT_JOBS_PER_WORKER,
+		OPT_WORKER_EXE,
 	};
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, OPT_SOCKET},
@@ -154,6 +157,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"max-jobs-per-uid", required_argument, NULL, OPT_JOBS_PER_UID},
 		{"allow-writable-bpffs", no_argument, NULL, OPT_ALLOW_WRITABLE_BPFFS},
 		{"jobs-per-worker", required_argument, NULL, OPT_JOBS_PER_WORKER},
+		/* For running from a build tree (tests, tools/quickstart.sh). */
+		{"worker-exe", required_argument, NULL, OPT_WORKER_EXE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
@@ -166,6 +171,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.policy_dir = DEFAULT_POLICY_DIR,
 		.pin_root = DEFAULT_PIN_ROOT,
 		.state_dir = DEFAULT_STATE_DIR,
+		.worker_exe = BPFBROKER_WORKER_EXE,
 		.workers = ncpu > 0 ? (unsigned)ncpu : 1,
 		.timeout_sec = 60,
 		.verifier_timeout_sec = 10,
@@ -233,6 +239,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_JOBS_PER_WORKER:
 			k = parse_unsigned(optarg, 1, 4096, &o->jobs_per_worker);
 			break;
+		case OPT_WORKER_EXE:
+			o->worker_exe = optarg;
+			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;
 			break;
@@ -266,22 +275,52 @@ static void policy_warn(void *userdata, const char *message)
 	log_warning("policy: %s", message);
 }
 
-/* The policy in dir, or a negative errno and what is wrong (which file, why) in why. */
-static int policy_load(const char *dir, struct policy **ret, char *why, size_t why_size)
+/*
+ * The policy in dir, and the files it was parsed from in a sealed memfd for
+ * the spawner (SPAWN_POLICY_FD), which parses the same text: what changes on
+ * disk later counts only at the next reload. Or a negative errno and what is
+ * wrong (which file, why) in why.
+ */
+static int policy_load(const char *dir, struct policy **ret, int *ret_fd, char *why,
+		       size_t why_size)
 {
-	_cleanup_free_ char *error = NULL;
-	int k = policy_load_dir(dir, policy_warn, NULL, ret, &error);
+	_cleanup_free_ char *error = NULL, *snap = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	size_t size = 0;
+	int k;
 
-	if (k < 0)
+	k = policy_snapshot_dir(dir, policy_warn, NULL, &snap, &size, &error);
+	if (k >= 0)
+		k = policy_load_snapshot(snap, size, policy_warn, NULL, ret, &error);
+	if (k < 0) {
 		snprintf(why, why_size, "%s", error ? error : strerror(-k));
-	return k;
+		return k;
+	}
+	/* Sealed: nothing, not even a bug of ours, changes it under a spawner reading it. */
+	fd = memfd_create("bpfbroker-policy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		k = negative_errno();
+	else if (size > 0 && write(fd, snap, size) != (ssize_t)size)
+		k = -EIO; /* a memfd takes all of it at once, or ENOMEM */
+	else if (fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) <
+		 0)
+		k = negative_errno();
+	if (k < 0) {
+		snprintf(why, why_size, "cannot keep the policy for workers: %s", strerror(-k));
+		*ret = policy_free(*ret);
+		return k;
+	}
+	*ret_fd = TAKE_FD(fd);
+	return 0;
 }
 
 struct daemon {
 	struct options opt;
-	struct store_config store; /* lives as long as the server that points to it */
 	gid_t admin_gid;
 	struct policy *policy;
+	int policy_fd; /* what policy was parsed from, for the spawner (policy_load()) */
+	int worker_exe_fd; /* bpfbroker-worker, checked once (spawn_open_exe()) */
+	char **worker_argv;
 	struct worker_pool *pool;
 	struct server *server;
 	sd_event *event;
@@ -294,9 +333,10 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 	struct daemon *d = userdata;
 	struct policy *p = NULL;
 	char why[1024], reason[1200];
+	int fd = -EBADF;
 
 	sd_notify(0, "RELOADING=1");
-	if (policy_load(d->opt.policy_dir, &p, why, sizeof(why)) < 0) {
+	if (policy_load(d->opt.policy_dir, &p, &fd, why, sizeof(why)) < 0) {
 		log_error("policy reload failed; the previous policy stays in force: %s", why);
 		snprintf(reason, sizeof(reason),
 			 "the new policy is invalid (%s); the previous one stays in force", why);
@@ -306,7 +346,9 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 		policy_free(d->policy);
 		d->policy = p;
 		current_policy = p;
-		/* Idle workers were forked with the old policy. */
+		safe_close(d->policy_fd);
+		d->policy_fd = fd;
+		/* Idle workers and the spawner hold the old policy. */
 		worker_pool_refresh(d->pool);
 		log_info("policy reloaded from %s: %zu rules", d->opt.policy_dir,
 			 policy_n_rules(p));
@@ -363,39 +405,9 @@ static int on_sigterm(sd_event_source *s, const struct signalfd_siginfo *si, voi
 
 static int dir_secure(const char *path);
 
-extern const unsigned char warmup_object[];
-extern const size_t warmup_object_size;
-
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	return 0;
-}
-
-/*
- * libbpf probes kernel features lazily and caches the answers in the
- * process. Workers are forked from us: probing here, once, with our own
- * compiled-in object (not a client's: the event loop still never opens one)
- * saves every load the probes. A failure only means workers probe themselves.
- */
-static void libbpf_warm_up(void)
-{
-	static const cap_value_t bpf_cap[] = {CAP_BPF};
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .object_name = "warmup");
-	struct bpf_object *obj;
-	int k;
-
-	obj = bpf_object__open_mem(warmup_object, warmup_object_size, &opts);
-	if (!obj) {
-		log_debug("libbpf warm-up: cannot open our object");
-		return;
-	}
-	k = caps_set_effective(bpf_cap, 1);
-	if (k >= 0)
-		k = bpf_object__load(obj);
-	caps_clear_effective();
-	bpf_object__close(obj);
-	if (k < 0)
-		log_debug("libbpf warm-up: %s", strerror(-k));
 }
 
 /* Where users' pins live: a directory on bpffs that only root can enter. */
@@ -458,27 +470,84 @@ static int state_dir_prepare(const char *state_dir)
 }
 
 /*
- * Finish or undo what a crash interrupted (store.h). It runs in a child: the
- * store raises and drops capabilities as it goes, and the event loop's own
- * sets must stay as they are.
+ * Finish or undo what a crash interrupted (worker/store.h), before anything
+ * else touches the store: in bpfbroker-worker --recover, which holds the
+ * workers' capabilities and raises them as it goes.
  */
-static int store_recover_in_child(const struct store_config *sc)
+static int store_recover_in_child(const struct daemon *d)
 {
-	pid_t pid = fork();
-	int status = 0;
+	char *argv[32];
+	size_t n = 0;
+	pid_t pid;
+	int status = 0, k;
 
-	if (pid < 0)
-		return log_error_errno(-errno, "cannot fork for recovery: %m");
-	if (pid == 0) {
-		int k = store_recover(sc);
-
-		_exit(k < 0 ? EXIT_FAILURE : EXIT_SUCCESS);
-	}
+	/* The spawner's arguments, and --recover. */
+	for (char **a = d->worker_argv; *a && n < ARRAY_SIZE(argv) - 2; a++)
+		argv[n++] = *a;
+	argv[n++] = (char *)"--recover";
+	argv[n] = NULL;
+	k = spawn_exec(d->worker_exe_fd, argv, -EBADF, -EBADF, &pid);
+	if (k < 0)
+		return log_error_errno(k, "cannot start recovery: %s", strerror(-k));
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return log_error_errno(-errno, "waiting for recovery: %m");
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		log_warning("recovery of named objects did not finish; see the messages above");
+	return 0;
+}
+
+static void argv_free(char **argv)
+{
+	for (char **a = argv; a && *a; a++)
+		free(*a);
+	free(argv);
+}
+
+_printf_(3, 4) static bool argv_add(char **argv, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	char *a;
+	int k;
+
+	va_start(ap, fmt);
+	k = vasprintf(&a, fmt, ap);
+	va_end(ap);
+	if (k < 0)
+		return false;
+	argv[(*n)++] = a;
+	return true;
+}
+
+/* What bpfbroker-worker is told (worker/main.c): the same store, limits and testing faults. */
+static int worker_argv_new(const struct daemon *d, char ***ret)
+{
+	char **argv = calloc(16, sizeof(char *)); /* NULL-terminated: at most 11 are set */
+	size_t n = 0;
+	bool ok = !!argv;
+
+#define ARG(...) (ok = ok && argv_add(argv, &n, __VA_ARGS__))
+	ARG("%s", "bpfbroker-worker");
+	ARG("--daemon-pid=%d", (int)getpid());
+	ARG("--pin-root=%s", d->opt.pin_root);
+	ARG("--state-dir=%s", d->opt.state_dir);
+	ARG("--verifier-timeout-usec=%llu",
+	    (unsigned long long)(d->opt.verifier_timeout_sec * 1e6));
+	ARG("--jobs-per-worker=%u", d->opt.jobs_per_worker);
+	if (d->opt.admin_group)
+		ARG("--admin-gid=%u", (unsigned)d->admin_gid);
+	if (d->opt.fault_inject)
+		ARG("--fault-inject=%s", d->opt.fault_inject);
+	if (d->opt.allow_writable_bpffs)
+		ARG("%s", "--allow-writable-bpffs");
+	if (log_max_level >= LOG_DEBUG)
+		ARG("%s", "--verbose");
+#undef ARG
+	if (!ok) {
+		argv_free(argv);
+		return -ENOMEM;
+	}
+	*ret = argv;
 	return 0;
 }
 
@@ -516,7 +585,7 @@ static int listen_sockets(struct daemon *d)
 
 int main(int argc, char **argv)
 {
-	struct daemon d = {};
+	struct daemon d = {.policy_fd = -EBADF, .worker_exe_fd = -EBADF};
 	sd_event *event = NULL;
 	sigset_t mask;
 	int k;
@@ -529,12 +598,12 @@ int main(int argc, char **argv)
 	 * without BTF does not put libbpf's warning on stderr.
 	 */
 	libbpf_set_print(libbpf_quiet);
-	/* Before the policy names them, and before the spawner forks workers that use them. */
+	/* Before the policy names them (the spawner reads them again for itself). */
 	attach_type_init();
 	{
 		char why[1024];
 
-		if (policy_load(d.opt.policy_dir, &d.policy, why, sizeof(why)) < 0) {
+		if (policy_load(d.opt.policy_dir, &d.policy, &d.policy_fd, why, sizeof(why)) < 0) {
 			log_error("policy: %s", why);
 			return EXIT_FAILURE;
 		}
@@ -542,23 +611,21 @@ int main(int argc, char **argv)
 	if (d.opt.check_config) {
 		printf("%s: %zu rules, OK\n", d.opt.policy_dir, policy_n_rules(d.policy));
 		policy_free(d.policy);
+		safe_close(d.policy_fd);
 		return EXIT_SUCCESS;
 	}
 	current_policy = d.policy;
+	k = spawn_open_exe(d.opt.worker_exe);
+	if (k < 0)
+		goto out;
+	d.worker_exe_fd = k;
 
 	/* From here on the daemon holds only what it needs, none of it effective. */
 	k = caps_daemon_init();
 	if (k < 0) {
 		log_error("cannot reduce our capabilities: %s", strerror(-k));
-		policy_free(d.policy);
-		return EXIT_FAILURE;
+		goto out;
 	}
-	libbpf_warm_up();
-	/* libcrypto's first digest costs about 0.6 ms: paid here once, not by each worker's audit
-	 * record. */
-	k = sha256_init();
-	if (k < 0)
-		log_debug("SHA-256 warm-up: %s", strerror(-k));
 
 	/* sd-event takes these through signalfd and child sources; workers unblock them. */
 	sigemptyset(&mask);
@@ -569,34 +636,21 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	handout_allow_writable_bpffs(d.opt.allow_writable_bpffs);
-	{
-		char msg[2048];
-
-		if (handout_check_bpffs(msg, sizeof(msg)) < 0)
-			log_error("%s", msg);
-		else if (d.opt.allow_writable_bpffs)
-			log_warning("--allow-writable-bpffs: read-only and write-only map fds are "
-				    "handed out even while a bpffs is writable by non-root");
-	}
 	pin_root_prepare(d.opt.pin_root);
 	k = state_dir_prepare(d.opt.state_dir);
 	if (k < 0)
 		goto out;
-	d.store = (struct store_config){
-		.pin_root = d.opt.pin_root,
-		.state_dir = d.opt.state_dir,
-		.fault = d.opt.fault_inject,
-		.daemon_pid = getpid(),
-	};
-	store_recover_in_child(&d.store);
 	if (d.opt.admin_group) {
-		k = identity_parse_group(d.opt.admin_group, &d.admin_gid);
+		k = parse_gid(d.opt.admin_group, &d.admin_gid);
 		if (k < 0) {
 			log_error("--admin-group: no group \"%s\"", d.opt.admin_group);
 			goto out;
 		}
 	}
+	k = worker_argv_new(&d, &d.worker_argv);
+	if (k < 0)
+		goto out;
+	store_recover_in_child(&d);
 
 	k = sd_event_default(&event);
 	if (k < 0)
@@ -613,13 +667,9 @@ int main(int argc, char **argv)
 			.max_jobs_per_uid = d.opt.max_jobs_per_uid,
 			.max_jobs_per_worker = d.opt.jobs_per_worker,
 			.worker_idle_usec = WORKER_IDLE_USEC,
-			.worker_max_rss_growth = WORKER_MAX_RSS_GROWTH,
-			.policy = &current_policy,
-			.load = {.store = d.store,
-				 .verifier_timeout_usec =
-					 (uint64_t)(d.opt.verifier_timeout_sec * 1e6),
-				 .admin_gid = d.admin_gid,
-				 .have_admin_gid = d.opt.admin_group != NULL},
+			.worker_exe_fd = d.worker_exe_fd,
+			.worker_argv = d.worker_argv,
+			.policy_fd = &d.policy_fd,
 		};
 		struct server_config sc = {
 			.max_connections = d.opt.max_connections,
@@ -651,5 +701,8 @@ out:
 	worker_pool_free(d.pool);
 	sd_event_unref(event);
 	policy_free(d.policy);
+	safe_close(d.policy_fd);
+	safe_close(d.worker_exe_fd);
+	argv_free(d.worker_argv);
 	return k < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -19,23 +19,9 @@
  */
 #pragma once
 
-#include <json-c/json.h>
-#include <stddef.h>
 #include <sys/types.h>
 
-#include "policy/policy.h"
-
-struct peer_unit {
-	char *cgroup; /* the cgroup v2 path as read, for display; NULL if unknown */
-	char *unit; /* the trusted system unit, or NULL */
-	char *user_unit; /* the unit in the caller's own user manager, or NULL */
-	char **slices; /* trusted system slices, outermost first */
-	size_t n_slices;
-	char **user_slices; /* slices in the caller's own user manager, outermost first */
-	size_t n_user_slices;
-};
-
-void peer_unit_done(struct peer_unit *u);
+#include "daemon/shared/peer_unit_job.h"
 
 /*
  * Read the unit identity of sock's peer: pid and uid as SO_PEERCRED gave
@@ -43,10 +29,3 @@ void peer_unit_done(struct peer_unit *u);
  * left NULL; that is never an error. 0, or -ENOMEM.
  */
 int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *ret);
-
-/* Add the known fields to an identity object: cgroup, unit, user_unit, slices, user_slices. */
-int peer_unit_to_json(const struct peer_unit *u, json_object *identity);
-/* The same fields back from an identity object (the worker's job). 0, -EINVAL or -ENOMEM. */
-int peer_unit_from_json(json_object *identity, struct peer_unit *ret);
-/* Point id's unit fields into u (which must outlive id). */
-void peer_unit_to_policy_identity(const struct peer_unit *u, struct policy_identity *id);

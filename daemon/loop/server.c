@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -21,7 +23,6 @@
 #include "policy/verdict.h"
 #include "proto/method.h"
 #include "rate.h"
-#include "daemon/worker/uprobe.h"
 #include "daemon/shared/log.h"
 
 #ifndef SO_PEERPIDFD
@@ -359,33 +360,24 @@ static int submit_job(struct conn *c, int64_t id, const struct proto_method *m, 
 }
 
 /*
- * The caller's network namespace. /proc/PID is only trusted because the
- * pidfd taken at accept still names a live process afterwards: while it
- * lives, its pid can't have been reused. Opening another user's namespace
- * needs ptrace access (CAP_SYS_PTRACE), which workers never hold.
+ * The caller's network namespace: that of its end of the connection, which
+ * the kernel creates the accepted socket in (unix_stream_connect()). Bound to
+ * the connection as SO_PEERCRED is, so no pid can have been reused, and no
+ * /proc: SIOCGSKNS needs CAP_NET_ADMIN (which we hold for SO_SNDBUFFORCE),
+ * not the CAP_SYS_PTRACE that /proc/PID/ns/net or PIDFD_GET_NET_NAMESPACE
+ * would (ptrace access to another user's process).
  */
 static int conn_open_netns(struct conn *c)
 {
-	char path[64];
-	int fd, k;
+	static const cap_value_t net_admin[] = {CAP_NET_ADMIN};
+	int fd, k = caps_set_effective(net_admin, 1);
 
-	if (c->pidfd < 0)
-		return -ENOSYS;
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)c->cred.pid);
-	fd = caps_open(CAP_SYS_PTRACE, path, O_RDONLY);
-	if (fd < 0)
-		return fd;
-	/* A pidfd turns readable when its process exits (no CAP_KILL needed, unlike a signal). */
-	{
-		struct pollfd pfd = {.fd = c->pidfd, .events = POLLIN};
-
-		k = poll(&pfd, 1, 0);
-		if (k != 0) {
-			safe_close(fd);
-			return k < 0 ? -errno : -ESRCH;
-		}
-	}
-	return fd;
+	if (k < 0)
+		return k;
+	fd = ioctl(c->fd, SIOCGSKNS);
+	k = fd < 0 ? negative_errno() : fd;
+	caps_clear_effective();
+	return k;
 }
 
 /*
@@ -466,27 +458,13 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct proto_m
 	/*
 	 * Attaching to a network interface happens in the caller's network
 	 * namespace, which the worker enters through this fd. Its index is in
-	 * the job, out of the client's reach. Without one (no pidfd), interface
-	 * targets fail in the worker with a clear error; the rest works.
+	 * the job, out of the client's reach. Without one, interface targets
+	 * fail in the worker with a clear error; the rest works.
 	 */
 	if (strcmp(m->name, "attach") == 0) {
-		/*
-		 * A uprobe's process: its /proc/PID/status, which only we (with
-		 * CAP_SYS_PTRACE) can open under ProtectProc=invisible (uprobe.h).
-		 */
-		int status = uprobe_status_open(params, msg->fds, msg->n_fds), netns;
+		int netns = conn_open_netns(c);
 
-		if (status >= 0) {
-			json_object_object_add(job, "target_status",
-					       json_object_new_int((int)msg->n_fds));
-			return submit_job(c, id, m, params, job, msg, status);
-		}
-		if (status != -ENOTTY) {
-			json_object_object_add(job, "target_status_error",
-					       json_object_new_int(-status));
-			return submit_job(c, id, m, params, job, msg, -1);
-		}
-		netns = conn_open_netns(c);
+		/* A uprobe's process is the worker's to look at (worker/uprobe.h). */
 		if (netns < 0)
 			log_debug("uid %u: no network namespace for attach: %s",
 				  (unsigned)c->cred.uid, strerror(-netns));

@@ -9,7 +9,6 @@
 #include <systemd/sd-event.h>
 
 #include "policy/policy.h"
-#include "daemon/worker/store.h"
 #include "worker.h"
 
 /*

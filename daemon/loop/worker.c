@@ -2,26 +2,18 @@
 #include "worker.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/shared/audit.h"
-#include "daemon/shared/caps.h"
 #include "common/macro.h"
+#include "daemon/shared/audit.h"
 #include "daemon/shared/log.h"
-#include "daemon/worker/modbtf.h"
-#include "daemon/worker/serve.h"
-
-#define WORKER_FD 3
-#define WORKER_SNDBUF (4 * 1024 * 1024)
+#include "spawn.h"
 
 enum worker_state {
 	WORKER_IDLE, /* fresh from the spawner, bound to no connection yet */
@@ -82,6 +74,7 @@ struct worker_pool {
 	int spawner_sock;
 	sd_event_source *spawner_io, *spawner_child;
 	unsigned n_spawning; /* asked for, not yet arrived */
+	unsigned spawner_served; /* workers the current spawner made (SPAWNER_MAX_WORKERS) */
 	/*
 	 * A spawner that dies right after starting (it could not set itself up)
 	 * is restarted after a growing delay, not at once in a loop.
@@ -147,59 +140,6 @@ static void job_audit_failure(const struct worker_job *j, const char *reason)
 					 .pid = j->pid,
 					 .object = j->object,
 					 .reason = reason});
-}
-
-/* ---- the worker process ---- */
-
-_Noreturn static void worker_child_main(struct worker_pool *p, int sock, pid_t parent)
-{
-	sigset_t none;
-	int k;
-
-	/*
-	 * The event loop blocks signals for its signalfds; a worker wants the
-	 * defaults, except the termination signals a service manager or terminal
-	 * sends the whole group (SIG_IGN from the spawner): a request in the
-	 * middle of a change finishes, and the daemon waits for it (SIGTERM).
-	 */
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	/* Die with the broker; check for the race where it already died before prctl. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(EXIT_FAILURE);
-	/* So ps, top and perf tell the roles apart. */
-	(void)prctl(PR_SET_NAME, "bpfbroker-work");
-	/* Keep stdio (logging) and our socket; nothing else of the broker's, no client's fd. */
-	if (sock != WORKER_FD && dup2(sock, WORKER_FD) < 0)
-		_exit(EXIT_FAILURE);
-	if (close_range(WORKER_FD + 1, ~0U, 0) < 0)
-		_exit(EXIT_FAILURE);
-	/* The spawner reduced them for every worker; check we got exactly that. */
-	k = caps_worker_check();
-	if (k < 0) {
-		log_error("worker: unexpected capabilities: %s", strerror(-k));
-		_exit(EXIT_FAILURE);
-	}
-	/*
-	 * libbpf 1.1.2 sees no modules' BTF instead of failing on EPERM
-	 * (modbtf.h). Without it (no seccomp in the kernel) loads still work,
-	 * but those that make libbpf look for modules' BTF fail as before.
-	 */
-	k = modbtf_hide();
-	if (k < 0)
-		log_warning("worker: cannot hide modules' BTF from libbpf, loads that look "
-			    "for it will fail: %s",
-			    strerror(-k));
-
-	serve_jobs(&(struct serve_config){
-		.sock = WORKER_FD,
-		.max_job_bytes = WORKER_MAX_JOB_BYTES,
-		.policy = p->cfg.policy,
-		.load = &p->cfg.load,
-		.max_jobs = p->cfg.max_jobs_per_worker ? p->cfg.max_jobs_per_worker : 1,
-		.max_rss_growth = p->cfg.worker_max_rss_growth,
-	});
 }
 
 /* ---- the pool, in the event loop ---- */
@@ -459,7 +399,7 @@ static bool worker_may_stay(const struct worker *w, const struct worker_job *j)
 
 /*
  * Bind w to its connection: it settles (hygiene.h) and says it is ready
- * (SERVE_READY), bounded by the job timeout. At most POOL_MAX_BOUND are
+ * (WORKER_READY), bounded by the job timeout. At most POOL_MAX_BOUND are
  * bound: past that the one that waited longest goes.
  */
 static void worker_keep(struct worker *w)
@@ -596,7 +536,7 @@ static int on_worker_ready(sd_event_source *s, int fd, uint32_t revents, void *u
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return 0;
-	if (n == 1 && c == SERVE_READY && w->state == WORKER_SETTLING) {
+	if (n == 1 && c == WORKER_READY && w->state == WORKER_SETTLING) {
 		worker_set_state(w, WORKER_BOUND);
 		w->timer = sd_event_source_disable_unref(w->timer);
 		k = sd_event_add_time(p->event, &w->timer, CLOCK_MONOTONIC,
@@ -628,136 +568,6 @@ static int on_worker_timeout(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-/* ---- the spawner ---- */
-
-#define SPAWNER_FD 3
-
-/*
- * The spawner's loop: one byte asks for a worker; the answer is the
- * worker's socket and pidfd (SCM_RIGHTS) and its pid. It forks from a copy
- * of the daemon taken at startup (or at the last policy reload), so workers
- * carry the same policy and warmed-up libbpf, and the event loop never pays
- * for a fork while clients wait.
- */
-_Noreturn static void spawner_main(struct worker_pool *p, int sock, pid_t parent)
-{
-	sigset_t chld;
-	int sfd;
-
-	/*
-	 * SIGCHLD is not ignored: exited workers wait as zombies until we reap
-	 * them (when their signal comes), so the pidfd we open right after
-	 * fork() names the right process.
-	 */
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_SETMASK, &chld, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	/*
-	 * systemd (KillMode=control-group) and a terminal signal every process
-	 * of the group. The daemon alone decides when we go: it lets running
-	 * workers finish first, and they die with us (PR_SET_PDEATHSIG).
-	 * Workers inherit these.
-	 */
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(EXIT_FAILURE);
-	(void)prctl(PR_SET_NAME, "bpfbroker-spawn");
-	if ((sock != SPAWNER_FD && dup2(sock, SPAWNER_FD) < 0) ||
-	    close_range(SPAWNER_FD + 1, ~0U, 0) < 0)
-		_exit(EXIT_FAILURE);
-	/* Testing: a spawner that can never start (the daemon must back off, not spin). */
-	if (p->cfg.load.store.fault && strcmp(p->cfg.load.store.fault, "spawner-start") == 0)
-		_exit(EXIT_FAILURE);
-	/* What workers may hold, once for all of them (CAP_SYS_PTRACE goes). */
-	if (caps_spawner_init(p->cfg.load.store.fault &&
-			      strcmp(p->cfg.load.store.fault, "bpf-needs-cap") == 0) < 0) {
-		log_error("worker spawner: cannot reduce capabilities");
-		_exit(EXIT_FAILURE);
-	}
-	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0)
-		_exit(EXIT_FAILURE);
-	for (;;) {
-		struct pollfd pfds[2] = {{.fd = SPAWNER_FD, .events = POLLIN},
-					 {.fd = sfd, .events = POLLIN}};
-		struct signalfd_siginfo si;
-		char c, cbuf[CMSG_SPACE(2 * sizeof(int))] = {};
-		struct iovec iov;
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-		struct cmsghdr *cm;
-		int sv[2], status, pidfd;
-		int32_t pid32;
-		pid_t pid;
-		ssize_t n;
-
-		if (poll(pfds, 2, -1) < 0 && errno != EINTR)
-			_exit(EXIT_FAILURE);
-		if (pfds[1].revents & POLLIN) {
-			while (read(sfd, &si, sizeof(si)) == sizeof(si))
-				;
-			while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-				if (WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL)
-					log_warning("worker %d died of signal %d", (int)pid,
-						    WTERMSIG(status));
-		}
-		if (!(pfds[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		do
-			n = recv(SPAWNER_FD, &c, 1, 0);
-		while (n < 0 && errno == EINTR);
-		if (n <= 0) {
-			/*
-			 * The daemon closed us (policy reload): workers still serving
-			 * must finish, and they die with us (PR_SET_PDEATHSIG), so
-			 * wait for every one of them first.
-			 */
-			while (wait(NULL) > 0 || errno == EINTR)
-				;
-			_exit(EXIT_SUCCESS);
-		}
-		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-			continue;
-		/*
-		 * Replies carry up to PROTO_MAX_REPLY_BYTES in one packet, jobs up
-		 * to WORKER_MAX_JOB_BYTES.
-		 */
-		(void)caps_sndbuf_force(sv[1], WORKER_SNDBUF);
-		(void)caps_sndbuf_force(sv[0], WORKER_SNDBUF);
-		pid = fork();
-		if (pid == 0) {
-			safe_close(sv[0]);
-			worker_child_main(p, sv[1], getppid());
-		}
-		safe_close(sv[1]);
-		pidfd = pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
-		if (pidfd < 0) {
-			if (pid > 0)
-				kill(pid, SIGKILL);
-			safe_close(sv[0]);
-			pid32 = -1;
-			iov = (struct iovec){.iov_base = &pid32, .iov_len = sizeof(pid32)};
-			(void)sendmsg(SPAWNER_FD, &mh, MSG_NOSIGNAL);
-			continue;
-		}
-		pid32 = pid;
-		iov = (struct iovec){.iov_base = &pid32, .iov_len = sizeof(pid32)};
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
-		memcpy(CMSG_DATA(cm), (int[]){sv[0], pidfd}, 2 * sizeof(int));
-		if (sendmsg(SPAWNER_FD, &mh, MSG_NOSIGNAL) < 0)
-			kill(pid, SIGKILL);
-		safe_close(sv[0]);
-		safe_close(pidfd);
-	}
-}
-
 /* Reaped: drop the source (and the pidfd sd-event watches it by). */
 static int on_retired_spawner_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
@@ -766,9 +576,10 @@ static int on_retired_spawner_exit(sd_event_source *s, const siginfo_t *si, void
 }
 
 /*
- * Policy reload: new workers come from a new spawner with the new policy.
- * The old one exits once its last worker has (busy ones finish their
- * request, idle ones are told to go); sd-event reaps it then.
+ * New workers come from a new spawner: at a policy reload (with the new
+ * policy), and after SPAWNER_MAX_WORKERS (with a fresh layout). The old one
+ * exits once its last worker has (busy ones finish their request, idle and
+ * bound ones are told to go); sd-event reaps it then.
  */
 static void spawner_retire(struct worker_pool *p)
 {
@@ -799,6 +610,15 @@ static uint64_t pool_now(struct worker_pool *p)
 	sd_event_now(p->event, CLOCK_MONOTONIC, &now);
 	return now;
 }
+
+/*
+ * Workers forked from one spawner share its address-space layout: one that
+ * leaked an address to a hostile object would tell the next ones'. A new
+ * spawner, exec'd afresh, after this many (and the old one's workers
+ * retired) bounds that to a few workers, so a few connections (each worker
+ * serves one), for about an exec's cost spread over them (daemon/README.md).
+ */
+#define SPAWNER_MAX_WORKERS 32
 
 #define SPAWNER_QUICK_DEATH_USEC (1000 * 1000ull)
 #define SPAWNER_RETRY_MAX_USEC (10 * 1000 * 1000ull)
@@ -865,6 +685,8 @@ static int worker_add(struct worker_pool *p, int sock, int pidfd, pid_t pid)
 	return 0;
 }
 
+static void pool_retire_idle(struct worker_pool *p);
+
 /* A worker from the spawner: its socket and pidfd, and its pid. */
 static int on_spawner_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
@@ -902,6 +724,13 @@ static int on_spawner_io(sd_event_source *s, int fd, uint32_t revents, void *use
 	}
 	if (worker_add(p, fds[0], fds[1], pid32) < 0)
 		log_error("cannot take worker %d", (int)pid32);
+	else if (++p->spawner_served >= SPAWNER_MAX_WORKERS)
+		/*
+		 * Its workers too, fresh or bound to a connection (busy ones
+		 * after their job): the next ones come from a fresh layout, and
+		 * the old spawner exits soon, not when its last worker would.
+		 */
+		pool_retire_idle(p);
 	pool_schedule(p);
 	return 0;
 }
@@ -920,25 +749,26 @@ static int on_spawner_exit(sd_event_source *s, const siginfo_t *si, void *userda
 	return 0;
 }
 
+/*
+ * The spawner is bpfbroker-worker, exec'd: a fresh image with only what
+ * workers link, set up once (worker/main.c), that forks every worker.
+ */
 static int spawner_start(struct worker_pool *p)
 {
 	int sv[2], k;
-	pid_t parent = getpid(), pid;
+	pid_t pid;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return negative_errno();
-	pid = fork();
-	if (pid < 0) {
-		k = negative_errno();
+	k = spawn_exec(p->cfg.worker_exe_fd, p->cfg.worker_argv, sv[1], *p->cfg.policy_fd, &pid);
+	safe_close(sv[1]);
+	if (k < 0) {
 		safe_close(sv[0]);
-		safe_close(sv[1]);
 		return k;
 	}
-	if (pid == 0)
-		spawner_main(p, sv[1], parent);
-	safe_close(sv[1]);
 	p->spawner_pid = pid;
 	p->spawner_sock = sv[0];
+	p->spawner_served = 0;
 	k = sd_event_add_io(p->event, &p->spawner_io, sv[0], EPOLLIN, on_spawner_io, p);
 	if (k >= 0)
 		k = sd_event_add_child(p->event, &p->spawner_child, pid, WEXITED, on_spawner_exit,
@@ -1250,7 +1080,7 @@ void worker_pool_drain(struct worker_pool *p, void (*drained)(void *userdata), v
 
 void worker_pool_refresh(struct worker_pool *p)
 {
-	/* Idle workers and the spawner were forked with the old policy. */
+	/* The spawner, and workers idle or bound, hold the old policy. */
 	pool_retire_idle(p);
 	pool_schedule(p);
 }

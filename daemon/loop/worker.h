@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The worker pool: worker processes, forked ahead of demand by the spawner so
- * fork() is off the request path, and which job goes to which. A worker is
- * bound to the connection of its first job and serves only that
- * connection's later jobs (so one uid's, with one identity), up to
- * max_jobs_per_worker, putting itself back in order between two
+ * The worker pool: worker processes, forked ahead of demand by the spawner
+ * (bpfbroker-worker, exec'd) so fork() is off the request path, and which job
+ * goes to which. A worker is bound to the connection of its first job and
+ * serves only that connection's later jobs (so one uid's, with one identity),
+ * up to max_jobs_per_worker, putting itself back in order between two
  * (daemon/worker/hygiene.h); it exits when the connection closes, when it
  * idles too long, or when the pool needs its place for someone else. No
  * worker ever serves two connections, so never two users.
@@ -15,20 +15,11 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "daemon/worker/load.h"
+#include "daemon/shared/spawn.h"
 #include "proto/proto.h"
 
 struct worker_pool;
 struct worker_job;
-
-/*
- * The largest job a worker takes: a request's params (at most
- * PROTO_MAX_REQUEST_BYTES, and re-encoding never makes them longer, see
- * PROTO_JSON_FLAGS) and the caller's identity (at most SERVER_MAX_GROUPS
- * groups of up to 11 bytes each, the systemd unit fields from a cgroup path
- * of at most 4096 bytes), with room to spare.
- */
-#define WORKER_MAX_JOB_BYTES (256u * 1024)
 
 /*
  * Called once per submitted job: with the worker's reply as it came (bytes
@@ -58,9 +49,16 @@ struct worker_pool_config {
 	uint64_t job_timeout_usec; /* a worker running longer is killed */
 	unsigned max_jobs_per_worker; /* jobs of one connection a worker serves; 1: single-use */
 	uint64_t worker_idle_usec; /* a bound worker with no job this long exits */
-	uint64_t worker_max_rss_growth; /* a worker whose memory grew this much exits */
-	const struct policy *const *policy; /* current policy, inherited by workers at fork */
-	struct load_config load;
+	/*
+	 * The spawner: bpfbroker-worker, opened (and checked) once at startup,
+	 * exec'd by fd (so a package upgrade never mixes a new worker with this
+	 * daemon), with these arguments (argv[0] included, NULL-terminated),
+	 * which tell it max_jobs_per_worker too.
+	 */
+	int worker_exe_fd;
+	char *const *worker_argv;
+	/* The current policy as read (a sealed memfd, SPAWN_POLICY_FD): replaced on reload. */
+	const int *policy_fd;
 };
 
 int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg,

@@ -5,8 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <syslog.h>
-#include <systemd/sd-journal.h>
 #include <unistd.h>
 
 #include "common/escape.h"
@@ -18,10 +19,51 @@ void audit_force_stderr(bool on)
 	force_stderr = on;
 }
 
-/* journald listens here; without it sd_journal_send() would drop the record. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+/* journald listens here; without it a record sent there would be lost. */
 static bool journal_available(void)
 {
-	return !force_stderr && access("/run/systemd/journal/socket", W_OK) == 0;
+	return !force_stderr && access(JOURNAL_SOCKET, W_OK) == 0;
+}
+
+/*
+ * journald's native protocol, which sd_journal_send() speaks: one datagram
+ * of "KEY=value" lines. Spoken here so that workers need no libsystemd
+ * (and its compression and crypto libraries) for their audit records. Every
+ * value is escaped (no newline), so the simple form of a field suffices.
+ * The socket is the process's own: a worker's fds are closed after fork.
+ */
+static int journal_socket(void)
+{
+	static int fd = -1;
+	static pid_t owner;
+
+	if (fd < 0 || owner != getpid()) {
+		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		owner = getpid();
+	}
+	return fd;
+}
+
+static int journal_send(const char *buf, size_t len)
+{
+	static const struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = JOURNAL_SOCKET};
+	int fd = journal_socket();
+
+	if (fd < 0)
+		return fd;
+	if (sendto(fd, buf, len, MSG_NOSIGNAL, (const struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return 0;
+}
+
+void audit_prepare(void)
+{
+	if (journal_available())
+		(void)journal_socket();
 }
 
 /*
@@ -63,8 +105,8 @@ void audit_log(const struct audit_record *r)
 
 	if (journal_available()) {
 		/*
-		 * Structured fields. sd_journal_send() would send a value with a
-		 * newline safely (as a binary field), but MESSAGE is what syslog
+		 * Structured fields. The native protocol would carry a value with
+		 * a newline safely (as a binary field), but MESSAGE is what syslog
 		 * forwarding and "journalctl -o cat" print as lines, and every
 		 * value is escaped alike, so each reads the same everywhere.
 		 */
@@ -86,19 +128,33 @@ void audit_log(const struct audit_record *r)
 		escape_text(e.target, sizeof(e.target), r->target, 0);
 		escape_text(e.unit, sizeof(e.unit), r->unit, 0);
 		escape_text(e.user_unit, sizeof(e.user_unit), r->user_unit, 0);
-		sd_journal_send("MESSAGE=audit: %s %s uid=%u%s%s%s%s", e.event, e.decision,
-				(unsigned)r->uid, r->object ? " object=" : "", e.object,
-				r->reason ? ": " : "", e.reason, "PRIORITY=%i", prio,
-				"SYSLOG_IDENTIFIER=bpfbrokerd", "BPFBROKER_EVENT=%s", e.event,
-				"BPFBROKER_DECISION=%s", e.decision, "BPFBROKER_UID=%u",
-				(unsigned)r->uid, "BPFBROKER_PID=%d", (int)r->pid,
-				"BPFBROKER_OBJECT_SHA256=%s", e.sha, "BPFBROKER_OBJECT=%s",
-				e.object, "BPFBROKER_PROGRAMS=%s", e.programs,
-				"BPFBROKER_HELPER_CLASSES=%s", e.helpers, "BPFBROKER_TARGET=%s",
-				e.target, "BPFBROKER_REASON=%s", e.reason, "BPFBROKER_UNIT=%s",
-				e.unit, "BPFBROKER_USER_UNIT=%s", e.user_unit, NULL);
-		errno = saved;
-		return;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		int k = -ENOMEM;
+
+		if (f) {
+			fprintf(f,
+				"MESSAGE=audit: %s %s uid=%u%s%s%s%s\nPRIORITY=%i\n"
+				"SYSLOG_IDENTIFIER=bpfbrokerd\nBPFBROKER_EVENT=%s\n"
+				"BPFBROKER_DECISION=%s\nBPFBROKER_UID=%u\nBPFBROKER_PID=%d\n"
+				"BPFBROKER_OBJECT_SHA256=%s\nBPFBROKER_OBJECT=%s\n"
+				"BPFBROKER_PROGRAMS=%s\nBPFBROKER_HELPER_CLASSES=%s\n"
+				"BPFBROKER_TARGET=%s\nBPFBROKER_REASON=%s\nBPFBROKER_UNIT=%s\n"
+				"BPFBROKER_USER_UNIT=%s\n",
+				e.event, e.decision, (unsigned)r->uid, r->object ? " object=" : "",
+				e.object, r->reason ? ": " : "", e.reason, prio, e.event,
+				e.decision, (unsigned)r->uid, (int)r->pid, e.sha, e.object,
+				e.programs, e.helpers, e.target, e.reason, e.unit, e.user_unit);
+			if (fclose(f) == 0 && buf)
+				k = journal_send(buf, len);
+			free(buf);
+		}
+		if (k >= 0) {
+			errno = saved;
+			return;
+		}
+		/* journald went away or refused it: the record goes to stderr, not nowhere. */
 	}
 	/* One write per record, so lines from concurrent workers don't interleave. */
 	{

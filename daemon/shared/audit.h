@@ -2,7 +2,7 @@
 /*
  * The audit trail: every decision the broker makes (loads, checks, attaches,
  * detaches, unloads, fds, test runs, inserts, policy reloads), allowed or
- * denied, as one structured record. To the journal with sd_journal_send()
+ * denied, as one structured record. To the journal in its native protocol
  * (fields BPFBROKER_*) when journald is there, else one line on stderr:
  *   <5>audit: event=load decision=allow uid=65534 pid=12 process=34 object_sha256=... reason="..."
  * (pid: the client's; process: the broker's process that wrote it, a worker
@@ -45,3 +45,10 @@ void audit_format_object(char *buf, size_t size, uid_t caller, const char *ref,
 			 const char *program);
 /* Send to stderr even where journald is (tests, foreground debugging). */
 void audit_force_stderr(bool on);
+/*
+ * Open this process's socket to journald now, if it is there, rather than at
+ * the first record: a worker does so before its first job, so that the fd it
+ * keeps for its records is part of the state it checks against after each
+ * job (worker/hygiene.h).
+ */
+void audit_prepare(void);

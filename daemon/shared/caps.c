@@ -31,16 +31,15 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(cap_t, cap_free);
 static const cap_value_t worker_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
 
 /*
- * The event loop keeps what its workers need (they are forked from it) and:
- *  CAP_SYS_PTRACE - opening a caller's /proc/PID/ns/net, to attach to
- *                   interfaces in the caller's network namespace, and the
- *                   /proc/PID/status of a process a uprobe is for (both hidden
- *                   under ProtectProc=invisible); never passed to workers.
- * Nothing else: the socket, pins and state are root's own files, so no
- * CAP_DAC_OVERRIDE; signals go to our own workers, so no CAP_KILL.
+ * The event loop keeps what its workers need (it passes them on to the
+ * spawner it execs, caps_exec_prepare()) and nothing of its own: it raises
+ * only CAP_NET_ADMIN, for SO_SNDBUFFORCE and a caller's network namespace
+ * (SIOCGSKNS on the connection). No CAP_SYS_PTRACE anywhere: nothing in
+ * the broker opens another process's /proc/PID/ns or memory. The socket,
+ * pins and state are root's own files, so no CAP_DAC_OVERRIDE; signals go to
+ * our own workers, so no CAP_KILL.
  */
-static const cap_value_t daemon_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN,
-					  CAP_SYS_PTRACE};
+static const cap_value_t daemon_caps[] = {CAP_BPF, CAP_PERFMON, CAP_NET_ADMIN, CAP_SYS_ADMIN};
 
 static bool in_list(cap_value_t c, const cap_value_t *list, size_t n)
 {
@@ -158,6 +157,28 @@ int caps_daemon_init(void)
 	return (k & SECURE_BITS_EXPECTED) == SECURE_BITS_EXPECTED ? 0 : -EPERM;
 }
 
+int caps_exec_prepare(void)
+{
+	_cleanup_(cap_freep) cap_t c = cap_init(); /* all clear */
+
+	if (!c)
+		return -ENOMEM;
+	/*
+	 * With SECBIT_NOROOT locked, exec gives uid 0 nothing of its own: the
+	 * new image's permitted set is its ambient set. Ambient capabilities
+	 * must be permitted and inheritable; the rest of ours go first.
+	 */
+	if (cap_set_flag(c, CAP_PERMITTED, ARRAY_SIZE(worker_caps), worker_caps, CAP_SET) < 0 ||
+	    cap_set_flag(c, CAP_INHERITABLE, ARRAY_SIZE(worker_caps), worker_caps, CAP_SET) < 0)
+		return negative_errno();
+	if (cap_set_proc(c) < 0)
+		return negative_errno();
+	for (size_t i = 0; i < ARRAY_SIZE(worker_caps); i++)
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, worker_caps[i], 0, 0) < 0)
+			return negative_errno();
+	return 0;
+}
+
 /*
  * Before Linux 6.5, while kernel.unprivileged_bpf_disabled is set, every
  * bpf() command needs CAP_BPF effective, even on an fd the caller holds
@@ -184,6 +205,10 @@ int caps_spawner_init(bool assume_old_kernel)
 	if (!c)
 		return -ENOMEM;
 	/*
+	 * Clearing the inheritable set below clears the ambient set the daemon
+	 * passed through exec (caps_exec_prepare()); the effective set exec
+	 * filled from it goes too.
+	 *
 	 * The bounding set stays the daemon's: shrinking it needs CAP_SETPCAP,
 	 * which the daemon gave up first. Leaving the permitted set is enough:
 	 * no_new_privs and the locked securebits mean nothing regains it.
@@ -257,18 +282,6 @@ int caps_sndbuf_force(int fd, int size)
 int caps_clear_effective(void)
 {
 	return caps_set_effective(NULL, 0);
-}
-
-int caps_open(cap_value_t cap, const char *path, int flags)
-{
-	int fd, k = caps_set_effective(&cap, 1);
-
-	if (k < 0)
-		return k;
-	fd = open(path, flags | O_CLOEXEC);
-	k = fd < 0 ? -errno : fd;
-	caps_clear_effective();
-	return k;
 }
 
 bool caps_is_effective(cap_value_t cap)

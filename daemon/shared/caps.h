@@ -22,8 +22,14 @@ uint64_t caps_worker_mask(void);
 /* Is permitted exactly this, effective/inheritable/ambient empty, no_new_privs on? */
 int caps_verify(uint64_t permitted);
 /*
+ * In the child about to exec bpfbroker-worker: permitted, inheritable and
+ * ambient set to what workers may hold, so that exactly that survives exec.
+ */
+int caps_exec_prepare(void);
+/*
  * Reduce the worker spawner, once: permitted set = what loading may need,
- * effective empty; read back. Every worker it forks inherits this.
+ * effective, inheritable and ambient empty; read back. Every worker it forks
+ * inherits this.
  */
 int caps_spawner_init(bool assume_old_kernel);
 /*
@@ -45,7 +51,5 @@ int caps_sndbuf_force(int fd, int size);
 bool caps_map_type_needs_net_admin(int map_type);
 /* Drop every effective capability. */
 int caps_clear_effective(void);
-/* open(path, flags | O_CLOEXEC) with cap effective for that call only: an fd or -errno. */
-int caps_open(cap_value_t cap, const char *path, int flags);
 /* Is cap in the effective set right now? (for tests and self-checks) */
 bool caps_is_effective(cap_value_t cap);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "daemon/loop/peer_unit.h"
+#include "daemon/shared/peer_unit_job.h"
 #include "policy/policy.h"
 
 struct identity {

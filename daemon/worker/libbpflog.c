@@ -200,7 +200,7 @@ const char *libbpflog_error_text(int err, char *buf, size_t size)
 /*
  * What libbpf could not find in vmlinux's BTF, by the line that says so:
  * a kernel module's BTF may have it, and libbpf 1.1.2 in a worker never
- * looks there (modbtf_hide()).
+ * looks there (the workers' seccomp filter, sandbox.c, hides them).
  */
 static const char *const missing_in_vmlinux[] = {
 	"extern (var ksym) '*': not found in kernel BTF",

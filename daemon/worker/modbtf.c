@@ -4,66 +4,13 @@
 #include <bpf/btf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/bpf.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "common/macro.h"
-
-#if defined(__x86_64__)
-#define MODBTF_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define MODBTF_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "modbtf: add this architecture's AUDIT_ARCH"
-#endif
-
-/* bpf()'s cmd is an int: the low 32 bits of the first argument, wherever the ABI keeps them. */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define MODBTF_ARG0_LOW offsetof(struct seccomp_data, args[0])
-#else
-#define MODBTF_ARG0_LOW (offsetof(struct seccomp_data, args[0]) + 4)
-#endif
-
-/*
- * Written by hand, not with libseccomp: one rule, seven instructions, and no
- * new library in a root daemon for it. Another ABI (x32, compat) has other
- * syscall numbers and is let through: libbpf here only ever makes native
- * calls, and the filter takes nothing away that a load needs (it is no
- * security boundary, only what libbpf sees).
- */
-int modbtf_hide(void)
-{
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MODBTF_AUDIT_ARCH, 0, 4),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_bpf, 0, 2),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, MODBTF_ARG0_LOW),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BPF_BTF_GET_NEXT_ID, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		/* libbpf's load_module_btfs() ends its walk on ENOENT, without error. */
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOENT & SECCOMP_RET_DATA)),
-	};
-	struct sock_fprog prog = {.len = ARRAY_SIZE(filter), .filter = filter};
-
-	/*
-	 * prctl(), not seccomp(2): bpfbrokerd.service's SystemCallFilter
-	 * (@system-service) allows prctl but not seccomp.
-	 */
-	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0)
-		return negative_errno();
-	return 0;
-}
 
 static bool btf_has_name(const struct btf *btf, const char *name)
 {

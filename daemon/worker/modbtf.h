@@ -8,19 +8,12 @@
  * needs CAP_SYS_ADMIN, which a load never has, and libbpf 1.1.2 takes its
  * EPERM as fatal: a load root's would pass fails, and a missing target is
  * EPERM instead of ESRCH. libbpf 1.3 skips modules without CAP_SYS_ADMIN;
- * modbtf_hide() makes 1.1.2 do the same (see SECURITY.md, "Modules' BTF").
+ * the workers' seccomp filter makes 1.1.2 do the same (sandbox.h; SECURITY.md,
+ * "Modules' BTF").
  */
 #pragma once
 
 #include <stddef.h>
-
-/*
- * In this process, from now on: bpf(BPF_BTF_GET_NEXT_ID) fails with ENOENT,
- * "no more BTF objects", as if the kernel had only vmlinux's BTF. Every other
- * call is untouched (BPF_LINK_GET_NEXT_ID and the rest). A seccomp filter:
- * needs no_new_privs (workers have it), and holds for the process's life.
- */
-int modbtf_hide(void);
 
 /*
  * The kernel module whose BTF (/sys/kernel/btf/MODULE, world-readable) has

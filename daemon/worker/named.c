@@ -61,15 +61,9 @@ static int call_run(struct call *c, json_object *job, const struct proto_method 
 	    !json_object_is_type(c->params, json_type_object) ||
 	    !(*ret_m = method_find(json_object_get_string(m))))
 		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
-	/*
-	 * The event loop appends the caller's netns, or for a uprobe attach the
-	 * target's status (uprobe.h), last and says so in the job.
-	 */
-	if (call_take_job_fd(c, job, "netns", &c->netns) < 0 ||
-	    call_take_job_fd(c, job, "target_status", &c->target_status) < 0)
+	/* The event loop appends the caller's netns to an attach, last, and says so in the job. */
+	if (call_take_job_fd(c, job, "netns", &c->netns) < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
-	if (json_object_object_get_ex(job, "target_status_error", &m))
-		c->target_status_error = json_object_get_int(m);
 	k = policy_resolve(c->policy, &c->ident.id, &c->grant);
 	return k < 0 ? k : 0;
 }

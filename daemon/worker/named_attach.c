@@ -33,6 +33,10 @@ static int attach_parse(struct call *c, struct reply *r, struct attach_req *a)
 		if (k < 0)
 			return reply_error(r, k == -EBADF ? PROTO_ERR_FDS : PROTO_ERR_INVALID, -k,
 					   "%s", error ?: "bad uprobe target");
+		/* The process's /proc/PID/status, held by the call (closed with it). */
+		k = uprobe_status_open(c->params, c->fds, c->n_fds);
+		c->target_status = k >= 0 ? k : -EBADF;
+		c->target_status_error = k >= 0 ? 0 : -k;
 		a->uprobe.status_fd = c->target_status;
 		a->uprobe.status_error = c->target_status_error;
 		a->name = a->uprobe.symbol;

@@ -41,9 +41,9 @@ struct call {
 	const struct proto_method *req_method; /* which, once req is decoded */
 	int *fds; /* the client's */
 	size_t n_fds;
-	int netns; /* the caller's network namespace, from the event loop (attach only), or -EBADF
-		    */
-	/* A uprobe target's /proc/PID/status from the event loop, or -EBADF and why not. */
+	/* The caller's network namespace, from the event loop (attach only), or -EBADF. */
+	int netns;
+	/* A uprobe target's /proc/PID/status (uprobe_status_open()), or -EBADF and why not. */
 	int target_status;
 	int target_status_error;
 	char target_desc[160]; /* what an attach attached to, where params don't say it all */

@@ -31,6 +31,7 @@ void call_done(struct call *c)
 	identity_done(&c->ident);
 	policy_grant_free(c->grant);
 	safe_close(c->lock);
+	safe_close(c->target_status);
 }
 
 bool call_is_admin(const struct call *c)

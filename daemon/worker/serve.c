@@ -1,22 +1,32 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * A worker, forked by the spawner: set itself up, then take its connection's
+ * jobs from the event loop one at a time (a load, a named-object method, or
+ * the pool's sweep), answer each, and put itself back in order between two.
+ */
 #include "serve.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
 #include "daemon/shared/log.h"
+#include "daemon/shared/spawn.h"
 #include "hygiene.h"
 #include "libbpflog.h"
 #include "named.h"
 #include "proto/proto.h"
+#include "sandbox.h"
 #include "store.h"
 
 /*
@@ -96,14 +106,14 @@ static void fault_leak(const struct load_config *cfg)
 }
 
 /* One job: its reply sent (0), the socket closed by the pool (1), or broken (< 0). */
-static int serve_one(const struct serve_config *cfg, int64_t *bound_uid)
+static int serve_one(const struct worker_config *cfg, int64_t *bound_uid)
 {
 	struct proto_msg msg = {};
 	json_object *body = NULL;
 	_cleanup_free_ int *fds = NULL;
 	size_t n_fds = 0;
 	int64_t id = 0, uid;
-	struct pollfd pfd = {.fd = cfg->sock, .events = POLLIN};
+	struct pollfd pfd = {.fd = SPAWN_WORKER_FD, .events = POLLIN};
 	json_object *m = NULL;
 	const char *method;
 	int k;
@@ -111,7 +121,7 @@ static int serve_one(const struct serve_config *cfg, int64_t *bound_uid)
 	do
 		k = poll(&pfd, 1, -1);
 	while (k < 0 && errno == EINTR);
-	k = proto_recv(cfg->sock, cfg->max_job_bytes, PROTO_MAX_REQUEST_FDS, &msg, NULL);
+	k = proto_recv(SPAWN_WORKER_FD, WORKER_MAX_JOB_BYTES, PROTO_MAX_REQUEST_FDS, &msg, NULL);
 	if (k <= 0)
 		return k == 0 ? 1 : k; /* retired by the pool, or broken */
 
@@ -137,19 +147,19 @@ static int serve_one(const struct serve_config *cfg, int64_t *bound_uid)
 	 * Testing only (--fault-inject=worker-stall): a test run that never
 	 * ends, so the event loop's kill at --timeout is exercised for real.
 	 */
-	if (cfg->load->store.fault && strcmp(cfg->load->store.fault, "worker-stall") == 0 &&
+	if (cfg->load.store.fault && strcmp(cfg->load.store.fault, "worker-stall") == 0 &&
 	    strcmp(method, "test_run") == 0)
 		for (;;)
 			pause();
 
 	libbpflog_reset();
 	if (strcmp(method, "sweep") == 0)
-		k = (body = worker_sweep(cfg->load, msg.json)) ? 0 : -EINVAL;
+		k = (body = worker_sweep(&cfg->load, msg.json)) ? 0 : -EINVAL;
 	else if (named_is_method(method))
-		k = named_handle(*cfg->policy, cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
+		k = named_handle(cfg->policy, &cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
 				 &n_fds);
 	else
-		k = load_handle(*cfg->policy, cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
+		k = load_handle(cfg->policy, &cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
 				&n_fds);
 	msg.n_fds = 0; /* the handler took (and closed) them */
 	proto_msg_done(&msg);
@@ -159,13 +169,13 @@ static int serve_one(const struct serve_config *cfg, int64_t *bound_uid)
 		return k < 0 ? k : -ENOMEM;
 	}
 	/* Stamped with the client's request id: the event loop relays it as it is. */
-	k = proto_send(cfg->sock, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);
+	k = proto_send(SPAWN_WORKER_FD, body, fds, n_fds, PROTO_MAX_REPLY_BYTES);
 	if (k == -EMSGSIZE) {
 		json_object *e =
 			proto_error_new(id, proto_error_code(PROTO_ERR_TOO_LARGE), EMSGSIZE,
 					"the reply would exceed the protocol's size limit");
 
-		k = e ? proto_send(cfg->sock, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;
+		k = e ? proto_send(SPAWN_WORKER_FD, e, NULL, 0, PROTO_MAX_REPLY_BYTES) : -ENOMEM;
 		json_object_put(e);
 	}
 	json_object_put(body);
@@ -174,13 +184,62 @@ static int serve_one(const struct serve_config *cfg, int64_t *bound_uid)
 	return k < 0 ? k : 0;
 }
 
-_Noreturn void serve_jobs(const struct serve_config *cfg)
+/*
+ * First thing in a worker the spawner just forked: signals, parent death, its
+ * fds, its capabilities checked and its system call filter, before anything
+ * of a client's is read. Exits if any of it fails.
+ */
+static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
+{
+	sigset_t none;
+	int k;
+
+	/*
+	 * The spawner blocks SIGCHLD for its signalfd; a worker wants the
+	 * defaults, except the termination signals a service manager or terminal
+	 * sends the whole group (SIG_IGN from the spawner): a request in the
+	 * middle of a change finishes, and the daemon waits for it (SIGTERM).
+	 */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	/* Die with the broker; check for the race where it already died before prctl. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(EXIT_FAILURE);
+	/* So ps, top and perf tell the roles apart. */
+	(void)prctl(PR_SET_NAME, "bpfbroker-work");
+	/* Keep stdio (logging) and our socket; nothing else of the broker's, no client's fd. */
+	if (sock != SPAWN_WORKER_FD && dup2(sock, SPAWN_WORKER_FD) < 0)
+		_exit(EXIT_FAILURE);
+	if (close_range(SPAWN_WORKER_FD + 1, ~0U, 0) < 0)
+		_exit(EXIT_FAILURE);
+	/* The spawner reduced them for every worker; check we got exactly that. */
+	k = caps_worker_check();
+	if (k < 0) {
+		log_error("worker: unexpected capabilities: %s", strerror(-k));
+		_exit(EXIT_FAILURE);
+	}
+	/*
+	 * From here on only what a worker does (sandbox.h), before anything of
+	 * the client's is read. Without it the worker does not serve.
+	 */
+	k = sandbox_apply(c->sandbox);
+	if (k < 0) {
+		log_error("worker: cannot install the system call filter: %s", strerror(-k));
+		_exit(EXIT_FAILURE);
+	}
+	/* The fd its audit records go out by belongs to the state every job starts from. */
+	audit_prepare();
+}
+
+_Noreturn void serve_main(const struct worker_config *cfg, int sock, pid_t parent)
 {
 	struct hygiene_baseline base;
 	int64_t bound_uid = -1;
 	char why[160];
 	int k;
 
+	serve_setup(cfg, sock, parent);
 	if (cfg->max_jobs > 1 && hygiene_baseline_take(&base, cfg->max_rss_growth) < 0) {
 		log_error("worker: cannot take its starting state: %m");
 		_exit(EXIT_FAILURE);
@@ -191,14 +250,14 @@ _Noreturn void serve_jobs(const struct serve_config *cfg)
 			_exit(k > 0 ? EXIT_SUCCESS : EXIT_FAILURE);
 		if (n >= cfg->max_jobs)
 			_exit(EXIT_SUCCESS);
-		fault_leak(cfg->load);
+		fault_leak(&cfg->load);
 		k = hygiene_restore(&base, why, sizeof(why));
 		if (k < 0) {
 			/* The pool sees us go and starts the next job in a fresh worker. */
 			log_warning("worker: not serving another job: %s", why);
 			_exit(EXIT_SUCCESS);
 		}
-		if (send(cfg->sock, (const char[]){SERVE_READY}, 1, MSG_NOSIGNAL) < 0)
+		if (send(SPAWN_WORKER_FD, (const char[]){WORKER_READY}, 1, MSG_NOSIGNAL) < 0)
 			_exit(errno == EPIPE ? EXIT_SUCCESS : EXIT_FAILURE);
 	}
 }

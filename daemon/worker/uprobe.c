@@ -145,14 +145,16 @@ int uprobe_status_open(json_object *params, const int *fds, size_t n_fds)
 	if (k < 0)
 		return k;
 	/*
-	 * Under ProtectProc=invisible another user's /proc/PID is hidden from us
-	 * without CAP_SYS_PTRACE. The file opened stays bound to that process
-	 * (reads fail with ESRCH once it is gone), whatever later gets its pid.
+	 * Readable by anyone, with no capability: the unit hides no process
+	 * from us (no ProtectProc=invisible, which only CAP_SYS_PTRACE sees
+	 * through, and no process of the broker holds that). The file opened
+	 * stays bound to that process (reads fail with ESRCH once it is gone),
+	 * whatever later gets its pid.
 	 */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	fd = caps_open(CAP_SYS_PTRACE, path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fd == -ENOENT ? -ESRCH : fd;
+		return errno == ENOENT ? -ESRCH : negative_errno();
 	/* Still this pid afterwards: it was not reused in between, the file is the pidfd's. */
 	k = uprobe_pidfd_pid(fds[i], &again);
 	if (k < 0 || again != pid) {

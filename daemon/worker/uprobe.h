@@ -7,10 +7,9 @@
  * would, and more: see uprobe_process_refusal()), opens a uprobe perf event
  * bound to that process and links the program to it.
  *
- * Two halves: the event loop opens the target's /proc/PID/status (it holds
- * CAP_SYS_PTRACE, which ProtectProc=invisible requires to see another
- * user's process; workers never hold it) and passes it to the worker with
- * the job; the worker does everything else.
+ * All of it in the worker: the target's /proc/PID/status is opened with no
+ * capability (the broker's unit hides no process; no process of the broker
+ * holds CAP_SYS_PTRACE).
  */
 #pragma once
 
@@ -27,8 +26,8 @@
 struct uprobe_request {
 	int binary_fd; /* the client's: the ELF file, opened by the client */
 	int pidfd; /* the client's: the process */
-	int status_fd; /* the process's /proc/PID/status, from the event loop, or -EBADF */
-	int status_error; /* why the event loop has none (errno), if status_fd < 0 */
+	int status_fd; /* the process's /proc/PID/status (uprobe_status_open()), or -EBADF */
+	int status_error; /* why there is none (errno), if status_fd < 0 */
 	const char *symbol; /* "name": a function symbol, or NULL for a file offset */
 	uint64_t offset; /* added to the symbol, or the file offset */
 	bool retprobe;
@@ -44,8 +43,8 @@ struct uprobe_request {
 int uprobe_request_from(const struct proto_link_target *t, const int *fds, size_t n_fds,
 			struct uprobe_request *ret, char **error);
 /*
- * Event loop: if params are a uprobe attach, the /proc/PID/status of the
- * process its pidfd names, opened with CAP_SYS_PTRACE; bound to that process
+ * If params are a uprobe attach, the /proc/PID/status of the process its
+ * pidfd names, opened with no capability; bound to that process
  * (reads fail once it is gone), so the pid being reused later does not
  * matter. -ENOTTY if params are not a uprobe attach; another negative errno
  * if the status cannot be had (the worker reports it).

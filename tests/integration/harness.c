@@ -147,11 +147,13 @@ int harness_init(void)
  */
 static void daemon_exec(const char *const *prefix, const char *socket, const char *extra_arg)
 {
-	char exe[512], *argv[48];
+	char exe[512], worker[512], *argv[48];
 	char *extra = extra_arg ? strdup(extra_arg) : NULL, *save = NULL;
 	int n = 0;
 
 	snprintf(exe, sizeof(exe), "%s/daemon/bpfbrokerd", H.build_dir);
+	/* The build's worker, not an installed one. */
+	snprintf(worker, sizeof(worker), "%s/daemon/bpfbroker-worker", H.build_dir);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (H.daemon_log) {
 		int fd = open(H.daemon_log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -165,7 +167,7 @@ static void daemon_exec(const char *const *prefix, const char *socket, const cha
 	for (const char *const *a =
 		     (const char *const[]){"--socket", socket, "--policy-dir", H.policy_dir,
 					   "--pin-root", H.pin_root, "--state-dir", H.state_dir,
-					   "--workers", "2", NULL};
+					   "--workers", "2", "--worker-exe", worker, NULL};
 	     *a; a++)
 		argv[n++] = (char *)*a;
 	for (char *t = extra ? strtok_r(extra, " ", &save) : NULL; t && n < 47;

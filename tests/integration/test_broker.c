@@ -682,10 +682,47 @@ static unsigned long long caps_of(const int *caps)
 	return m;
 }
 
+/* Does /proc/PID/exe end in suffix? */
+static bool exe_is(pid_t pid, const char *suffix)
+{
+	char path[64], target[512];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return (size_t)n >= strlen(suffix) && strcmp(target + n - strlen(suffix), suffix) == 0;
+}
+
+/* Has the process mapped a file whose path contains what? */
+static bool maps_mention(pid_t pid, const char *what)
+{
+	char path[64], line[1024];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
 static void test_privileges(void **state)
 {
-	/* CAP_NET_ADMIN 12, CAP_SYS_PTRACE 19, CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39. */
-	unsigned long long daemon = CAPS(12, 19, 21, 38, 39), worker = CAPS(12, 21, 38, 39);
+	/*
+	 * CAP_NET_ADMIN 12, CAP_SYS_ADMIN 21, CAP_PERFMON 38, CAP_BPF 39: the
+	 * event loop holds what it passes on to workers, and no CAP_SYS_PTRACE
+	 * (19): it opens nothing of another process's (SIOCGSKNS on the
+	 * connection for its network namespace; the worker reads a uprobe
+	 * target's /proc/PID/status with no capability).
+	 */
+	unsigned long long daemon = CAPS(12, 21, 38, 39), worker = CAPS(12, 21, 38, 39);
 	char path[64], children[256] = "";
 	pid_t w = 0;
 	FILE *f;
@@ -696,6 +733,8 @@ static void test_privileges(void **state)
 	assert_int_equal(harness_status_field(H.daemon, "CapInh", 16), 0);
 	assert_int_equal(harness_status_field(H.daemon, "CapAmb", 16), 0);
 	assert_int_equal(harness_status_field(H.daemon, "NoNewPrivs", 10), 1);
+	assert_false(harness_status_field(H.daemon, "CapPrm", 16) & 1ull << 19);
+	assert_false(harness_status_field(H.daemon, "CapBnd", 16) & 1ull << 19);
 
 	/*
 	 * An idle worker, forked ahead of demand by the daemon's one child, the
@@ -733,6 +772,10 @@ static void test_privileges(void **state)
 				unsigned long long eff = 1;
 
 				assert_int_equal(harness_status_field(w, "CapPrm", 16), worker);
+				/* Exec'd with them as ambient: made permitted-only at once. */
+				assert_int_equal(harness_status_field(w, "CapAmb", 16), 0);
+				assert_int_equal(harness_status_field(w, "CapInh", 16), 0);
+				assert_true(exe_is(w, "/bpfbroker-worker"));
 				/*
 				 * While it makes a worker it raises CAP_NET_ADMIN for a
 				 * moment (caps_sndbuf_force()): that one and no other,
@@ -761,7 +804,11 @@ static void test_privileges(void **state)
 		}
 		assert_int_equal(harness_status_field(w, "CapEff", 16), 0);
 		assert_int_equal(harness_status_field(w, "CapPrm", 16), worker);
+		assert_int_equal(harness_status_field(w, "CapAmb", 16), 0);
 		assert_int_equal(harness_status_field(w, "NoNewPrivs", 10), 1);
+		/* Forked from the lean worker executable, not a copy of the daemon. */
+		assert_true(exe_is(w, "/bpfbroker-worker"));
+		assert_false(maps_mention(w, "libsystemd"));
 		/* stdin, stdout, stderr and the socket to the event loop; nothing of anyone else.
 		 */
 		assert_int_equal(n_fds, 4);

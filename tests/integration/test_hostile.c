@@ -361,6 +361,16 @@ static int child_rendezvous(struct sync *s)
 {
 	char c = 's';
 
+	/*
+	 * Drop the parent's ends first, so a parent that failed an assertion and
+	 * went reads as EOF here: otherwise the child waits for ever, holding the
+	 * machine's integration lock.
+	 */
+	if (s->to_child[1] >= 0) {
+		close(s->to_parent[0]);
+		close(s->to_child[1]);
+		s->to_parent[0] = s->to_child[1] = -1;
+	}
 	if (write(s->to_parent[1], &c, 1) != 1)
 		return -1;
 	return read(s->to_child[0], &c, 1) == 1 ? 0 : -1;

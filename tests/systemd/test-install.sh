@@ -10,7 +10,7 @@
 set -uo pipefail
 
 : "${BUILD_DIR:?}" "${SRC_DIR:?}" "${PREFIX:?}" "${BINDIR:?}" "${SBINDIR:?}" "${LIBDIR:?}"
-: "${INCLUDEDIR:?}" "${MANDIR:?}" "${DOCDIR:?}" "${EXAMPLEDIR:?}" "${UNITDIR:?}"
+: "${INCLUDEDIR:?}" "${MANDIR:?}" "${DOCDIR:?}" "${EXAMPLEDIR:?}" "${UNITDIR:?}" "${WORKEREXE:?}"
 : "${TMPFILESDIR:?}" "${BASHCOMPLETIONDIR:?}" "${CC:?}" "${SANITIZE:?}"
 
 failures=0
@@ -36,9 +36,14 @@ if ! meson install -C "$BUILD_DIR" --destdir "$D" --no-rebuild --quiet >"$work/i
 fi
 
 # --- layout ---
-for f in "$BINDIR/bpfctl" "$SBINDIR/bpfbrokerd" "$EXAMPLEDIR/netmon"; do
+for f in "$BINDIR/bpfctl" "$SBINDIR/bpfbrokerd" "$WORKEREXE" "$EXAMPLEDIR/netmon"; do
 	check "$f is not an installed executable" test -x "$D$f" -a -f "$D$f"
 done
+# The daemon execs its workers from where they are installed.
+check "the installed bpfbrokerd does not look for its worker at $WORKEREXE" \
+	grep -qaF "$WORKEREXE" "$D$SBINDIR/bpfbrokerd"
+check "the installed worker links libsystemd (only the event loop needs it)" \
+	bash -c "! ldd '$D$WORKEREXE' | grep -q libsystemd"
 for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbroker.so.1.0.0" \
 	"$LIBDIR/pkgconfig/libbpfbroker.pc" "$INCLUDEDIR/libbpfbroker.h" \
 	"$UNITDIR/bpfbrokerd.service" "$UNITDIR/bpfbrokerd.socket" "$TMPFILESDIR/bpfbroker.conf" \

@@ -82,7 +82,7 @@ cat >"$units/bpfbrokerd.service.d/test.conf" <<EOF
 DefaultDependencies=no
 [Service]
 ExecStart=
-ExecStart=/run/bpftest/bpfbrokerd --policy-dir /run/bpftest/policy.d --verbose
+ExecStart=/run/bpftest/bpfbrokerd --policy-dir /run/bpftest/policy.d --worker-exe /run/bpftest/bpfbroker-worker --verbose
 StandardOutput=append:/run/bpftest/daemon.log
 StandardError=append:/run/bpftest/daemon.log
 EOF
@@ -117,8 +117,8 @@ exec 7<&- 8<&-
 mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 mkdir -p /run/systemd/system /run/bpftest
 # The service gets its own /tmp and no /home or /root (PrivateTmp=,
-# ProtectHome=): it runs a copy of the build's daemon from /run, which it sees.
-cp "$BUILD_DIR/daemon/bpfbrokerd" /run/bpftest/
+# ProtectHome=): it runs a copy of the build's daemon and worker from /run, which it sees.
+cp "$BUILD_DIR/daemon/bpfbrokerd" "$BUILD_DIR/daemon/bpfbroker-worker" /run/bpftest/
 cp -r "$units"/. /run/systemd/system/
 cp -r "$work/policy.d" /run/bpftest/
 # The service may write only what the tmpfiles.d snippet makes: make it so.
@@ -171,11 +171,12 @@ check_out "bpfctl run through the socket unit" "counted 3 packets" \
 [ "$(show bpfbrokerd.service ActiveState)" = active ] || fail "the service is not active"
 [ "$(show bpfbrokerd.service SubState)" = running ] || fail "the service is not running (READY=1?)"
 
-# The daemon as the kernel sees it: its five capabilities, none effective, no
-# ambient or inheritable ones, no_new_privs, the seccomp filter; no CAP_SETPCAP.
+# The daemon as the kernel sees it: its four capabilities (no CAP_SYS_PTRACE),
+# none effective, no ambient or inheritable ones, no_new_privs, the seccomp
+# filter; no CAP_SETPCAP.
 main_pid=$(show bpfbrokerd.service MainPID)
 status=$(inside cat "/proc/$main_pid/status")
-for want in "CapPrm:	000000c000281000" "CapBnd:	000000c000281000" "CapEff:	0000000000000000" \
+for want in "CapPrm:	000000c000201000" "CapBnd:	000000c000201000" "CapEff:	0000000000000000" \
 	"CapInh:	0000000000000000" "CapAmb:	0000000000000000" "NoNewPrivs:	1" "Seccomp:	2"; do
 	grep -qF "$want" <<<"$status" || fail "daemon status lacks \"$want\""
 done
@@ -203,8 +204,8 @@ check_out "load egress" "loaded eg" ctl load "$(obj egress)" --name eg
 check_out "attach cgroup (read-only cgroupfs)" "attached count_egress" \
 	ctl attach eg/count_egress cgroup /sys/fs/cgroup/delegated --pin
 check_out "map dump" "key: 0" ctl map dump tp/forks
-# A uprobe on a process of nobody's: under ProtectProc=invisible only the event
-# loop (CAP_SYS_PTRACE) can open its /proc/PID/status for the worker.
+# A uprobe on a process of nobody's: the worker opens its /proc/PID/status,
+# with no capability (the unit hides no process, the broker has no CAP_SYS_PTRACE).
 check_out "load uprobe" "loaded up" ctl load "$(obj uprobe)" --name up
 check_out "attach uprobe (a process of the caller's, counted)" "value: 5" \
 	as_nobody env T="$BUILD_DIR/tests/integration/uprobe_target" C="$BUILD_DIR/client/bpfctl" \

@@ -313,53 +313,12 @@ static void test_module_named(void **state)
 	btf__free(base);
 }
 
-/* In a child: under the filter, listing BTF objects ends at once; nothing else changes. */
-static int hidden_child(void)
-{
-	__u32 id = 0;
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || modbtf_hide() < 0)
-		return 10;
-	if (bpf_btf_get_next_id(0, &id) == 0 || errno != ENOENT)
-		return 11;
-	/* Other commands reach the kernel: a bad fd is EBADF, not ENOENT. */
-	if (bpf_map_get_next_key(-1, NULL, NULL) == 0 || errno == ENOENT)
-		return 12;
-	if (geteuid() == 0) {
-		/* As root, links and programs are listed as before. */
-		if (bpf_link_get_next_id(0, &id) < 0 && errno != ENOENT)
-			return 13;
-		if (bpf_prog_get_next_id(0, &id) < 0 && errno != ENOENT)
-			return 14;
-	}
-	return 0;
-}
-
-static void test_modules_hidden(void **state)
-{
-	__u32 id = 0;
-	int status = 0;
-	pid_t pid;
-
-	/* Without the filter root lists vmlinux's BTF at least: the filter is what changes it. */
-	if (geteuid() == 0)
-		assert_int_equal(bpf_btf_get_next_id(0, &id), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(hidden_child());
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classify),	 cmocka_unit_test(test_cause),
 		cmocka_unit_test(test_verifier_reason),	 cmocka_unit_test(test_kept_and_bounded),
 		cmocka_unit_test(test_failure_sentence), cmocka_unit_test(test_module_named),
-		cmocka_unit_test(test_modules_hidden),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

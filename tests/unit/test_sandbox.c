@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The workers' seccomp filter (daemon/worker/sandbox.c), installed in a child
+ * as a worker installs it: what a worker never does fails with EPERM, what it
+ * does (between two jobs too) works, and libbpf 1.1.2 sees no modules' BTF.
+ */
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <linux/capability.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "daemon/worker/sandbox.h"
+
+/* Run fn in a child under the filter (flags: SANDBOX_*); its exit status. */
+static int under_filter(unsigned flags, int (*fn)(void))
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sandbox s;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sandbox_build(flags, &s) < 0 ||
+		    sandbox_apply(&s) < 0)
+			_exit(100);
+		_exit(fn());
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* 0 if every call a worker has no business making failed with EPERM. */
+static int forbidden_child(void)
+{
+	char *const argv[] = {(char *)"true", NULL};
+	int sv[2];
+
+	/* Paths that do not exist: without the filter each fails otherwise, and harms nothing. */
+	execve("/nonexistent/bpfbroker", argv, (char *const[]){NULL});
+	if (errno != EPERM)
+		return 1;
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0 || errno != EPERM)
+		return 2;
+	if (mount("none", "/nonexistent/bpfbroker", "tmpfs", 0, NULL) == 0 || errno != EPERM)
+		return 3;
+	if (unshare(CLONE_NEWUSER) == 0 || errno != EPERM)
+		return 4;
+	if (fork() >= 0 || errno != EPERM) /* clone, as glibc makes it */
+		return 5;
+	/* A worker talks to the event loop over what it was given, never makes a pair. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 || errno != EPERM)
+		return 6;
+	return 0;
+}
+
+static void test_forbidden(void **state)
+{
+	assert_int_equal(under_filter(0, forbidden_child), 0);
+	/* The same calls with the filter only logging: the test sees the difference. */
+	assert_int_not_equal(under_filter(SANDBOX_LOG_ONLY, forbidden_child), 0);
+	/* A test's leave to leave the network namespace leaves the rest refused. */
+	assert_int_equal(under_filter(SANDBOX_UNSHARE_NET, forbidden_child), 0);
+}
+
+/* 0 if what a worker does still works. */
+static int allowed_child(void)
+{
+	char buf[16];
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0)
+		return 1;
+	close(fd);
+	if (getpid() <= 0 || write(STDERR_FILENO, "", 0) < 0)
+		return 2;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 3;
+	close(fd);
+	return 0;
+}
+
+static void test_allowed(void **state)
+{
+	assert_int_equal(under_filter(0, allowed_child), 0);
+}
+
+/*
+ * 0 if what a worker does between two jobs of its connection works: the
+ * checks and restores of worker/hygiene.c, and an attach's way back into its
+ * own network namespace.
+ */
+static int between_jobs_child(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	struct itimerval off = {};
+	struct sigaction sa;
+	struct rlimit r;
+	struct stat st;
+	uid_t u[3];
+	gid_t g[3];
+	DIR *dir = opendir("/proc/self/fd");
+	int fd;
+
+	if (!dir || !readdir(dir))
+		return 1;
+	closedir(dir);
+	if (stat("/proc/self/ns/net", &st) < 0 || stat(".", &st) < 0 || stat("/", &st) < 0)
+		return 2;
+	if (getrlimit(RLIMIT_NOFILE, &r) < 0 || syscall(SYS_capget, &h, d) < 0)
+		return 3;
+	if (sigaction(SIGALRM, NULL, &sa) < 0 || setitimer(ITIMER_REAL, &off, NULL) < 0)
+		return 4;
+	if (getresuid(&u[0], &u[1], &u[2]) < 0 || getresgid(&g[0], &g[1], &g[2]) < 0)
+		return 5;
+	umask(umask(022));
+	fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 6;
+	close(fd);
+	if (geteuid() == 0) {
+		fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
+			return 7;
+		close(fd);
+	}
+	return 0;
+}
+
+static void test_between_jobs(void **state)
+{
+	assert_int_equal(under_filter(0, between_jobs_child), 0);
+}
+
+/* The testing mode job-leaks:netns needs: a new network namespace, and nothing else. */
+static int unshare_net_child(void)
+{
+	if (geteuid() == 0 && unshare(CLONE_NEWNET) < 0)
+		return 1;
+	if (unshare(CLONE_NEWNS) == 0 || errno != EPERM)
+		return 2;
+	return 0;
+}
+
+static void test_unshare_net(void **state)
+{
+	assert_int_equal(under_filter(SANDBOX_UNSHARE_NET, unshare_net_child), 0);
+	if (geteuid() == 0)
+		assert_int_not_equal(under_filter(0, unshare_net_child), 0);
+}
+
+/* In a child: under the filter, listing BTF objects ends at once; nothing else changes. */
+static int hidden_child(void)
+{
+	__u32 id = 0;
+
+	if (bpf_btf_get_next_id(0, &id) == 0 || errno != ENOENT)
+		return 11;
+	/* Other commands reach the kernel: a bad fd is EBADF, not ENOENT. */
+	if (bpf_map_get_next_key(-1, NULL, NULL) == 0 || errno == ENOENT)
+		return 12;
+	if (geteuid() == 0) {
+		/* As root, links and programs are listed as before. */
+		if (bpf_link_get_next_id(0, &id) < 0 && errno != ENOENT)
+			return 13;
+		if (bpf_prog_get_next_id(0, &id) < 0 && errno != ENOENT)
+			return 14;
+	}
+	return 0;
+}
+
+static void test_modules_hidden(void **state)
+{
+	__u32 id = 0;
+
+	/* Without the filter root lists vmlinux's BTF at least: the filter is what changes it. */
+	if (geteuid() == 0)
+		assert_int_equal(bpf_btf_get_next_id(0, &id), 0);
+	assert_int_equal(under_filter(0, hidden_child), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forbidden),      cmocka_unit_test(test_allowed),
+		cmocka_unit_test(test_between_jobs),   cmocka_unit_test(test_unshare_net),
+		cmocka_unit_test(test_modules_hidden),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
