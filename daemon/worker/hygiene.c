@@ -10,26 +10,68 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "common/parse.h"
 #include "daemon/shared/caps.h"
 #include "handout.h"
 #include "libbpflog.h"
 
 static const char *const ns_names[HYGIENE_N_NS] = {"net", "mnt", "user", "pid"};
 
-/* Open fds, not counting the one that lists them. */
-static int count_fds(unsigned *ret)
+/*
+ * Open fds, not counting the one that lists them, each with what it is: at
+ * most max, or -EMFILE (as many as there are in *ret_n either way, when fewer).
+ */
+static int list_fds(struct hygiene_file *ret, unsigned max, unsigned *ret_n)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
 	unsigned n = 0;
+	int k = 0;
 
 	if (!d)
 		return negative_errno();
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
+	while ((e = readdir(d))) {
+		struct stat st;
+		uint64_t v;
+		int fd;
+
+		if (e->d_name[0] == '.' || parse_u64(e->d_name, INT32_MAX, &v) < 0)
+			continue;
+		fd = (int)v;
+		if (fd == dirfd(d))
+			continue;
+		if (fstat(fd, &st) < 0)
+			continue; /* closed since the listing began: not ours to count */
+		if (n >= max) {
+			k = -EMFILE;
+			n++;
+			continue;
+		}
+		ret[n++] = (struct hygiene_file){.fd = fd, .dev = st.st_dev, .ino = st.st_ino};
+	}
 	closedir(d);
-	*ret = n - 1;
-	return 0;
+	*ret_n = n;
+	return k;
+}
+
+/* The fds now, against the baseline's: the same numbers, each the same file. */
+static int fds_same(const struct hygiene_baseline *b, unsigned *ret_n)
+{
+	struct hygiene_file now[HYGIENE_MAX_FDS];
+	unsigned n = 0;
+	int k = list_fds(now, HYGIENE_MAX_FDS, &n);
+
+	*ret_n = n;
+	if (k < 0)
+		return k;
+	if (n != b->n_fds)
+		return 0;
+	/* readdir lists /proc/self/fd in fd order, both times. */
+	for (unsigned i = 0; i < n; i++)
+		if (now[i].fd != b->fds[i].fd || now[i].dev != b->fds[i].dev ||
+		    now[i].ino != b->fds[i].ino)
+			return 0;
+	return 1;
 }
 
 static int resident_bytes(uint64_t *ret)
@@ -76,7 +118,7 @@ int hygiene_baseline_take(struct hygiene_baseline *b, uint64_t rss_growth)
 	int k;
 
 	*b = (struct hygiene_baseline){};
-	k = count_fds(&b->n_fds);
+	k = list_fds(b->fds, HYGIENE_MAX_FDS, &b->n_fds);
 	for (int i = 0; k >= 0 && i < HYGIENE_N_NS; i++) {
 		ns_path(path, sizeof(path), i);
 		k = identity_of(path, &b->ns[i].dev, &b->ns[i].ino);
@@ -148,11 +190,12 @@ int hygiene_restore(const struct hygiene_baseline *b, char *why, size_t size)
 	k = caps_worker_check();
 	if (k < 0)
 		return FAIL(k, "a capability is still raised, or the permitted set changed");
-	k = count_fds(&n_fds);
-	if (k < 0)
-		return FAIL(k, "cannot count our fds: %s", strerror(-k));
-	if (n_fds != b->n_fds)
-		return FAIL(-EMFILE, "%u fds open after the job, %u before", n_fds, b->n_fds);
+	k = fds_same(b, &n_fds);
+	if (k < 0 && k != -EMFILE)
+		return FAIL(k, "cannot list our fds: %s", strerror(-k));
+	if (k <= 0)
+		return FAIL(-EMFILE, "%u fds open after the job, %u before, or not the same files",
+			    n_fds, b->n_fds);
 	for (int i = 0; i < HYGIENE_N_NS; i++) {
 		ns_path(path, sizeof(path), i);
 		k = identity_of(path, &dev, &ino);

@@ -20,9 +20,22 @@
 #include <sys/types.h>
 
 #define HYGIENE_N_NS 4 /* net, mnt, user, pid: the namespaces we check we are still in */
+/* A worker starts with stdio, its socket and its journald socket: room to spare. */
+#define HYGIENE_MAX_FDS 16
+
+struct hygiene_file {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+};
 
 struct hygiene_baseline {
-	unsigned n_fds; /* open fds, stdio and the socket to the event loop */
+	/*
+	 * Open fds, stdio and the socket to the event loop: each by number and
+	 * what it is, for a job that closes one and leaks another keeps the count.
+	 */
+	struct hygiene_file fds[HYGIENE_MAX_FDS];
+	unsigned n_fds;
 	struct {
 		dev_t dev;
 		ino_t ino;

@@ -7,6 +7,7 @@
 #include "serve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -89,6 +90,14 @@ static void fault_leak(const struct load_config *cfg)
 	log_error("fault injection: the job leaves %s behind", what);
 	if (strcmp(what, "fd") == 0) {
 		(void)!dup(STDIN_FILENO);
+	} else if (strcmp(what, "fdswap") == 0) {
+		/* As many fds as before, one of them another file: a count would not see it. */
+		int fd = open("/", O_PATH | O_CLOEXEC);
+
+		if (fd >= 0 && fd != STDIN_FILENO) {
+			(void)dup2(fd, STDIN_FILENO);
+			close(fd);
+		}
 	} else if (strcmp(what, "cap") == 0) {
 		(void)caps_set_effective(bpf, 1);
 	} else if (strcmp(what, "netns") == 0) {

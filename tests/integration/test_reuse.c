@@ -316,6 +316,7 @@ static void fresh_after(const char *args, const char *logged)
 static void test_leaks_end_the_worker(void **state)
 {
 	fresh_after("--fault-inject=job-leaks:fd", "fds open after the job");
+	fresh_after("--fault-inject=job-leaks:fdswap", "not the same files");
 	fresh_after("--fault-inject=job-leaks:cap", "a capability is still raised");
 	fresh_after("--fault-inject=job-leaks:netns", "not in our net namespace");
 	fresh_after("--fault-inject=job-leaks:rlimit", "resource limit");
