@@ -95,12 +95,11 @@ int procfs_status_parse(const char *text, struct procfs_status *ret)
 {
 	struct procfs_status p = {};
 	unsigned long uids[4], gids[4];
-	uint64_t nnp;
+	uint64_t nnp, pid;
 	const char *v;
-	long pid;
 
-	v = procfs_status_field(text, "Pid");
-	if (!v || (pid = strtol(v, NULL, 10)) <= 0)
+	/* Strictly, and within pid_t: strtol took "-1" and let 2^32 + N wrap into a pid_t. */
+	if (procfs_status_u64(text, "Pid", 10, &pid) < 0 || pid == 0 || pid > INT32_MAX)
 		return -EINVAL;
 	p.pid = (pid_t)pid;
 	v = procfs_status_field(text, "State");

@@ -82,6 +82,26 @@ static void test_status_parse_strict_caps(void **state)
 	assert_int_equal(procfs_status_parse(signed_cap, &p), -EINVAL);
 }
 
+/* A pid that is no pid_t: the fuzzer found 2709551615 wrapping to a negative one. */
+static void test_status_parse_pid_range(void **state)
+{
+	static const char *const bad[] = {"2709551615", "4294967301", "2147483648", "-1",
+					  "0",		"+5",	      "5x",	    ""};
+	static const char fmt[] = "Pid:\t%s\nState:\tS\nUid:\t1\t1\t1\t1\nGid:\t2\t2\t2\t2\n"
+				  "CapPrm:\t0\nCapEff:\t0\nCapAmb:\t0\nNoNewPrivs:\t0\n";
+	struct procfs_status p;
+	char text[256];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), fmt, bad[i]);
+		if (procfs_status_parse(text, &p) != -EINVAL)
+			fail_msg("Pid: \"%s\" accepted", bad[i]);
+	}
+	snprintf(text, sizeof(text), fmt, "2147483647");
+	assert_int_equal(procfs_status_parse(text, &p), 0);
+	assert_int_equal(p.pid, 2147483647);
+}
+
 static void test_cgroup_path(void **state)
 {
 	static const char hybrid[] = "12:pids:/user.slice\n1:name=systemd:/user.slice/x.service\n"
@@ -145,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_read),
 		cmocka_unit_test(test_status_u64),
 		cmocka_unit_test(test_status_parse_strict_caps),
+		cmocka_unit_test(test_status_parse_pid_range),
 		cmocka_unit_test(test_cgroup_path),
 		cmocka_unit_test(test_cgroup_split),
 	};
