@@ -4,10 +4,13 @@
 #include "libbpfbroker.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/parse.h"
 #include "libbpfbroker-internal.h"
 #include "proto/jsonscan.h"
 
@@ -148,6 +151,26 @@ static int list_page(struct bpfbroker *b, const struct bpfbroker_list_opts *opts
 }
 
 /*
+ * Whether cursor b ("UID/NAME") comes after a in the broker's order (uid, then
+ * name by strcmp): each page must start further on, or a broker answering
+ * 1/a, 1/b, 1/a, ... would keep the caller listing for ever.
+ */
+static bool list_cursor_after(const char *a, const char *b)
+{
+	const char *sa = strchr(a, '/'), *sb = strchr(b, '/');
+	char ua[16] = "", ub[16] = "";
+	uint64_t na, nb;
+
+	if (!sa || !sb || (size_t)(sa - a) >= sizeof(ua) || (size_t)(sb - b) >= sizeof(ub))
+		return false;
+	memcpy(ua, a, (size_t)(sa - a));
+	memcpy(ub, b, (size_t)(sb - b));
+	if (parse_u64(ua, UINT32_MAX, &na) < 0 || parse_u64(ub, UINT32_MAX, &nb) < 0)
+		return false;
+	return nb > na || (nb == na && strcmp(sb + 1, sa + 1) > 0);
+}
+
+/*
  * Every page: the broker answers a list in pages of at most about 1 MiB,
  * each saying with "next" where the following one starts; the caller gets
  * them as one result, the objects as the broker wrote them.
@@ -172,7 +195,7 @@ int bpfbroker_list(struct bpfbroker *b, const struct bpfbroker_list_opts *theirs
 
 		k = list_page(b, &opts, cursor, &t, &next, err);
 		/* A next page must start further on, or this would never end. */
-		if (k >= 0 && next && cursor && strcmp(next, cursor) == 0)
+		if (k >= 0 && next && cursor && !list_cursor_after(cursor, next))
 			k = -EPROTO;
 		free(cursor);
 		cursor = next;

@@ -95,10 +95,11 @@ struct builder {
 static int build_string(struct builder *b, char **ret_buf, const char **ret_s, size_t *ret_len)
 {
 	const char *q = json_scan_string(b->p, b->end);
-	struct json_span v = {b->p, (size_t)(q - b->p)};
+	struct json_span v;
 
 	if (!q)
 		return -EBADMSG;
+	v = (struct json_span){b->p, (size_t)(q - b->p)};
 	b->p = q;
 	*ret_buf = NULL;
 	if (!memchr(v.s + 1, '\\', v.len - 2)) {

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,9 +164,22 @@ static void json_text_value_at(struct json_text *t, json_object *v, unsigned dep
 		}
 		json_text_lit(t, "]");
 		return;
-	case json_type_double:
-		json_text_lit(t, json_object_to_json_string_ext(v, PROTO_JSON_FLAGS));
+	case json_type_double: {
+		/*
+		 * The value, never the text json-c kept from what it parsed: a
+		 * metadata file's "NaN" or "-.5" is no JSON a client reads.
+		 */
+		double d = json_object_get_double(v);
+		char num[32];
+
+		if (!isfinite(d)) {
+			json_text_lit(t, "null");
+			return;
+		}
+		snprintf(num, sizeof(num), "%.17g", d);
+		json_text_lit(t, num);
 		return;
+	}
 	default:
 		json_text_lit(t, "null");
 		return;

@@ -53,17 +53,17 @@ static const char *const allowed[] = {
 	/* time, identity, limits */
 	"clock_gettime", "clock_getres", "gettimeofday", "time", "getpid", "getppid",
 	"gettid", "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid",
-	"getgroups", "uname", "sysinfo", "getrlimit", "setrlimit", "prlimit64",
+	"getgroups", "uname", "sysinfo", "getrlimit", "setrlimit",
 	"getrandom", "sched_getaffinity", "getpriority", "getrusage",
 	/* signals, the verifier's timer (load.c), and ending */
 	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigtimedwait", "sigaltstack",
-	"setitimer", "getitimer", "alarm", "kill", "tgkill", "tkill", "pidfd_open",
-	"pidfd_send_signal", "exit", "exit_group", "restart_syscall",
+	"setitimer", "getitimer", "alarm", "kill", "tgkill", "tkill", "exit", "exit_group",
+	"restart_syscall",
 	/* the thread runtime glibc sets up, and capabilities (shared/caps.c) */
 	"set_robust_list", "get_robust_list", "rseq", "set_tid_address", "arch_prctl",
 	"prctl", "capget", "capset",
-	/* BPF, perf events (attach, uprobes) and the caller's network namespace */
-	"perf_event_open", "setns",
+	/* BPF and perf events (attach, uprobes) */
+	"perf_event_open",
 };
 /* clang-format on */
 
@@ -90,6 +90,21 @@ static int add_rules(scmp_filter_ctx ctx, unsigned flags)
 	if (k >= 0)
 		k = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(bpf), 1,
 				     SCMP_A0_32(SCMP_CMP_EQ, BPF_BTF_GET_NEXT_ID));
+	/*
+	 * With arguments checked, for a worker some object took over: setns()
+	 * only into a network namespace (the caller's, for an interface attach:
+	 * attach_interface.c), not another process's mount or user namespace;
+	 * prlimit64() only on itself (glibc's getrlimit/setrlimit pass pid 0),
+	 * not on the daemon or other root processes. No pidfd_open() or
+	 * pidfd_send_signal(): only the spawner, which runs without this
+	 * filter, opens pidfds.
+	 */
+	if (k >= 0)
+		k = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(setns), 1,
+				     SCMP_A1_32(SCMP_CMP_EQ, CLONE_NEWNET));
+	if (k >= 0)
+		k = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
+				     SCMP_A0_32(SCMP_CMP_EQ, 0));
 	/* Testing: the job leak the reuse checks must catch (worker/serve.c, fault_leak()). */
 	if (k >= 0 && (flags & SANDBOX_UNSHARE_NET))
 		k = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(unshare), 1,

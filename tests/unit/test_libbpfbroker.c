@@ -186,6 +186,15 @@ static void test_named_requests(void **state)
 	assert_non_null(strstr(json, "\"b\""));
 	free(json);
 
+	/* A broker going back (1000/b, then 1000/a) would have the caller list for ever. */
+	fake_reply(f, "{\"objects\":[],\"next\":\"1000/b\"}", 0);
+	fake_reply(f, "{\"objects\":[],\"next\":\"1000/a\"}", 0);
+	json = NULL;
+	assert_int_equal(bpfbroker_list(f->b, NULL, &json, NULL), -EPROTO);
+	assert_null(json);
+	fake_expect(f, "list", "{}", 0);
+	fake_expect(f, "list", "{\"cursor\":\"1000/b\"}", 0);
+
 	fake_reply(f, "{}", 0);
 	assert_int_equal(
 		bpfbroker_map_insert(f->b, "obj", "outer", key, sizeof(key), null_fd, NULL), 0);

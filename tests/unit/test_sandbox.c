@@ -55,7 +55,8 @@ static int under_filter(unsigned flags, int (*fn)(void))
 static int forbidden_child(void)
 {
 	char *const argv[] = {(char *)"true", NULL};
-	int sv[2];
+	struct rlimit r;
+	int sv[2], fd;
 
 	/* Paths that do not exist: without the filter each fails otherwise, and harms nothing. */
 	execve("/nonexistent/bpfbroker", argv, (char *const[]){NULL});
@@ -72,6 +73,15 @@ static int forbidden_child(void)
 	/* A worker talks to the event loop over what it was given, never makes a pair. */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0 || errno != EPERM)
 		return 6;
+	/* Another process's namespace but a network one, another's limits, a pidfd: refused. */
+	fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNS) == 0 || errno != EPERM)
+		return 7;
+	close(fd);
+	if (prlimit(getppid(), RLIMIT_NOFILE, NULL, &r) == 0 || errno != EPERM)
+		return 8;
+	if (syscall(SYS_pidfd_open, getppid(), 0) >= 0 || errno != EPERM)
+		return 9;
 	return 0;
 }
 
