@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: /proc/PID/cgroup text as the event loop reads it for the caller's unit
- * identity (daemon/shared/procfs.c): the unified hierarchy's "0::/PATH" line found and the path split
- * into the components that name slices and units. Seeds (corpus/fuzz_cgroup_path/): unified and
- * hybrid hierarchies, a user manager's unit, an escaped name, and a path with "..".
+ * identity (daemon/shared/procfs.c): the unified hierarchy's "0::/PATH" line found and the path
+ * split into the components that name slices and units. Seeds (corpus/fuzz_cgroup_path/): unified
+ * and hybrid hierarchies, a user manager's unit, an escaped name, and a path with "..".
  */
 #include <stdint.h>
 #include <stdlib.h>

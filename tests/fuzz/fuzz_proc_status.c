@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: /proc/PID/status text as the uprobe checks and the capability checks read it
- * (daemon/shared/procfs.c), through an fd as the worker reads it: the whole process record, and single
- * numeric lines in both bases. Seeds (corpus/fuzz_proc_status/): a process's status as Linux
+ * (daemon/shared/procfs.c), through an fd as the worker reads it: the whole process record, and
+ * single numeric lines in both bases. Seeds (corpus/fuzz_proc_status/): a process's status as Linux
  * 6.x writes it, a kernel thread's, and one with a line missing.
  */
 #include <stdint.h>
