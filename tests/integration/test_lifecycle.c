@@ -1072,6 +1072,47 @@ static int client_pages(void *arg)
 	return 0;
 }
 
+/*
+ * A cursor is where a page starts, never whose objects it lists: another
+ * user, whose objects are not shared as "list" asks (no "shared"), naming
+ * the loader's uid or one below it in the cursor still gets none of them.
+ */
+static int client_foreign_cursor(void *arg)
+{
+	static const char *const cursors[] = {"4402/lp-000", "4402/a", "0/a", "4401/zzz"};
+	struct bpfbroker *b = NULL;
+
+	watchdog(60);
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect: %m");
+	for (size_t i = 0; i < sizeof(cursors) / sizeof(cursors[0]); i++) {
+		char req[256], *reply = NULL;
+		int *fds = NULL;
+		size_t n_fds = 0;
+		json_object *o, *result, *objects;
+		int k;
+
+		snprintf(req, sizeof(req),
+			 "{\"bpfbroker\":1,\"id\":1,\"method\":\"list\",\"params\":{"
+			 "\"cursor\":\"%s\"}}",
+			 cursors[i]);
+		k = bpfbroker_call_raw(b, req, NULL, 0, &reply, &fds, &n_fds);
+		CHECK(k == 0, "cursor %s: %s", cursors[i], strerror(-k));
+		o = json_tokener_parse(reply);
+		CHECK(o && json_object_object_get_ex(o, "result", &result) &&
+			      json_object_object_get_ex(result, "objects", &objects),
+		      "cursor %s: %.300s", cursors[i], reply);
+		CHECK(json_object_array_length(objects) == 0,
+		      "cursor %s listed %zu objects of another user: %.300s", cursors[i],
+		      json_object_array_length(objects), reply);
+		CHECK(!strstr(reply, "lp-"), "cursor %s: %.300s", cursors[i], reply);
+		json_object_put(o);
+		free(reply);
+		free(fds);
+	}
+	bpfbroker_close(b);
+	return 0;
+}
+
 static void test_list_pages(void **state)
 {
 	char *text = NULL;
@@ -1113,6 +1154,7 @@ static void test_list_pages(void **state)
 	}
 	free(text);
 	assert_int_equal(harness_as_user(&loader, client_pages, NULL), 0);
+	assert_int_equal(harness_as_user(&other, client_foreign_cursor, NULL), 0);
 
 	for (unsigned i = 0; i < N_LIST_OBJECTS; i++) {
 		char name[32];
