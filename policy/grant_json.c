@@ -7,28 +7,6 @@
 #include "internal.h"
 #include "policy.h"
 
-static int json_add(json_object *obj, const char *key, json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_object_add(obj, key, val) < 0) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int json_append(json_object *arr, json_object *val)
-{
-	if (!val)
-		return -ENOMEM;
-	if (json_object_array_add(arr, val) < 0) {
-		json_object_put(val);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
 /* The names of the types in mask (bit 1 << type), by name(type) (NULL: left out). */
 static json_object *types_to_json(uint64_t mask, const char *(*name)(int type))
 {

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "common/error.h"
+#include "common/json.h"
 #include "common/macro.h"
 #include "policy.h"
 
@@ -65,12 +66,6 @@ struct policy {
 	struct policy_rule *rules;
 	size_t n_rules;
 };
-
-static inline void json_object_putp(json_object **o)
-{
-	json_object_put(*o);
-}
-#define _cleanup_json_ _cleanup_(json_object_putp)
 
 static inline bool streq(const char *a, const char *b)
 {

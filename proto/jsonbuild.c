@@ -11,16 +11,15 @@
 #include "common/macro.h"
 #include "jsonscan.h"
 #include "proto.h"
+#include "common/hex.h"
 
 static int hex4(const char *p)
 {
 	int v = 0;
 
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-
-		v = v << 4 | (c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
-	}
+	/* The scanner checked the four digits. */
+	for (int i = 0; i < 4; i++)
+		v = v << 4 | hex_digit_value(p[i]);
 	return v;
 }
 

@@ -138,10 +138,7 @@ static int parse_hex(const char *what, const char *arg, uint8_t *out, size_t wan
 			continue;
 		}
 		start = false;
-		v = *p >= '0' && *p <= '9'   ? *p - '0'
-		    : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
-		    : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
-					     : -1;
+		v = hex_digit_value(*p);
 		if (v < 0) {
 			fprintf(stderr, "bpfctl: %s \"%s\": not hex bytes\n", what, arg);
 			return -EINVAL;

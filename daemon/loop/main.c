@@ -107,12 +107,9 @@ static void help(void)
 
 static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *ret)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max || s[0] == '-')
+	if (parse_u64(s, max, &v) < 0 || v < min)
 		return -EINVAL;
 	*ret = (unsigned)v;
 	return 0;

@@ -36,7 +36,7 @@ static bool journal_available(void)
  */
 static int journal_socket(void)
 {
-	static int fd = -1;
+	static int fd = -EBADF;
 	static pid_t owner;
 
 	if (fd < 0 || owner != getpid()) {

@@ -5,6 +5,7 @@
  * encoding and decoding, in both executables.
  */
 #include "peer_unit_job.h"
+#include "common/json.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,15 +44,7 @@ int peer_unit_strv_push(char ***v, size_t *n, const char *s)
 
 static int json_add_string(json_object *o, const char *key, const char *value)
 {
-	json_object *v;
-
-	if (!value)
-		return 0;
-	v = json_object_new_string(value);
-	if (!v)
-		return -ENOMEM;
-	json_object_object_add(o, key, v);
-	return 0;
+	return value ? json_add(o, key, json_object_new_string(value)) : 0;
 }
 
 static int json_add_strv(json_object *o, const char *key, char *const *v, size_t n)
@@ -64,12 +57,11 @@ static int json_add_strv(json_object *o, const char *key, char *const *v, size_t
 	if (!a)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (json_object_array_add(a, json_object_new_string(v[i])) < 0) {
+		if (json_append(a, json_object_new_string(v[i])) < 0) {
 			json_object_put(a);
 			return -ENOMEM;
 		}
-	json_object_object_add(o, key, a);
-	return 0;
+	return json_add(o, key, a);
 }
 
 int peer_unit_to_json(const struct peer_unit *u, json_object *identity)

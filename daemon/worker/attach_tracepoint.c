@@ -17,6 +17,7 @@
 
 #include "daemon/shared/caps.h"
 #include "denial.h"
+#include "common/parse.h"
 
 /* tracefs' id of a tracepoint: where tracefs is mounted, in its two usual places. */
 static int tracepoint_id(const char *category_name, uint64_t *ret)
@@ -42,8 +43,9 @@ static int tracepoint_id(const char *category_name, uint64_t *ret)
 		if (n <= 0)
 			return -EIO;
 		buf[n] = '\0';
-		*ret = strtoull(buf, NULL, 10);
-		return 0;
+		buf[strcspn(buf, "\n")] = '\0';
+		/* The kernel writes a number; anything else is no id to open. */
+		return parse_u64(buf, UINT64_MAX, ret) < 0 ? -EIO : 0;
 	}
 	return -ENOENT;
 }

@@ -27,7 +27,6 @@ int named_test_run(struct call *c, struct reply *r)
 	_cleanup_(object_done) struct object o = {};
 	const struct proto_test_run_params *p = c->req;
 	_cleanup_free_ uint8_t *out = NULL;
-	_cleanup_free_ char *out_hex = NULL;
 	_cleanup_close_ int prog_fd = -EBADF;
 	const uint8_t *data = p->data_in.data, *ctx = p->ctx_in.data;
 	size_t n_data = p->data_in.size, n_ctx = p->ctx_in.size, n_out = 0;
@@ -85,12 +84,10 @@ int named_test_run(struct call *c, struct reply *r)
 						   ? " (this program type has no test runs)"
 						   : "");
 		n_out = opts.data_size_out < n_out ? opts.data_size_out : n_out;
-		out_hex = hex_encode(out, n_out);
 		result = json_object_new_object();
-		if (!out_hex || !result ||
-		    json_add(result, "retval", json_object_new_int64(opts.retval)) < 0 ||
+		if (!result || json_add(result, "retval", json_object_new_int64(opts.retval)) < 0 ||
 		    json_add(result, "duration_ns", json_object_new_int64(opts.duration)) < 0 ||
-		    json_add(result, "data_out", json_object_new_string(out_hex)) < 0) {
+		    proto_json_add_hex(result, "data_out", out, n_out) < 0) {
 			json_object_put(result);
 			return -ENOMEM;
 		}

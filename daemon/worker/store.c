@@ -23,6 +23,7 @@
 #include "policy/policy.h"
 #include "proto/jsonscan.h"
 #include "proto/proto.h"
+#include "common/parse.h"
 
 #define PINNED_DIR "-pinned"
 #define META_SUFFIX ".json"
@@ -314,16 +315,10 @@ static char *keep_object_dir(const struct dirent *e)
 
 static char *keep_uid(const struct dirent *e)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	if (e->d_name[0] < '0' || e->d_name[0] > '9')
-		return NULL;
-	errno = 0;
-	v = strtoul(e->d_name, &end, 10);
-	if (errno || *end || v >= UINT32_MAX)
-		return NULL;
-	return strdup(e->d_name);
+	/* A uid's directory: digits only, never (uid_t)-1 (common/parse.h). */
+	return parse_u64(e->d_name, UINT32_MAX - 1, &v) < 0 ? NULL : strdup(e->d_name);
 }
 
 int store_list_names(const struct store_config *c, uid_t uid, char ***ret, size_t *ret_n)
