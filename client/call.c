@@ -15,6 +15,7 @@
 #include "common/macro.h"
 #include "libbpfbroker-internal.h"
 #include "proto/proto.h"
+#include "reply.h"
 
 int bpfbroker_connect(const char *path, struct bpfbroker **ret)
 {
@@ -77,17 +78,35 @@ int call_raw(struct bpfbroker *b, json_object *req, const int *fds, size_t n_fds
 	}
 }
 
-/* Parse a reply (its fds go with it) and check that it answers request id. */
+static void free_text(json_object *o, void *text)
+{
+	(void)o;
+	free(text);
+}
+
+/*
+ * Parse a reply (its fds go with it) and check that it answers request id.
+ * The text goes with the parsed reply as its userdata (reply_text()): a
+ * result's JSON is the reply as received, not serialized again from the tree.
+ */
 int reply_parse(struct proto_raw *raw, int64_t id, struct proto_msg *ret)
 {
 	struct proto_msg m = {};
 	int64_t got = -1;
+	char *text;
 	int k;
 
 	k = proto_parse(raw->buf, raw->len, &m.json, NULL);
 	if (k < 0) {
 		proto_raw_done(raw);
 		return k;
+	}
+	/* proto_parse() refused any NUL in it, so with one at its end the text is a string. */
+	text = realloc(raw->buf, raw->len + 1);
+	if (text) {
+		raw->buf = NULL;
+		text[raw->len] = '\0';
+		json_object_set_userdata(m.json, text, free_text);
 	}
 	m.fds = TAKE_PTR(raw->fds);
 	m.n_fds = raw->n_fds;
@@ -135,7 +154,7 @@ int bpfbroker_call_raw(struct bpfbroker *b, const char *request_json, const int 
 		k = -EPROTO;
 	if (k < 0)
 		return k;
-	text = strdup(json_object_to_json_string_ext(m.json, JSON_C_TO_STRING_PLAIN));
+	text = strdup(reply_text(m.json));
 	if (!text) {
 		proto_msg_done(&m);
 		return -ENOMEM;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* A reply's fields read with defaults for what is absent: strings, numbers, booleans, string
- * arrays, reasons and their keys. */
+/* A reply as text and its fields read with defaults for what is absent: strings, numbers, booleans,
+ * string arrays, reasons and their keys. */
 #include "libbpfbroker.h"
 
 #include <stdlib.h>
@@ -8,6 +8,14 @@
 
 #include "libbpfbroker-internal.h"
 #include "reply.h"
+
+/* A parsed reply as JSON text: as received (reply_parse()), or else serialized from the tree. */
+const char *reply_text(json_object *reply)
+{
+	const char *text = json_object_get_userdata(reply);
+
+	return text ?: json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
+}
 
 const char *get_str(json_object *o, const char *key)
 {

@@ -8,6 +8,7 @@
 
 #include "libbpfbroker-internal.h"
 
+BPFBROKER_HIDDEN const char *reply_text(json_object *reply);
 BPFBROKER_HIDDEN const char *get_str(json_object *o, const char *key);
 BPFBROKER_HIDDEN int64_t get_int(json_object *o, const char *key, int64_t dflt);
 BPFBROKER_HIDDEN bool get_bool(json_object *o, const char *key);

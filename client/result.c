@@ -101,7 +101,7 @@ int result_build(struct proto_msg *m, struct bpfbroker_result **ret)
 		bpfbroker_result_free(&r->pub);
 		return -ENOMEM;
 	}
-	r->pub.json = json_object_to_json_string_ext(r->reply, JSON_C_TO_STRING_PLAIN);
+	r->pub.json = reply_text(r->reply);
 	for (size_t i = 0; i < np; i++) {
 		json_object *o = json_object_array_get_idx(progs, i);
 		struct bpfbroker_program *p = &r->programs[i];

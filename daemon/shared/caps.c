@@ -250,20 +250,29 @@ int caps_worker_check(void)
 	return 0;
 }
 
+/*
+ * One capget and one capset, not libcap's cap_get_proc() (which asks the
+ * kernel's capability version with a capget of its own and allocates) and
+ * cap_set_proc(): a load raises and drops capabilities twice.
+ */
 int caps_set_effective(const cap_value_t *caps, int n)
 {
-	static const cap_value_t bpf_cap = CAP_BPF;
-	_cleanup_(cap_freep) cap_t c = cap_get_proc();
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
+	uint64_t effective = keep_bpf_effective ? 1ull << CAP_BPF : 0;
 
-	if (!c)
+	for (int i = 0; i < n; i++) {
+		if (caps[i] < 0 || caps[i] > CAP_LAST_CAP)
+			return -EINVAL;
+		effective |= 1ull << caps[i];
+	}
+	if (syscall(SYS_capget, &h, d) < 0)
 		return negative_errno();
-	if (cap_clear_flag(c, CAP_EFFECTIVE) < 0)
-		return negative_errno();
-	if (n > 0 && cap_set_flag(c, CAP_EFFECTIVE, n, caps, CAP_SET) < 0)
-		return negative_errno();
-	if (keep_bpf_effective && cap_set_flag(c, CAP_EFFECTIVE, 1, &bpf_cap, CAP_SET) < 0)
-		return negative_errno();
-	if (cap_set_proc(c) < 0)
+	/* The kernel refuses (EPERM) an effective capability that is not permitted, as libcap's
+	 * did. */
+	d[0].effective = (uint32_t)effective;
+	d[1].effective = (uint32_t)(effective >> 32);
+	if (syscall(SYS_capset, &h, d) < 0)
 		return negative_errno();
 	return 0;
 }

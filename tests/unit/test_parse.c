@@ -2,9 +2,10 @@
 /*
  * Unit tests for common/parse.c: numbers, users and groups as a hostile client
  * or a careless administrator writes them, and lookups that leave libc's
- * static entries alone.
+ * static entries alone; and common/fdinfo.c's numbers read from /proc.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <setjmp.h>
@@ -13,9 +14,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "common/fdinfo.h"
 #include "common/parse.h"
 
 #define UNTOUCHED 12345u
@@ -186,14 +191,48 @@ static void test_uid_to_name(void **state)
 	assert_int_equal(gid, UNTOUCHED);
 }
 
+/* fdinfo lines of any fd: the first, one further on, a key that is a prefix, none, no fd. */
+static void test_fdinfo(void **state)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC), ep = epoll_create1(EPOLL_CLOEXEC);
+	uint64_t v = 7;
+
+	(void)state;
+	assert_true(fd >= 0 && ep >= 0);
+	assert_int_equal(fdinfo_get_u64(fd, "pos", &v), 0);
+	assert_int_equal(v, 0);
+	/* "flags" is octal with a leading 0: O_RDONLY | O_CLOEXEC, then large-file mode. */
+	assert_int_equal(fdinfo_get_u64(fd, "flags", &v), 0);
+	assert_true(v & O_CLOEXEC);
+	v = 0;
+	assert_int_equal(fdinfo_get_u64(fd, "mnt_id", &v), 0);
+	assert_true(v > 0);
+	assert_int_equal(fdinfo_get_u64(fd, "mnt", &v), -ENODATA);
+	assert_int_equal(fdinfo_get_u64(fd, "no_such_key", &v), -ENODATA);
+	assert_int_equal(fdinfo_get_u64(-EBADF, "pos", &v), -EBADF);
+	assert_int_equal(fdinfo_get_u64(100000, "pos", &v), -ENOENT);
+	/* An epoll fd watching 100 eventfds: fdinfo of several kilobytes, read in chunks. */
+	for (int i = 0; i < 100; i++) {
+		struct epoll_event e = {.events = EPOLLIN};
+		int d = eventfd(0, EFD_CLOEXEC);
+
+		assert_true(d >= 0);
+		assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, d, &e), 0);
+	}
+	assert_int_equal(fdinfo_get_u64(ep, "pos", &v), 0);
+	assert_int_equal(fdinfo_get_u64(ep, "no_such_key", &v), -ENODATA);
+	/* "tfd:" lines have more than a number after the colon. */
+	assert_int_equal(fdinfo_get_u64(ep, "tfd", &v), -EINVAL);
+	close(ep);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_u64),
-		cmocka_unit_test(test_uid_numbers),
-		cmocka_unit_test(test_uid_not_numbers),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_uid_to_name),
+		cmocka_unit_test(test_u64),	    cmocka_unit_test(test_fdinfo),
+		cmocka_unit_test(test_uid_numbers), cmocka_unit_test(test_uid_not_numbers),
+		cmocka_unit_test(test_names),	    cmocka_unit_test(test_uid_to_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
