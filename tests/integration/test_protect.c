@@ -221,6 +221,7 @@ static void test_protect(void **state)
 /* Only cgroup links, and only pinned ones (a link held as an fd ends with the fd). */
 static void test_protect_needs_pinned_cgroup(void **state)
 {
+	(void)ctl(&user_a, "unload", "devs", NULL); /* a failed test's, so this one stands alone */
 	assert_int_equal(ctl(&user_a, "load-insns", insns_file, "--type", "cgroup_device",
 			     "--attach-type", "cgroup_device", "--name", "devs", NULL),
 			 0);
@@ -232,6 +233,81 @@ static void test_protect_needs_pinned_cgroup(void **state)
 			     0);
 	assert_int_equal(link_of_devs(), 0);
 	assert_int_equal(ctl(&user_a, "unload", "devs", NULL), 0);
+}
+
+/*
+ * What a protected link enforces may live in its object's maps (a network
+ * filter's allow list): inside, no map writes, through the broker or an fd.
+ */
+static int try_map_writes(void *arg)
+{
+	static const uint32_t key = 0;
+	static const uint64_t value = 7;
+	struct bpfbroker_error *e = NULL;
+	struct bpfbroker_result *res = NULL;
+	struct bpfbroker_map_handle *h = NULL;
+	const struct bpfbroker_map *m;
+	struct bpfbroker *b;
+	uint64_t v = 0;
+	int k;
+
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect: %m");
+	CHECK(bpfbroker_set_map_path(b, BPFBROKER_MAP_PATH_PROXY) == 0, "proxy");
+	k = bpfbroker_map_open(b, "eg", "config", &h, &e);
+	CHECK(k == 0, "map open: %d %s", k, e ? e->message : "");
+	k = bpfbroker_map_update_elem(h, &key, &value, 0, &e);
+	CHECK(expect_refusal(k, e, "update", "policy-denied", CONFINES) == 0, "update");
+	e = NULL;
+	k = bpfbroker_map_delete_elem(h, &key, &e);
+	CHECK(expect_refusal(k, e, "delete", "policy-denied", CONFINES) == 0, "delete");
+	e = NULL;
+	/* Reading is not changing. */
+	k = bpfbroker_map_lookup_elem(h, &key, &v, &e);
+	CHECK(k == 0, "lookup: %d %s", k, e ? e->message : "");
+	bpfbroker_map_close(h);
+	/* The owner's fds come without their write part. */
+	k = bpfbroker_fds(b, "eg", &res, &e);
+	CHECK(k == 0, "fds: %d %s", k, e ? e->message : "");
+	m = bpfbroker_result_map(res, "config");
+	CHECK(m && m->access == BPFBROKER_ACCESS_RO && m->fd_access == BPFBROKER_ACCESS_RO,
+	      "config handed out %d/%d", m ? (int)m->access : -1, m ? (int)m->fd_access : -1);
+	CHECK(fcntl(m->fd, F_GETFL) >= 0 && (fcntl(m->fd, F_GETFL) & O_ACCMODE) == O_RDONLY,
+	      "config's fd is writable");
+	bpfbroker_result_free(res);
+	bpfbroker_close(b);
+	return 0;
+}
+
+/* Outside, the same owner writes. */
+static int map_write(void *arg)
+{
+	static const uint32_t key = 0;
+	static const uint64_t value = 7;
+	struct bpfbroker_error *e = NULL;
+	struct bpfbroker_map_handle *h = NULL;
+	struct bpfbroker *b;
+	int k;
+
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect: %m");
+	CHECK(bpfbroker_set_map_path(b, BPFBROKER_MAP_PATH_PROXY) == 0, "proxy");
+	k = bpfbroker_map_open(b, "eg", "config", &h, &e);
+	if (k == 0)
+		k = bpfbroker_map_update_elem(h, &key, &value, 0, &e);
+	CHECK(k == 0, "update: %d %s", k, e ? e->message : "");
+	bpfbroker_map_close(h);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_protect_maps(void **state)
+{
+	assert_int_equal(ctl(&user_a, "load", harness_object("egress"), "--name", "eg", NULL), 0);
+	assert_int_equal(ctl(&user_a, "attach", "eg/count_egress", "cgroup", cg_ctr, "--pin",
+			     "--protect", NULL),
+			 0);
+	assert_int_equal(in_cgroup_as(cg_inner, &user_a, try_map_writes, NULL), 0);
+	assert_int_equal(in_cgroup_as(cg_ctr_x, &user_a, map_write, NULL), 0);
+	assert_int_equal(ctl(&user_a, "unload", "eg", NULL), 0);
 }
 
 /* ---- containers stay apart ---- */
@@ -345,6 +421,7 @@ static int sub_tries(void *arg)
 
 static void test_containers_apart(void **state)
 {
+	(void)ctl(&user_a, "unload", "devs", NULL);
 	assert_int_equal(ctl(&user_a, "load-insns", insns_file, "--type", "cgroup_device",
 			     "--attach-type", "cgroup_device", "--name", "devs", NULL),
 			 0);
@@ -400,11 +477,14 @@ static int setup(void **state)
 	snprintf(exe, sizeof(exe), "%s/examples/device-allow", H.build_dir);
 	if (harness_exec_as(&root_user, argv) != 0 || chmod(insns_file, 0644) < 0)
 		return -1;
-	if (harness_write_policy("50-protect.json",
-				 "{\"rules\": [{\"match\": {\"uids\": [\"60501-60502\"]},"
-				 " \"allow\": {\"program_types\": [\"cgroup_device\"],"
-				 "  \"helper_classes\": [\"base\"],"
-				 "  \"attach\": {\"cgroups\": [\"cgroup_device\"]}}}]}") < 0)
+	if (harness_write_policy(
+		    "50-protect.json",
+		    "{\"rules\": [{\"match\": {\"uids\": [\"60501-60502\"]},"
+		    " \"allow\": {\"program_types\": [\"cgroup_device\", \"cgroup_skb\"],"
+		    "  \"helper_classes\": [\"base\"],"
+		    "  \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}],"
+		    "  \"attach\": {\"cgroups\": [\"cgroup_device\","
+		    "   \"cgroup_inet_egress\"]}}}]}") < 0)
 		return -1;
 	if (cgroups_create() < 0) {
 		fprintf(stderr, "cannot create test cgroups: %m\n");
@@ -420,6 +500,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_protect),
 		cmocka_unit_test(test_protect_needs_pinned_cgroup),
+		cmocka_unit_test(test_protect_maps),
 		cmocka_unit_test(test_containers_apart),
 	};
 
