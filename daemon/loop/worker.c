@@ -35,6 +35,7 @@ struct worker {
 	uint64_t conn; /* the connection it serves from its first job on (0: none yet) */
 	unsigned n_jobs; /* handed to it so far */
 	unsigned generation; /* the pool's when it came: the policy it holds */
+	unsigned spawner; /* the serial of the spawner that forked it (pool->spawner_serial) */
 	uint64_t last_used; /* CLOCK_MONOTONIC usec: its last job ended */
 	bool timed_out;
 	bool lost_reply; /* its job ended with the socket closing, not a reply: say why at exit */
@@ -75,6 +76,8 @@ struct worker_pool {
 	sd_event_source *spawner_io, *spawner_child;
 	unsigned n_spawning; /* asked for, not yet arrived */
 	unsigned spawner_served; /* workers the current spawner made (SPAWNER_MAX_WORKERS) */
+	unsigned spawner_serial; /* the current spawner's, carried by its workers; bumped as it goes
+				  */
 	/*
 	 * A spawner that dies right after starting (it could not set itself up)
 	 * is restarted after a growing delay, not at once in a loop.
@@ -89,9 +92,18 @@ struct worker_pool {
 	void *drained_userdata;
 };
 
+/*
+ * An old spawner, its socket closed: it exits once its last worker has. It
+ * holds no fd of ours while its workers live (they hold their own socket and
+ * pidfd); only once the last is gone is it watched (sd-event's child source,
+ * a pidfd), to reap it.
+ */
 struct retired_spawner {
 	struct worker_pool *pool;
-	sd_event_source *child;
+	pid_t pid;
+	unsigned serial; /* its workers' worker->spawner */
+	unsigned n_workers; /* of its workers, those the pool still has */
+	sd_event_source *child; /* set once n_workers is 0 */
 	struct retired_spawner *next;
 };
 
@@ -299,6 +311,8 @@ static void worker_set_state(struct worker *w, enum worker_state state)
 		(*count[state])++;
 }
 
+static void retired_worker_gone(struct worker_pool *p, unsigned serial);
+
 static struct worker *worker_free(struct worker *w)
 {
 	struct worker_pool *p;
@@ -306,6 +320,8 @@ static struct worker *worker_free(struct worker *w)
 	if (!w)
 		return NULL;
 	p = w->pool;
+	if (w->spawner != p->spawner_serial)
+		retired_worker_gone(p, w->spawner);
 	if (w->prev)
 		w->prev->next = w->next;
 	else
@@ -575,11 +591,33 @@ static int on_retired_spawner_exit(sd_event_source *s, const siginfo_t *si, void
 	return 0;
 }
 
+/* Its last worker is gone, so it exits now: watch it, to reap it. */
+static void retired_watch(struct retired_spawner *r)
+{
+	if (sd_event_add_child(r->pool->event, &r->child, r->pid, WEXITED, on_retired_spawner_exit,
+			       r) < 0) {
+		log_warning("cannot watch the old worker spawner %d", (int)r->pid);
+		retired_free(r);
+	}
+}
+
+/* A worker of an old spawner (serial) is gone; the spawner goes after its last. */
+static void retired_worker_gone(struct worker_pool *p, unsigned serial)
+{
+	for (struct retired_spawner *r = p->retired; r; r = r->next)
+		if (r->serial == serial) {
+			if (r->n_workers > 0 && --r->n_workers == 0)
+				retired_watch(r);
+			return;
+		}
+}
+
 /*
  * New workers come from a new spawner: at a policy reload (with the new
  * policy), and after SPAWNER_MAX_WORKERS (with a fresh layout). The old one
- * exits once its last worker has (busy ones finish their request, idle and
- * bound ones are told to go); sd-event reaps it then.
+ * exits once its last worker has (busy ones finish their request, the rest
+ * are told to go or, after SPAWNER_MAX_WORKERS, serve their connection to its
+ * end); it is reaped then.
  */
 static void spawner_retire(struct worker_pool *p)
 {
@@ -589,17 +627,21 @@ static void spawner_retire(struct worker_pool *p)
 	if (p->spawner_pid > 0) {
 		struct retired_spawner *r = calloc(1, sizeof(*r));
 
-		if (!r || sd_event_add_child(p->event, &r->child, p->spawner_pid, WEXITED,
-					     on_retired_spawner_exit, r) < 0) {
-			free(r);
+		if (!r) {
 			log_warning("cannot watch the old worker spawner %d", (int)p->spawner_pid);
 		} else {
-			r->pool = p;
+			*r = (struct retired_spawner){
+				.pool = p, .pid = p->spawner_pid, .serial = p->spawner_serial};
+			for (const struct worker *w = p->workers; w; w = w->next)
+				r->n_workers += w->spawner == r->serial;
 			r->next = p->retired;
 			p->retired = r;
+			if (r->n_workers == 0)
+				retired_watch(r);
 		}
 	}
 	p->spawner_pid = 0;
+	p->spawner_serial++; /* no worker of ours carries it: a new one is not the old one */
 	p->n_spawning = 0; /* what it still owed us, it won't send now */
 }
 
@@ -614,9 +656,11 @@ static uint64_t pool_now(struct worker_pool *p)
 /*
  * Workers forked from one spawner share its address-space layout: one that
  * leaked an address to a hostile object would tell the next ones'. A new
- * spawner, exec'd afresh, after this many (and the old one's workers
- * retired) bounds that to a few workers, so a few connections (each worker
- * serves one), for about an exec's cost spread over them (daemon/README.md).
+ * spawner, exec'd afresh, after this many bounds that to a few workers, so
+ * a few connections (each worker serves one), for about an exec's cost
+ * spread over them (daemon/README.md). The old one's workers bound to a
+ * connection serve it to its end: the count bounds how many share a layout,
+ * not for how long.
  */
 #define SPAWNER_MAX_WORKERS 32
 
@@ -649,6 +693,7 @@ static void spawner_stop(struct worker_pool *p)
 		(void)waitpid(p->spawner_pid, NULL, 0);
 	}
 	p->spawner_pid = 0;
+	p->spawner_serial++;
 	p->n_spawning = 0; /* what it still owed us is gone with it */
 }
 
@@ -678,6 +723,7 @@ static int worker_add(struct worker_pool *p, int sock, int pidfd, pid_t pid)
 	w->state = WORKER_LEAVING;
 	worker_set_state(w, WORKER_IDLE);
 	w->generation = p->generation;
+	w->spawner = p->spawner_serial;
 	w->next = p->workers;
 	if (p->workers)
 		p->workers->prev = w;
@@ -686,6 +732,22 @@ static int worker_add(struct worker_pool *p, int sock, int pidfd, pid_t pid)
 }
 
 static void pool_retire_idle(struct worker_pool *p);
+
+/*
+ * Enough workers share this spawner's layout: the next come from a new one.
+ * Its fresh workers go (they would serve new connections); those serving a
+ * connection stay bound to it, as long as they would have (their limits, idle
+ * time, the connection's end, eviction), and the old spawner exits after
+ * them. Retiring them too cost a fork and a worker's setup for each of their
+ * connections' next requests (BENCHMARKS.md, 32 clients).
+ */
+static void spawner_replace(struct worker_pool *p)
+{
+	for (struct worker *w = p->workers; w; w = w->next)
+		if (w->state == WORKER_IDLE && w->spawner == p->spawner_serial)
+			worker_retire(w);
+	spawner_retire(p);
+}
 
 /* A worker from the spawner: its socket and pidfd, and its pid. */
 static int on_spawner_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -724,13 +786,9 @@ static int on_spawner_io(sd_event_source *s, int fd, uint32_t revents, void *use
 	}
 	if (worker_add(p, fds[0], fds[1], pid32) < 0)
 		log_error("cannot take worker %d", (int)pid32);
-	else if (++p->spawner_served >= SPAWNER_MAX_WORKERS)
-		/*
-		 * Its workers too, fresh or bound to a connection (busy ones
-		 * after their job): the next ones come from a fresh layout, and
-		 * the old spawner exits soon, not when its last worker would.
-		 */
-		pool_retire_idle(p);
+	else if (++p->spawner_served >=
+		 (p->cfg.spawner_max_workers ? p->cfg.spawner_max_workers : SPAWNER_MAX_WORKERS))
+		spawner_replace(p);
 	pool_schedule(p);
 	return 0;
 }
@@ -1169,8 +1227,12 @@ struct worker_pool *worker_pool_free(struct worker_pool *p)
 		worker_free(w);
 	}
 	spawner_stop(p);
-	while (p->retired)
+	while (p->retired) {
+		/* Its workers were killed above and die with it: it goes at once. */
+		if (kill(p->retired->pid, SIGKILL) >= 0)
+			(void)waitpid(p->retired->pid, NULL, 0);
 		retired_free(p->retired);
+	}
 	sd_event_source_disable_unref(p->spawn);
 	sd_event_source_disable_unref(p->dispatch);
 	sd_event_source_disable_unref(p->respawn);
