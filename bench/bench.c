@@ -1011,6 +1011,8 @@ static void usage(FILE *f)
 		"                       [--build-dir DIR]\n"
 		"       bpfbroker-bench --profile-loads N   only N loads of tiny (for perf)\n"
 		"       bpfbroker-bench --profile-list N    only %d named loads, N lists of them\n"
+		"       bpfbroker-bench --profile-clients S only the concurrent clients, S seconds "
+		"each\n"
 		"Run as root. Starts its own bpfbrokerd; removes everything it creates.\n",
 		N_NAMED);
 }
@@ -1024,6 +1026,7 @@ int main(int argc, char **argv)
 						 {"build-dir", required_argument, NULL, 'b'},
 						 {"profile-loads", required_argument, NULL, 'p'},
 						 {"profile-list", required_argument, NULL, 'l'},
+						 {"profile-clients", required_argument, NULL, 'c'},
 						 {"help", no_argument, NULL, 'h'},
 						 {}};
 	const char *json_path = NULL, *build_opt = NULL;
@@ -1040,16 +1043,22 @@ int main(int argc, char **argv)
 	size_t list_bytes, n_small, n_large, n_proc, n_rss_loads;
 	double seconds, t0;
 	size_t profile_loads = 0, profile_lists = 0;
+	double profile_clients = 0;
 	int c, nworkers, conn_fds;
 	struct utsname un;
 	char src[PATH_MAX + 64];
 
-	while ((c = getopt_long(argc, argv, "qj:w:J:b:p:l:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "qj:w:J:b:p:l:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			profile_lists = strtoul(optarg, NULL, 10);
 			if (profile_lists == 0 || profile_lists > 1000)
 				die("--profile-list: expected 1 to 1000");
+			break;
+		case 'c':
+			profile_clients = strtod(optarg, NULL);
+			if (!(profile_clients > 0 && profile_clients <= 60))
+				die("--profile-clients: expected 0 to 60 seconds");
 			break;
 		case 'J':
 			G.jobs_per_worker = optarg;
@@ -1132,6 +1141,21 @@ int main(int argc, char **argv)
 
 		printf("%zu loads of tiny as uid %d: median %.0f us, p99 %.0f us\n", st.n, NOBODY,
 		       st.median, st.p99);
+		cleanup();
+		return 0;
+	}
+	if (profile_clients > 0) {
+		/*
+		 * The concurrency section alone (its many clients churn through
+		 * the pool's workers and spawners), for a quick before/after.
+		 */
+		for (int i = 0; i < 5; i++) {
+			conc[i] = run_concurrent(levels[i], OP_LOAD, &objs[0], profile_clients);
+			printf("%d clients: %.0f loads/s, median %.0f us, p99 %.0f us, %zu "
+			       "errors\n",
+			       levels[i], conc[i].per_s, conc[i].lat.median, conc[i].lat.p99,
+			       conc[i].errors);
+		}
 		cleanup();
 		return 0;
 	}

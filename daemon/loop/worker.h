@@ -49,6 +49,7 @@ struct worker_pool_config {
 	uint64_t job_timeout_usec; /* a worker running longer is killed */
 	unsigned max_jobs_per_worker; /* jobs of one connection a worker serves; 1: single-use */
 	uint64_t worker_idle_usec; /* a bound worker with no job this long exits */
+	unsigned spawner_max_workers; /* workers one spawner forks (0: the default, worker.c) */
 	/*
 	 * The spawner: bpfbroker-worker, opened (and checked) once at startup,
 	 * exec'd by fd (so a package upgrade never mixes a new worker with this

@@ -26,3 +26,12 @@
 #define WORKER_READY 'R'
 /* Replies carry up to PROTO_MAX_REPLY_BYTES in one packet, jobs up to WORKER_MAX_JOB_BYTES. */
 #define WORKER_SNDBUF (4 * 1024 * 1024)
+
+#include <sys/types.h>
+
+/*
+ * The spawner's answer to one byte: the worker's pid, and its socket and
+ * pidfd (SCM_RIGHTS), in one packet on sock; pid < 0 and no fds when it could
+ * not start one. Neither fd is taken. 0 or a negative errno.
+ */
+int spawn_send_worker(int sock, pid_t pid, int worker_sock, int pidfd);

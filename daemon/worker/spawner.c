@@ -74,12 +74,8 @@ _Noreturn void spawner_run(const struct worker_config *cfg)
 		struct pollfd pfds[2] = {{.fd = SPAWN_SOCKET_FD, .events = POLLIN},
 					 {.fd = sfd, .events = POLLIN}};
 		struct signalfd_siginfo si;
-		char c, cbuf[CMSG_SPACE(2 * sizeof(int))] = {};
-		struct iovec iov;
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-		struct cmsghdr *cm;
+		char c;
 		int sv[2], status, pidfd;
-		int32_t pid32;
 		pid_t pid;
 		ssize_t n;
 
@@ -127,21 +123,10 @@ _Noreturn void spawner_run(const struct worker_config *cfg)
 			if (pid > 0)
 				kill(pid, SIGKILL);
 			safe_close(sv[0]);
-			pid32 = -1;
-			iov = (struct iovec){.iov_base = &pid32, .iov_len = sizeof(pid32)};
-			(void)sendmsg(SPAWN_SOCKET_FD, &mh, MSG_NOSIGNAL);
+			(void)spawn_send_worker(SPAWN_SOCKET_FD, -1, -EBADF, -EBADF);
 			continue;
 		}
-		pid32 = pid;
-		iov = (struct iovec){.iov_base = &pid32, .iov_len = sizeof(pid32)};
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(2 * sizeof(int));
-		memcpy(CMSG_DATA(cm), (int[]){sv[0], pidfd}, 2 * sizeof(int));
-		if (sendmsg(SPAWN_SOCKET_FD, &mh, MSG_NOSIGNAL) < 0)
+		if (spawn_send_worker(SPAWN_SOCKET_FD, pid, sv[0], pidfd) < 0)
 			kill(pid, SIGKILL);
 		safe_close(sv[0]);
 		safe_close(pidfd);
