@@ -23,7 +23,7 @@ struct worker_job;
 
 /*
  * Called once per submitted job: with the worker's reply as it came (bytes
- * and fds, still owned by the pool), or an error. The job's "id" is what the
+ * and fds, still owned by the pool), or an error. The job's request id is what the
  * worker stamps its reply with, so the reply can be relayed unparsed.
  */
 typedef void (*worker_done_fn)(void *userdata, struct proto_raw *reply, int error);
