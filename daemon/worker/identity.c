@@ -3,13 +3,11 @@
 
 #include <errno.h>
 #include <grp.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
 #include "common/parse.h"
-#include "proto/proto.h"
 
 void identity_done(struct identity *i)
 {
