@@ -26,7 +26,7 @@ seconds=${1:-20}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(fuzz_proto fuzz_policy fuzz_inspect fuzz_elfsym fuzz_btffilter fuzz_proc_status
-	fuzz_cgroup_path)
+	fuzz_cgroup_path fuzz_jobmsg)
 builddir=build-fuzz
 workdir=$builddir/fuzz-run
 

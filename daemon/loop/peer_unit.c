@@ -16,18 +16,17 @@
 #include "daemon/shared/log.h"
 #include "daemon/shared/procfs.h"
 
-/* The unified hierarchy's line ("0::/PATH") of /proc/PID/cgroup, as libsystemd reads it. */
-static int read_cgroup_path(pid_t pid, char **ret)
+/*
+ * The unified hierarchy's line ("0::/PATH") of /proc/PID/cgroup, as
+ * libsystemd reads it, from fd, open on that file: each read from its start
+ * is the kernel's answer at that time, for the process the file was opened
+ * for (a reused pid is another process, whose file this is not).
+ */
+static int read_cgroup_path(int fd, char **ret)
 {
 	_cleanup_free_ char *text = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	char path[64];
 	int r;
 
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
 	r = procfs_read(fd, &text);
 	if (r < 0)
 		return r;
@@ -160,13 +159,22 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 {
 	_cleanup_free_ char *before = NULL, *after = NULL, *shifted = NULL, *unit = NULL,
 			    *user_unit = NULL, *slice = NULL, *user_slice = NULL;
+	_cleanup_close_ int fd = -EBADF;
 	struct peer_unit u = {};
 	char *comp[PROCFS_CGROUP_MAX_DEPTH];
+	char path[64];
 	size_t n = 0;
 	int r;
 
 	/* Without a pidfd, /proc/PID may be another process by now. */
-	if (pidfd < 0 || read_cgroup_path(pid, &before) < 0) {
+	if (pidfd < 0) {
+		*ret = u;
+		return 0;
+	}
+	/* Opened once; read before and after libsystemd's reads. */
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || read_cgroup_path(fd, &before) < 0) {
 		*ret = u;
 		return 0;
 	}
@@ -187,7 +195,7 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 	 * libsystemd's path must be the hierarchy's own (no shift for a
 	 * container's root), since we check directories along it.
 	 */
-	if (read_cgroup_path(pid, &after) < 0 || !pidfd_alive(pidfd)) {
+	if (read_cgroup_path(fd, &after) < 0 || !pidfd_alive(pidfd)) {
 		*ret = u;
 		return 0;
 	}
@@ -213,12 +221,18 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 int peer_cgroup_read(pid_t pid, int pidfd, char **ret)
 {
 	_cleanup_free_ char *path = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	char file[64];
 	int r;
 
 	/* Without a pidfd, /proc/PID may be another process by now. */
 	if (pidfd < 0)
 		return -ESRCH;
-	r = read_cgroup_path(pid, &path);
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = read_cgroup_path(fd, &path);
 	if (r < 0)
 		return r;
 	/* Still alive after the read: the pid was the connecting process's all along. */

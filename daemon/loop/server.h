@@ -8,6 +8,7 @@
 
 #include <systemd/sd-event.h>
 
+#include "daemon/shared/jobmsg.h"
 #include "policy/policy.h"
 #include "worker.h"
 
@@ -20,7 +21,7 @@
  * would silently take away what the policy or an owner grants by group.
  * Linux allows 65536; directory-backed users rarely have more than a thousand.
  */
-#define SERVER_MAX_GROUPS 4096
+#define SERVER_MAX_GROUPS JOBMSG_MAX_GROUPS
 
 struct server_config {
 	unsigned max_connections; /* in total */

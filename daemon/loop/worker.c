@@ -12,6 +12,7 @@
 
 #include "common/macro.h"
 #include "daemon/shared/audit.h"
+#include "daemon/shared/jobmsg.h"
 #include "daemon/shared/log.h"
 #include "worker_internal.h"
 
@@ -233,19 +234,16 @@ static int on_dispatch(sd_event_source *s, void *userdata)
 	return 0;
 }
 
-static int pool_enqueue(struct worker_pool *p, const struct worker_request *req, json_object *msg,
-			int *fds, size_t n_fds, worker_done_fn done, void *userdata,
+static int pool_enqueue(struct worker_pool *p, const struct worker_request *req, char *msg,
+			size_t len, int *fds, size_t n_fds, worker_done_fn done, void *userdata,
 			struct worker_job **ret)
 {
 	struct worker_job *j = calloc(1, sizeof(*j));
-	const char *text;
-	size_t len = 0;
 	uint64_t now = 0;
 	int k;
 
-	text = msg ? json_object_to_json_string_length(msg, PROTO_JSON_FLAGS, &len) : NULL;
-	if (!j || !text) {
-		json_object_put(msg);
+	if (!j || !msg) {
+		free(msg);
 		close_many(fds, n_fds);
 		free(fds);
 		free(j);
@@ -259,15 +257,14 @@ static int pool_enqueue(struct worker_pool *p, const struct worker_request *req,
 				 .object = req->object ? strdup(req->object) : NULL,
 				 .changes_state = req->changes_state,
 				 .conn = req->conn,
-				 .text = len <= WORKER_MAX_JOB_BYTES ? strndup(text, len) : NULL,
+				 .text = msg,
 				 .len = len,
 				 .fds = fds,
 				 .n_fds = n_fds,
 				 .done = done,
 				 .userdata = userdata,
 				 .deadline = now + p->cfg.job_timeout_usec};
-	json_object_put(msg);
-	/* Encoded once, here: one that no worker could take fails now, not in a loop. */
+	/* Encoded by the event loop: one that no worker could take fails now, not in a loop. */
 	if (len > WORKER_MAX_JOB_BYTES)
 		k = -EMSGSIZE;
 	else if (!j->event || (req->object && !j->object) || !j->text)
@@ -294,17 +291,17 @@ static int pool_enqueue(struct worker_pool *p, const struct worker_request *req,
 	return 0;
 }
 
-int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, json_object *msg,
-		       int *fds, size_t n_fds, worker_done_fn done, void *userdata,
+int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, char *msg,
+		       size_t len, int *fds, size_t n_fds, worker_done_fn done, void *userdata,
 		       struct worker_job **ret)
 {
 	if (p->draining) {
-		json_object_put(msg);
+		free(msg);
 		close_many(fds, n_fds);
 		free(fds);
 		return -ESHUTDOWN;
 	}
-	return pool_enqueue(p, req, msg, fds, n_fds, done, userdata, ret);
+	return pool_enqueue(p, req, msg, len, fds, n_fds, done, userdata, ret);
 }
 
 /*
@@ -315,7 +312,10 @@ int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, 
 void pool_queue_sweep(struct worker_pool *p, uid_t uid)
 {
 	struct worker_request req = {.uid = uid, .event = "sweep"};
-	json_object *job;
+	struct jobmsg_identity ident = {.uid = uid, .gid = (gid_t)-1};
+	_cleanup_free_ char *id_wire = NULL;
+	char *job = NULL;
+	size_t id_len = 0, len = 0;
 	struct worker_job *j;
 	int k;
 
@@ -324,13 +324,11 @@ void pool_queue_sweep(struct worker_pool *p, uid_t uid)
 	for (j = p->queue; j; j = j->next)
 		if (j->internal && j->uid == uid)
 			return;
-	job = json_object_new_object();
-	if (job) {
-		json_object_object_add(job, "method", json_object_new_string("sweep"));
-		json_object_object_add(job, "id", json_object_new_int64(0));
-		json_object_object_add(job, "uid", json_object_new_int64(uid));
-	}
-	k = pool_enqueue(p, &req, job, NULL, 0, NULL, NULL, &j);
+	k = jobmsg_identity_encode(&ident, &id_wire, &id_len);
+	if (k == 0)
+		k = jobmsg_encode(JOBMSG_SWEEP, 0, 0, id_wire, id_len, "", 0, &job, &len);
+	if (k == 0)
+		k = pool_enqueue(p, &req, job, len, NULL, 0, NULL, NULL, &j);
 	if (k < 0) {
 		log_warning("cannot queue a sweep of uid %u: %s; their next named load sweeps",
 			    (unsigned)uid, strerror(-k));

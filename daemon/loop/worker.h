@@ -23,7 +23,7 @@ struct worker_job;
 
 /*
  * Called once per submitted job: with the worker's reply as it came (bytes
- * and fds, still owned by the pool), or an error. The job's "id" is what the
+ * and fds, still owned by the pool), or an error. The job's request id is what the
  * worker stamps its reply with, so the reply can be relayed unparsed.
  */
 typedef void (*worker_done_fn)(void *userdata, struct proto_raw *reply, int error);
@@ -67,13 +67,14 @@ int worker_pool_new(sd_event *event, const struct worker_pool_config *cfg,
 struct worker_pool *worker_pool_free(struct worker_pool *p);
 
 /*
- * Queue a job (json and fds taken). Jobs start in order, except that a user
+ * Queue a job: msg, len bytes encoded by jobmsg_encode() (daemon/shared/jobmsg.h),
+ * which the pool hands on as it is, and fds (both taken). Jobs start in order, except that a user
  * already running max_jobs_per_uid jobs waits while others go. The callback
  * runs later, never from inside this call. -EMSGSIZE, at once, for a job
  * larger than WORKER_MAX_JOB_BYTES: no worker could take it.
  */
-int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, json_object *job,
-		       int *fds, size_t n_fds, worker_done_fn done, void *userdata,
+int worker_pool_submit(struct worker_pool *p, const struct worker_request *req, char *msg,
+		       size_t len, int *fds, size_t n_fds, worker_done_fn done, void *userdata,
 		       struct worker_job **ret);
 /*
  * The client went away. A job still waiting is dropped: nothing has started.

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,12 +20,18 @@
 const char *cgroupfs_mount(void)
 {
 	static const char *const candidates[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
+	static const char *mount;
+	static bool looked;
 	struct statfs sfs;
 
+	/* Looked up once per process, not per accept: our mounts do not move under us. */
+	if (looked)
+		return mount;
+	looked = true;
 	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
 		if (statfs(candidates[i], &sfs) == 0 &&
 		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC)
-			return candidates[i];
+			return mount = candidates[i];
 	return NULL;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The caller's unit as it travels in the job from the event loop (which reads
- * it, loop/peer_unit.c) to the worker (which decides with it): the JSON
- * encoding and decoding, in both executables.
+ * The caller's unit, read by the event loop (loop/peer_unit.c) and carried in
+ * the job (shared/jobmsg.h) to the worker, which decides with it: the struct,
+ * its strings, and its fields as clients see them (hello, policy).
  */
 #include "peer_unit_job.h"
 #include "common/json.h"
@@ -72,61 +72,6 @@ int peer_unit_to_json(const struct peer_unit *u, json_object *identity)
 	    json_add_strv(identity, "slices", u->slices, u->n_slices) < 0 ||
 	    json_add_strv(identity, "user_slices", u->user_slices, u->n_user_slices) < 0)
 		return -ENOMEM;
-	return 0;
-}
-
-static int string_from_json(json_object *o, const char *key, char **ret)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		return 0;
-	if (!json_object_is_type(v, json_type_string))
-		return -EINVAL;
-	*ret = strdup(json_object_get_string(v));
-	return *ret ? 0 : -ENOMEM;
-}
-
-static int strv_from_json(json_object *o, const char *key, char ***ret, size_t *ret_n)
-{
-	json_object *a;
-	int r;
-
-	if (!json_object_object_get_ex(o, key, &a))
-		return 0;
-	if (!json_object_is_type(a, json_type_array))
-		return -EINVAL;
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		json_object *e = json_object_array_get_idx(a, i);
-
-		if (!json_object_is_type(e, json_type_string))
-			return -EINVAL;
-		r = peer_unit_strv_push(ret, ret_n, json_object_get_string(e));
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-int peer_unit_from_json(json_object *identity, struct peer_unit *ret)
-{
-	struct peer_unit u = {};
-	int r;
-
-	r = string_from_json(identity, "cgroup", &u.cgroup);
-	if (r >= 0)
-		r = string_from_json(identity, "unit", &u.unit);
-	if (r >= 0)
-		r = string_from_json(identity, "user_unit", &u.user_unit);
-	if (r >= 0)
-		r = strv_from_json(identity, "slices", &u.slices, &u.n_slices);
-	if (r >= 0)
-		r = strv_from_json(identity, "user_slices", &u.user_slices, &u.n_user_slices);
-	if (r < 0) {
-		peer_unit_done(&u);
-		return r;
-	}
-	*ret = u;
 	return 0;
 }
 

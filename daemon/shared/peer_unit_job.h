@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The caller's unit as it travels in the job from the event loop (which reads
- * it, loop/peer_unit.h says what counts) to the worker: the struct, its JSON
- * encoding and decoding.
+ * The caller's unit as it travels in the job (shared/jobmsg.h) from the event
+ * loop (which reads it, loop/peer_unit.h says what counts) to the worker: the
+ * struct, and its fields as clients see them.
  */
 #pragma once
 
@@ -31,7 +31,5 @@ int peer_unit_strv_push(char ***v, size_t *n, const char *s);
 
 /* Add the known fields to an identity object: cgroup, unit, user_unit, slices, user_slices. */
 int peer_unit_to_json(const struct peer_unit *u, json_object *identity);
-/* The same fields back from an identity object (the worker's job). 0, -EINVAL or -ENOMEM. */
-int peer_unit_from_json(json_object *identity, struct peer_unit *ret);
 /* Point id's unit fields into u (which must outlive id). */
 void peer_unit_to_policy_identity(const struct peer_unit *u, struct policy_identity *id);

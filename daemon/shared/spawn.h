@@ -15,11 +15,11 @@
 #define SPAWN_WORKER_FD 3
 
 /*
- * The largest job a worker takes: a request's params (at most
- * PROTO_MAX_REQUEST_BYTES, and re-encoding never makes them longer, see
+ * The largest job a worker takes (shared/jobmsg.h): a request's params (at
+ * most PROTO_MAX_REQUEST_BYTES, and re-encoding never makes them longer, see
  * PROTO_JSON_FLAGS) and the caller's identity (at most SERVER_MAX_GROUPS
- * groups of up to 11 bytes each, the systemd unit fields from a cgroup path
- * of at most 4096 bytes), with room to spare.
+ * groups of 4 bytes each, the systemd unit fields from a cgroup path of at
+ * most 4096 bytes), with room to spare.
  */
 #define WORKER_MAX_JOB_BYTES (256u * 1024)
 /* The packet a worker sends once it is ready for its connection's next job. */

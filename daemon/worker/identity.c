@@ -3,13 +3,11 @@
 
 #include <errno.h>
 #include <grp.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/macro.h"
 #include "common/parse.h"
-#include "proto/proto.h"
 
 void identity_done(struct identity *i)
 {
@@ -19,50 +17,20 @@ void identity_done(struct identity *i)
 	*i = (struct identity){};
 }
 
-int identity_from_job(json_object *job, struct identity *ret)
+void identity_from_job(struct jobmsg *job, struct identity *ret)
 {
-	json_object *identity, *groups, *cgroup;
-	int64_t uid = -1, gid = -1;
-	struct identity i = {};
-	size_t n;
-	int r;
+	struct jobmsg_identity *ji = &job->ident;
+	struct identity i = {.groups = TAKE_PTR(ji->groups),
+			     .pid = ji->pid,
+			     .unit = ji->unit,
+			     .peer_cgroup = TAKE_PTR(ji->peer_cgroup)};
 
-	if (!json_object_object_get_ex(job, "identity", &identity) ||
-	    proto_get_int(identity, "uid", true, 0, UINT32_MAX - 1, &uid, NULL) < 0 ||
-	    proto_get_int(identity, "gid", true, 0, UINT32_MAX - 1, &gid, NULL) < 0 ||
-	    !json_object_object_get_ex(identity, "groups", &groups) ||
-	    !json_object_is_type(groups, json_type_array))
-		return -EINVAL;
-	n = json_object_array_length(groups);
-	i.groups = calloc(n + 1, sizeof(gid_t));
-	if (!i.groups)
-		return -ENOMEM;
-	for (size_t k = 0; k < n; k++)
-		i.groups[k] = (gid_t)json_object_get_int64(json_object_array_get_idx(groups, k));
+	ji->unit = (struct peer_unit){};
 	i.id = (struct policy_identity){
-		.uid = (uid_t)uid, .gid = (gid_t)gid, .groups = i.groups, .n_groups = n};
-	{
-		int64_t pid = 0;
-
-		if (proto_get_int(identity, "pid", false, 0, INT32_MAX, &pid, NULL) >= 0)
-			i.pid = (pid_t)pid;
-	}
-	r = peer_unit_from_json(identity, &i.unit);
-	if (r >= 0 && json_object_object_get_ex(identity, "peer_cgroup", &cgroup)) {
-		/* Anything but a string leaves it unknown, which confines the most. */
-		if (json_object_is_type(cgroup, json_type_string)) {
-			i.peer_cgroup = strdup(json_object_get_string(cgroup));
-			if (!i.peer_cgroup)
-				r = -ENOMEM;
-		}
-	}
-	if (r < 0) {
-		identity_done(&i);
-		return r;
-	}
+		.uid = ji->uid, .gid = ji->gid, .groups = i.groups, .n_groups = ji->n_groups};
+	ji->n_groups = 0;
 	peer_unit_to_policy_identity(&i.unit, &i.id);
 	*ret = i;
-	return 0;
 }
 
 int identity_of_uid(uid_t uid, struct identity *ret)

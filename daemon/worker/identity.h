@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "daemon/shared/jobmsg.h"
 #include "daemon/shared/peer_unit_job.h"
 #include "policy/policy.h"
 
@@ -27,8 +28,8 @@ struct identity {
 };
 
 void identity_done(struct identity *i);
-/* From the job's "identity" object. -EINVAL if malformed. */
-int identity_from_job(json_object *job, struct identity *ret);
+/* The caller's, taken out of the job (decoded and checked by jobmsg_decode()). */
+void identity_from_job(struct jobmsg *job, struct identity *ret);
 /* A user by uid: primary and supplementary groups from the user database (no unit). */
 int identity_of_uid(uid_t uid, struct identity *ret);
 bool identity_in_group(const struct policy_identity *id, gid_t gid);

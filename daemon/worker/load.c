@@ -50,18 +50,15 @@ static void job_done(struct job *j)
 	free(j->map_info);
 }
 
-static int job_parse(struct job *j, json_object *job, size_t n_fds, struct reply *r)
+static int job_parse(struct job *j, struct jobmsg *job, json_object *params, size_t n_fds,
+		     struct reply *r)
 {
-	json_object *params, *method;
 	_cleanup_free_ char *error = NULL;
 	int k;
 
-	if (identity_from_job(job, &j->ident) < 0 ||
-	    !json_object_object_get_ex(job, "params", &params))
-		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
+	identity_from_job(job, &j->ident);
 	j->id = j->ident.id;
-	j->raw = json_object_object_get_ex(job, "method", &method) &&
-		 strcmp(json_object_get_string(method), "load_insns") == 0;
+	j->raw = job->method == PROTO_METHOD_LOAD_INSNS;
 	if (!j->raw) {
 		k = proto_load_request_decode(params, n_fds, &j->req, &error);
 		if (k < 0)
@@ -219,12 +216,13 @@ static int job_describe_insns(struct job *j, struct reply *r)
 	return 0;
 }
 
-static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, struct reply *r)
+static int job_run(struct job *j, struct jobmsg *jobmsg, json_object *params, int *fds,
+		   size_t n_fds, struct reply *r)
 {
 	json_object *progs = NULL, *maps = NULL, *result;
 	int k;
 
-	k = job_parse(j, jobmsg, n_fds, r);
+	k = job_parse(j, jobmsg, params, n_fds, r);
 	if (k != 0)
 		return k;
 	k = policy_resolve(j->policy, &j->id, &j->grant);
@@ -340,8 +338,9 @@ static int job_run(struct job *j, json_object *jobmsg, int *fds, size_t n_fds, s
 	return 0;
 }
 
-int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *jobmsg,
-		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
+int load_handle(const struct policy *policy, const struct load_config *cfg, struct jobmsg *jobmsg,
+		json_object *params, int *fds, size_t n_fds, json_object **ret_body, int **ret_fds,
+		size_t *ret_n_fds)
 {
 	struct job j = {.policy = policy, .cfg = cfg, .lock = -EBADF, .raw_prog_fd = -EBADF};
 	struct reply r = {};
@@ -349,7 +348,7 @@ int load_handle(const struct policy *policy, const struct load_config *cfg, json
 
 	libbpflog_reset();
 	libbpf_set_print(libbpflog_print);
-	k = job_run(&j, jobmsg, fds, n_fds, &r);
+	k = job_run(&j, jobmsg, params, fds, n_fds, &r);
 	if (k == 0)
 		k = reply_limit_fds(
 			&r, &proto_methods[j.raw ? PROTO_METHOD_LOAD_INSNS : PROTO_METHOD_LOAD]);

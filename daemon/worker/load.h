@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "daemon/shared/jobmsg.h"
 #include "policy/policy.h"
 #include "store.h"
 
@@ -20,13 +21,15 @@ struct load_config {
 	bool have_admin_gid;
 };
 
-/*
- * Handle one job {"identity": {...}, "params": {...}} with its fds (taken).
- * Always produces a reply body ({"result": ...} or {"error": ...}) and the
- * fds it refers to; returns 0, or -ENOMEM when not even an error reply could be built.
- */
 /* Write the audit record of the last load_handle(), after its reply went out. */
 void load_audit_flush(void);
 
-int load_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
-		int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds);
+/*
+ * Handle one load or load_insns job (its identity taken out of job), with
+ * its params parsed and its fds (taken). Always produces a reply body
+ * ({"result": ...} or {"error": ...}) and the fds it refers to; returns 0,
+ * or -ENOMEM when not even an error reply could be built.
+ */
+int load_handle(const struct policy *policy, const struct load_config *cfg, struct jobmsg *job,
+		json_object *params, int *fds, size_t n_fds, json_object **ret_body, int **ret_fds,
+		size_t *ret_n_fds);

@@ -20,50 +20,25 @@ static int (*const handlers[PROTO_METHOD_COUNT])(struct call *c, struct reply *r
 	[PROTO_METHOD_MAP] = named_map,		  [PROTO_METHOD_POLICY] = named_policy,
 };
 
-static const struct proto_method *method_find(const char *name)
+static int call_run(struct call *c, struct jobmsg *job, json_object *params,
+		    const struct proto_method **ret_m, struct reply *r)
 {
-	const struct proto_method *m = proto_method_find(name);
-
-	return m && handlers[m->id] ? m : NULL;
-}
-
-bool named_is_method(const char *method)
-{
-	return method_find(method) != NULL;
-}
-
-/* An fd the event loop appended to the client's (the last), named by key in the job. */
-static int call_take_job_fd(struct call *c, json_object *job, const char *key, int *ret)
-{
-	json_object *v;
-	int64_t i;
-
-	if (!json_object_object_get_ex(job, key, &v))
-		return 0;
-	i = json_object_get_int64(v);
-	if (c->n_fds == 0 || i != (int64_t)c->n_fds - 1)
-		return -EINVAL;
-	*ret = c->fds[i];
-	c->n_fds--;
-	return 0;
-}
-
-static int call_run(struct call *c, json_object *job, const struct proto_method **ret_m,
-		    struct reply *r)
-{
-	json_object *m;
 	int k;
 
-	c->job = job;
-	if (identity_from_job(job, &c->ident) < 0 ||
-	    !json_object_object_get_ex(job, "method", &m) ||
-	    !json_object_object_get_ex(job, "params", &c->params) ||
-	    !json_object_is_type(c->params, json_type_object) ||
-	    !(*ret_m = method_find(json_object_get_string(m))))
+	identity_from_job(job, &c->ident);
+	c->params = params;
+	/* jobmsg_decode() took only methods that run in a worker; these are the named ones. */
+	if (job->method >= PROTO_METHOD_COUNT || !handlers[job->method] ||
+	    !json_object_is_type(c->params, json_type_object))
 		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
+	*ret_m = &proto_methods[job->method];
 	/* The event loop appends the caller's netns to an attach, last, and says so in the job. */
-	if (call_take_job_fd(c, job, "netns", &c->netns) < 0)
-		return reply_error(r, PROTO_ERR_INTERNAL, EINVAL, "malformed job from the broker");
+	if (job->flags & JOBMSG_F_NETNS) {
+		if (c->n_fds == 0)
+			return reply_error(r, PROTO_ERR_INTERNAL, EINVAL,
+					   "malformed job from the broker");
+		c->netns = c->fds[--c->n_fds];
+	}
 	k = policy_resolve(c->policy, &c->ident.id, &c->grant);
 	return k < 0 ? k : 0;
 }
@@ -158,8 +133,9 @@ static void call_audit(struct call *c, const struct proto_method *m, struct repl
 	audit_log(&a);
 }
 
-int named_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
-		 int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds)
+int named_handle(const struct policy *policy, const struct load_config *cfg, struct jobmsg *job,
+		 json_object *params, int *fds, size_t n_fds, json_object **ret_body, int **ret_fds,
+		 size_t *ret_n_fds)
 {
 	struct call c = {.policy = policy,
 			 .cfg = cfg,
@@ -173,7 +149,7 @@ int named_handle(const struct policy *policy, const struct load_config *cfg, jso
 	struct reply r = {};
 	int k;
 
-	k = call_run(&c, job, &m, &r);
+	k = call_run(&c, job, params, &m, &r);
 	if (k == 0)
 		k = call_decode(&c, m, &r);
 	if (k == 0)

@@ -14,9 +14,7 @@
 #include "load.h"
 #include "policy/policy.h"
 
-/* Is this a method named_handle() serves? */
-bool named_is_method(const char *method);
-
-/* Like load_handle(), for the job {"identity", "method", "params"} (fds taken). */
-int named_handle(const struct policy *policy, const struct load_config *cfg, json_object *job,
-		 int *fds, size_t n_fds, json_object **ret_body, int **ret_fds, size_t *ret_n_fds);
+/* Like load_handle(), for a named-object method's job (fds taken). */
+int named_handle(const struct policy *policy, const struct load_config *cfg, struct jobmsg *job,
+		 json_object *params, int *fds, size_t n_fds, json_object **ret_body, int **ret_fds,
+		 size_t *ret_n_fds);

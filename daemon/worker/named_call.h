@@ -35,7 +35,6 @@ struct call {
 	const struct load_config *cfg;
 	struct identity ident;
 	struct policy_grant *grant; /* the caller's */
-	json_object *job; /* the whole job, as the event loop sent it */
 	json_object *params; /* as the client sent them: only the audit trail reads these */
 	void *req; /* the params typed by the method table (proto/method.h) */
 	const struct proto_method *req_method; /* which, once req is decoded */

@@ -13,14 +13,19 @@ int named_policy(struct call *c, struct reply *r)
 	struct ledger ledger = {};
 	struct ledger_usage lu = {};
 	_cleanup_json_ json_object *result = json_object_new_object();
-	json_object *usage, *identity;
+	struct jobmsg_identity ident = {.uid = c->ident.id.uid,
+					.gid = c->ident.id.gid,
+					.pid = c->ident.pid,
+					.groups = c->ident.groups,
+					.n_groups = c->ident.id.n_groups,
+					.unit = c->ident.unit};
+	json_object *usage;
 	uint64_t named = 0;
 
 	if (!result)
 		return -ENOMEM;
 	/* The identity as the event loop took it at accept, units included. */
-	if (json_object_object_get_ex(c->job, "identity", &identity) &&
-	    json_add(result, "identity", json_object_get(identity)) < 0)
+	if (json_add(result, "identity", jobmsg_identity_to_json(&ident)) < 0)
 		return -ENOMEM;
 	if (json_add(result, "policy", policy_grant_to_json(c->grant)) < 0)
 		return -ENOMEM;

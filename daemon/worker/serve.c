@@ -21,11 +21,13 @@
 #include "common/macro.h"
 #include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
+#include "daemon/shared/jobmsg.h"
 #include "daemon/shared/log.h"
 #include "daemon/shared/spawn.h"
 #include "hygiene.h"
 #include "libbpflog.h"
 #include "named.h"
+#include "proto/method.h"
 #include "proto/proto.h"
 #include "sandbox.h"
 #include "store.h"
@@ -38,18 +40,13 @@
  * sends it, and the server hands clients' requests only to the methods it
  * lists.
  */
-static json_object *worker_sweep(const struct load_config *cfg, json_object *job)
+static json_object *worker_sweep(const struct load_config *cfg, uid_t uid)
 {
-	json_object *v, *body;
-	int64_t uid = -1;
+	json_object *body;
 	int lock, k;
 
-	if (json_object_object_get_ex(job, "uid", &v))
-		uid = json_object_get_int64(v);
-	if (uid < 0 || uid >= (int64_t)(uid_t)-1)
-		return NULL;
-	lock = store_lock_user(&cfg->store, (uid_t)uid);
-	k = lock < 0 ? lock : store_sweep_user(&cfg->store, (uid_t)uid);
+	lock = store_lock_user(&cfg->store, uid);
+	k = lock < 0 ? lock : store_sweep_user(&cfg->store, uid);
 	safe_close(lock);
 	if (k < 0)
 		log_warning("cannot sweep the store of uid %u: %s", (unsigned)uid, strerror(-k));
@@ -58,19 +55,6 @@ static json_object *worker_sweep(const struct load_config *cfg, json_object *job
 	if (body)
 		json_object_object_add(body, "result", json_object_new_object());
 	return body;
-}
-
-/* The uid a job is for: the caller's (identity.uid), or the swept user's. -1 if none. */
-static int64_t job_uid(json_object *job)
-{
-	json_object *ident, *v;
-
-	if (json_object_object_get_ex(job, "identity", &ident) &&
-	    json_object_object_get_ex(ident, "uid", &v))
-		return json_object_get_int64(v);
-	if (json_object_object_get_ex(job, "uid", &v))
-		return json_object_get_int64(v);
-	return -1;
 }
 
 /*
@@ -114,64 +98,90 @@ static void fault_leak(const struct load_config *cfg)
 	}
 }
 
+/*
+ * The job's params, parsed as the event loop's were (one JSON object, depth
+ * and NULs checked), for the method's decoder. A sweep has none.
+ */
+static int job_params_parse(const struct jobmsg *job, json_object **ret)
+{
+	if (job->method == JOBMSG_SWEEP) {
+		*ret = NULL;
+		return 0;
+	}
+	return proto_parse(job->params, job->params_len, ret, NULL);
+}
+
 /* One job: its reply sent (0), the socket closed by the pool (1), or broken (< 0). */
 static int serve_one(const struct worker_config *cfg, int64_t *bound_uid)
 {
-	struct proto_msg msg = {};
-	json_object *body = NULL;
+	struct proto_raw msg = {};
+	struct jobmsg job = {};
+	json_object *body = NULL, *params = NULL;
 	_cleanup_free_ int *fds = NULL;
 	size_t n_fds = 0;
-	int64_t id = 0, uid;
+	int64_t id;
 	struct pollfd pfd = {.fd = SPAWN_WORKER_FD, .events = POLLIN};
-	json_object *m = NULL;
-	const char *method;
 	int k;
 
 	do
 		k = poll(&pfd, 1, -1);
 	while (k < 0 && errno == EINTR);
-	k = proto_recv(SPAWN_WORKER_FD, WORKER_MAX_JOB_BYTES, PROTO_MAX_REQUEST_FDS, &msg, NULL);
+	k = proto_recv_raw(SPAWN_WORKER_FD, WORKER_MAX_JOB_BYTES, PROTO_MAX_REQUEST_FDS, &msg,
+			   NULL);
 	if (k <= 0)
 		return k == 0 ? 1 : k; /* retired by the pool, or broken */
+	/*
+	 * The event loop wrote it, but it is decoded as strictly as anything:
+	 * a job that does not decode ends this worker without an answer.
+	 */
+	k = jobmsg_decode(msg.buf, msg.len, &job);
+	if (k == 0)
+		k = job_params_parse(&job, &params);
+	if (k < 0) {
+		log_error("worker: malformed job from the broker: %s", strerror(-k));
+		jobmsg_done(&job);
+		proto_raw_done(&msg);
+		return k;
+	}
 
 	/*
 	 * The pool binds a worker to one connection, so to one uid; should it
 	 * ever hand us someone else's job, refuse to serve it (the pool then
 	 * sees this worker end without an answer).
 	 */
-	uid = job_uid(msg.json);
-	if (*bound_uid >= 0 && uid != *bound_uid) {
-		log_error("worker: a job of uid %lld after one of uid %lld; refusing it",
-			  (long long)uid, (long long)*bound_uid);
-		proto_msg_done(&msg);
+	if (*bound_uid >= 0 && (int64_t)job.ident.uid != *bound_uid) {
+		log_error("worker: a job of uid %u after one of uid %lld; refusing it",
+			  (unsigned)job.ident.uid, (long long)*bound_uid);
+		json_object_put(params);
+		jobmsg_done(&job);
+		proto_raw_done(&msg);
 		return -EPERM;
 	}
-	*bound_uid = uid;
+	*bound_uid = job.ident.uid;
 
-	method = json_object_object_get_ex(msg.json, "method", &m) ? json_object_get_string(m)
-								   : "load";
-	if (json_object_object_get_ex(msg.json, "id", &m))
-		id = json_object_get_int64(m);
 	/*
 	 * Testing only (--fault-inject=worker-stall): a test run that never
 	 * ends, so the event loop's kill at --timeout is exercised for real.
 	 */
 	if (cfg->load.store.fault && strcmp(cfg->load.store.fault, "worker-stall") == 0 &&
-	    strcmp(method, "test_run") == 0)
+	    job.method == PROTO_METHOD_TEST_RUN)
 		for (;;)
 			pause();
 
 	libbpflog_reset();
-	if (strcmp(method, "sweep") == 0)
-		k = (body = worker_sweep(&cfg->load, msg.json)) ? 0 : -EINVAL;
-	else if (named_is_method(method))
-		k = named_handle(cfg->policy, &cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
-				 &n_fds);
+	if (job.method == JOBMSG_SWEEP)
+		k = (body = worker_sweep(&cfg->load, job.ident.uid)) ? 0 : -ENOMEM;
+	else if (job.method == PROTO_METHOD_LOAD || job.method == PROTO_METHOD_LOAD_INSNS)
+		k = load_handle(cfg->policy, &cfg->load, &job, params, msg.fds, msg.n_fds, &body,
+				&fds, &n_fds);
 	else
-		k = load_handle(cfg->policy, &cfg->load, msg.json, msg.fds, msg.n_fds, &body, &fds,
-				&n_fds);
+		k = named_handle(cfg->policy, &cfg->load, &job, params, msg.fds, msg.n_fds, &body,
+				 &fds, &n_fds);
 	msg.n_fds = 0; /* the handler took (and closed) them */
-	proto_msg_done(&msg);
+	id = job.id;
+	json_object_put(params);
+	jobmsg_done(&job);
+	proto_raw_done(&msg);
 	if (k < 0 || proto_reply_stamp(body, id) < 0) {
 		json_object_put(body);
 		close_many(fds, n_fds);

@@ -41,7 +41,7 @@
 #define UID_OTHER 4403 /* socket filters; the policy shares LOADER's lp-* objects with it */
 #define UID_GROUPS 4404 /* socket filters; runs with many supplementary groups */
 
-#define MAX_GROUPS 4096 /* what the daemon accepts (server.c) */
+#define MAX_GROUPS 4096 /* what the daemon accepts (SERVER_MAX_GROUPS, daemon/loop/server.h) */
 #define N_LIST_OBJECTS 100 /* of manymaps (~11 KiB of JSON each): over 1 MiB in all */
 #define WATCHDOG 20 /* seconds any one client request may take */
 
