@@ -19,6 +19,7 @@
 #include "libbpfbroker-internal.h"
 #include "libbpfbroker.h"
 #include "proto/proto.h"
+#include "reply.h"
 
 struct bpfbroker_map_handle {
 	struct bpfbroker *b;
@@ -121,13 +122,9 @@ static int get_hex_exact(json_object *o, const char *key, void *out, size_t size
 	return 0;
 }
 
-static int64_t get_int(json_object *o, const char *key, int64_t max)
+static bool u32(int64_t x)
 {
-	int64_t v = -1;
-
-	if (proto_get_int(o, key, true, 0, max, &v, NULL) < 0)
-		return -1;
-	return v;
+	return x >= 0 && x <= UINT32_MAX;
 }
 
 static int open_proxied(struct bpfbroker *b, const char *object, const char *map,
@@ -146,15 +143,16 @@ static int open_proxied(struct bpfbroker *b, const char *object, const char *map
 		return k;
 	(void)proto_get_string(result, "type", true, &type, NULL);
 	(void)proto_get_string(result, "access", true, &access, NULL);
-	key_size = get_int(result, "key_size", UINT32_MAX);
-	value_size = get_int(result, "value_size", UINT32_MAX);
-	max_entries = get_int(result, "max_entries", UINT32_MAX);
-	value_bytes = get_int(result, "value_bytes", INT64_MAX);
-	n_cpus = get_int(result, "n_cpus", UINT32_MAX);
-	kid = get_int(result, "btf_key_type_id", UINT32_MAX);
-	vid = get_int(result, "btf_value_type_id", UINT32_MAX);
-	if (!type || !access || key_size < 0 || value_size < 0 || max_entries < 0 ||
-	    value_bytes < 0 || n_cpus < 1 || kid < 0 || vid < 0) {
+	/* Each required, and -1 (refused below) when absent or not an integer. */
+	key_size = get_int(result, "key_size", -1);
+	value_size = get_int(result, "value_size", -1);
+	max_entries = get_int(result, "max_entries", -1);
+	value_bytes = get_int(result, "value_bytes", -1);
+	n_cpus = get_int(result, "n_cpus", -1);
+	kid = get_int(result, "btf_key_type_id", -1);
+	vid = get_int(result, "btf_value_type_id", -1);
+	if (!type || !access || !u32(key_size) || !u32(value_size) || !u32(max_entries) ||
+	    value_bytes < 0 || n_cpus < 1 || !u32(n_cpus) || !u32(kid) || !u32(vid)) {
 		proto_msg_done(&m);
 		return -EPROTO;
 	}
@@ -281,14 +279,6 @@ static struct proto_map_request key_request(struct bpfbroker_map_handle *h, enum
 	req.key = (uint8_t *)key;
 	req.key_size = key ? h->info.key_size : 0;
 	return req;
-}
-
-static bool get_bool(json_object *o, const char *key)
-{
-	bool v = false;
-
-	(void)proto_get_bool(o, key, false, &v, NULL);
-	return v;
 }
 
 int bpfbroker_map_lookup_elem(struct bpfbroker_map_handle *h, const void *key, void *value,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "libbpfbroker-internal.h"
+#include "proto/proto.h"
 #include "reply.h"
 
 /* A parsed reply as JSON text: as received (reply_parse()), or else serialized from the tree. */
@@ -28,18 +29,21 @@ const char *get_str(json_object *o, const char *key)
 
 int64_t get_int(json_object *o, const char *key, int64_t dflt)
 {
-	json_object *v;
+	int64_t v = dflt;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+	/* Checked as the broker checks requests: a number beyond int64 is none, not INT64_MAX. */
+	if (proto_get_int(o, key, false, INT64_MIN, INT64_MAX, &v, NULL) < 0)
 		return dflt;
-	return json_object_get_int64(v);
+	return v;
 }
 
 bool get_bool(json_object *o, const char *key)
 {
-	json_object *v;
+	bool v = false;
 
-	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
+	/* Only true is true: not a string, a number or an object that json-c would call true. */
+	(void)proto_get_bool(o, key, false, &v, NULL);
+	return v;
 }
 
 /* A NULL-terminated array of borrowed strings from a JSON array (NULL if absent). */

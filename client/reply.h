@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* A reply's fields as the library reads them (reply.c); map.c reads its own more strictly. */
+/* A reply's fields as the library reads them (reply.c): absent or of another type, the default. */
 #pragma once
 
 #include <json-c/json.h>

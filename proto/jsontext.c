@@ -137,9 +137,22 @@ static void json_text_value_at(struct json_text *t, json_object *v, unsigned dep
 		json_text_string(t, json_object_get_string(v),
 				 (size_t)json_object_get_string_len(v));
 		return;
-	case json_type_int:
-		json_text_int(t, json_object_get_int64(v));
+	case json_type_int: {
+		/*
+		 * json-c keeps a number above INT64_MAX as a uint64, which
+		 * json_object_get_int64() would clamp: written exactly instead.
+		 */
+		int64_t i = json_object_get_int64(v);
+		uint64_t u = json_object_get_uint64(v);
+		char num[24];
+
+		if (i == INT64_MAX && u > (uint64_t)INT64_MAX) {
+			json_text_raw(t, num, (size_t)snprintf(num, sizeof(num), "%" PRIu64, u));
+			return;
+		}
+		json_text_int(t, i);
 		return;
+	}
 	case json_type_boolean:
 		json_text_lit(t, json_object_get_boolean(v) ? "true" : "false");
 		return;

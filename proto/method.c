@@ -9,53 +9,6 @@
 #include "common/macro.h"
 #include "proto.h"
 
-/* The hand-written decoders of load, load_insns and map, as the table calls them. */
-static int load_decode(json_object *params, size_t n_fds, void *ret, char **error)
-{
-	return proto_load_request_decode(params, n_fds, ret, error);
-}
-
-static json_object *load_encode(const void *p)
-{
-	return proto_load_request_encode(p);
-}
-
-static void load_done(void *p)
-{
-	proto_load_request_done(p);
-}
-
-static int insns_decode(json_object *params, size_t n_fds, void *ret, char **error)
-{
-	return proto_insns_request_decode(params, n_fds, ret, error);
-}
-
-static json_object *insns_encode(const void *p)
-{
-	return proto_insns_request_encode(p);
-}
-
-static void insns_done(void *p)
-{
-	proto_insns_request_done(p);
-}
-
-static int map_decode(json_object *params, size_t n_fds, void *ret, char **error)
-{
-	(void)n_fds;
-	return proto_map_request_decode(params, ret, error);
-}
-
-static json_object *map_encode(const void *p)
-{
-	return proto_map_request_encode(p);
-}
-
-static void map_done(void *p)
-{
-	proto_map_request_done(p);
-}
-
 #define NAMED(n, i, fds, out, state, rate, f, s)                                                   \
 	[i] = {.name = n,                                                                          \
 	       .id = i,                                                                            \
@@ -81,9 +34,7 @@ const struct proto_method proto_methods[PROTO_METHOD_COUNT] = {
 			       .changes_state = PROTO_UNLESS_CHECK_ONLY,
 			       .rate_limited = PROTO_UNLESS_CHECK_ONLY,
 			       .params_size = sizeof(struct proto_load_request),
-			       .decode = load_decode,
-			       .encode = load_encode,
-			       .done = load_done},
+			       .fields = &proto_load_fields},
 	NAMED("list", PROTO_METHOD_LIST, 0, 0, PROTO_NEVER, PROTO_NEVER, proto_list_fields,
 	      sizeof(struct proto_list_params)),
 	NAMED("show", PROTO_METHOD_SHOW, 0, 0, PROTO_NEVER, PROTO_NEVER, proto_object_fields_show,
@@ -112,17 +63,13 @@ const struct proto_method proto_methods[PROTO_METHOD_COUNT] = {
 				     .changes_state = PROTO_UNLESS_CHECK_ONLY,
 				     .rate_limited = PROTO_UNLESS_CHECK_ONLY,
 				     .params_size = sizeof(struct proto_insns_request),
-				     .decode = insns_decode,
-				     .encode = insns_encode,
-				     .done = insns_done},
+				     .fields = &proto_insns_fields},
 	[PROTO_METHOD_MAP] = {.name = "map",
 			      .id = PROTO_METHOD_MAP,
 			      .in_worker = true,
 			      .changes_state = PROTO_IF_MAP_WRITES,
 			      .params_size = sizeof(struct proto_map_request),
-			      .decode = map_decode,
-			      .encode = map_encode,
-			      .done = map_done},
+			      .fields = &proto_map_fields},
 	/* The effective policy and usage: counting kernel objects needs a worker's capabilities. */
 	NAMED("policy", PROTO_METHOD_POLICY, 0, 0, PROTO_NEVER, PROTO_NEVER, proto_policy_fields,
 	      0),
@@ -160,9 +107,7 @@ int proto_method_decode(const struct proto_method *m, json_object *params, size_
 			char **error)
 {
 	if (m->fields)
-		return proto_fields_decode(m->fields, params, ret, error);
-	if (m->decode)
-		return m->decode(params, n_fds, ret, error);
+		return proto_fields_decode(m->fields, params, n_fds, ret, error);
 	return 0; /* hello: params are ignored */
 }
 
@@ -170,8 +115,6 @@ json_object *proto_method_encode(const struct proto_method *m, const void *p)
 {
 	if (m->fields)
 		return proto_fields_encode(m->fields, p);
-	if (m->encode)
-		return m->encode(p);
 	return json_object_new_object();
 }
 
@@ -179,6 +122,4 @@ void proto_method_done(const struct proto_method *m, void *p)
 {
 	if (m->fields)
 		proto_fields_done(m->fields, p);
-	else if (m->done)
-		m->done(p);
 }

@@ -59,12 +59,9 @@ struct proto_method {
 	/* A bad param is errno EINVAL whatever the decoder says (as these methods always answered).
 	 */
 	bool flat_errno;
-	/* The params: a struct of params_size bytes, by a table of fields or by functions. */
+	/* The params: a struct of params_size bytes, described by a table of fields (params.h). */
 	size_t params_size;
 	const struct proto_fields *fields;
-	int (*decode)(json_object *params, size_t n_fds, void *ret, char **error);
-	json_object *(*encode)(const void *p);
-	void (*done)(void *p);
 };
 
 extern const struct proto_method proto_methods[PROTO_METHOD_COUNT];
@@ -77,7 +74,7 @@ bool proto_method_when(enum proto_when w, json_object *params);
  * Decode params (NULL: none) of a request that carries n_fds fds into ret
  * (m->params_size bytes; written only on success). 0, or a negative errno
  * with *error set: as proto_fields_decode(), and -EBADF for an fd index
- * beyond n_fds where the decoder checks it (load, load_insns).
+ * beyond n_fds where the table checks it (load, load_insns).
  */
 int proto_method_decode(const struct proto_method *m, json_object *params, size_t n_fds, void *ret,
 			char **error);
@@ -147,3 +144,7 @@ struct proto_map_insert_params {
 extern const struct proto_fields proto_object_fields_show, proto_object_fields_unload,
 	proto_object_fields_fds, proto_list_fields, proto_attach_fields, proto_detach_fields,
 	proto_test_run_fields, proto_map_insert_fields, proto_policy_fields;
+
+/* ---- load (load_params.c), load_insns (load_insns.c), map (map_op.c): proto.h's structs ---- */
+
+extern const struct proto_fields proto_load_fields, proto_insns_fields, proto_map_fields;

@@ -10,27 +10,16 @@
 #include "method.h"
 #include "proto.h"
 
-#define STRING(s, k, req)                                                                          \
-	{                                                                                          \
-		.key = #k, .kind = PROTO_FIELD_STRING, .required = req, .offset = offsetof(s, k)   \
-	}
-#define BOOL(s, k)                                                                                 \
-	{                                                                                          \
-		.key = #k, .kind = PROTO_FIELD_BOOL, .offset = offsetof(s, k)                      \
-	}
-#define INT(s, k, req, lo, hi, d)                                                                  \
-	{                                                                                          \
-		.key = #k, .kind = PROTO_FIELD_INT, .required = req, .min = lo, .max = hi,         \
-		.def = d, .offset = offsetof(s, k)                                                 \
-	}
-#define HEX(s, k, req, hi)                                                                         \
-	{                                                                                          \
-		.key = #k, .kind = PROTO_FIELD_HEX, .required = req, .max = hi,                    \
-		.offset = offsetof(s, k)                                                           \
-	}
-#define FIELDS(name, w, s, f)                                                                      \
-	const struct proto_fields name = {                                                         \
-		.what = w, .fields = f, .n_fields = ARRAY_SIZE(f), .size = sizeof(s)}
+/*
+ * Strings are bounded like load's names: references, program, map and user
+ * names 1..PROTO_MAX_NAME characters; type names 1..TYPE_NAME_MAX.
+ */
+#define TYPE_NAME_MAX 64
+#define STRING(s, k, req, ...) PROTO_STRING(s, k, req, PROTO_MAX_NAME, __VA_ARGS__)
+#define BOOL(s, k) PROTO_BOOL(s, k)
+#define INT(s, k, req, lo, hi, d) PROTO_INT(s, k, req, lo, hi, d)
+#define HEX(s, k, req, hi) PROTO_HEX(s, k, k.data, k.size, req, 0, hi)
+#define FIELDS(name, w, s, f) PROTO_TABLE(name, w, s, f)
 
 /* ---- show, unload, fds ---- */
 
@@ -57,26 +46,43 @@ FIELDS(proto_list_fields, "list", struct proto_list_params, list_fields);
 typedef struct proto_link_target target_t;
 
 static const struct proto_field target_fields[] = {
-	STRING(target_t, type, true),
+	PROTO_STRING(target_t, type, true, TYPE_NAME_MAX),
 	STRING(target_t, name, false),
-	STRING(target_t, attach_type, false),
+	PROTO_STRING(target_t, attach_type, false, TYPE_NAME_MAX),
 	INT(target_t, fd, false, 0, PROTO_MAX_REQUEST_FDS - 1, -1),
 };
 static FIELDS(target_table, "target", target_t, target_fields);
 
+/* What a uprobe target's fields say together. */
+static int uprobe_check(const void *p, char **error)
+{
+	const target_t *t = p;
+
+	if (!t->name && t->offset < 0)
+		return error_setf(error, -EINVAL,
+				  "a uprobe target needs a function (\"name\") or a file offset "
+				  "(\"offset\")");
+	if (t->semaphore && t->semaphore_offset)
+		return error_setf(error, -EINVAL,
+				  "give the semaphore by symbol (\"semaphore\") or by file offset "
+				  "(\"semaphore_offset\"), not both");
+	return 0;
+}
+
 /* A uprobe's (NAMED.md): its binary and process by fd, a place in the binary, a semaphore. */
+#define SYMBOL_RULE "be a symbol of 1 to " PROTO_STR(PROTO_MAX_UPROBE_SYMBOL) " characters"
 static const struct proto_field uprobe_fields[] = {
-	STRING(target_t, type, true),
+	PROTO_STRING(target_t, type, true, TYPE_NAME_MAX),
 	INT(target_t, fd, true, 0, PROTO_MAX_REQUEST_FDS - 1, -1),
 	INT(target_t, pidfd, true, 0, PROTO_MAX_REQUEST_FDS - 1, -1),
-	STRING(target_t, name, false),
+	PROTO_STRING(target_t, name, false, PROTO_MAX_UPROBE_SYMBOL, .rule = SYMBOL_RULE),
 	INT(target_t, offset, false, 0, INT64_MAX, -1),
 	BOOL(target_t, retprobe),
-	STRING(target_t, semaphore, false),
+	PROTO_STRING(target_t, semaphore, false, PROTO_MAX_UPROBE_SYMBOL, .rule = SYMBOL_RULE),
 	/* The kernel takes the semaphore's offset in the upper 32 bits of config. */
 	INT(target_t, semaphore_offset, false, 1, UINT32_MAX, 0),
 };
-static FIELDS(uprobe_table, "target", target_t, uprobe_fields);
+static PROTO_TABLE(uprobe_table, "target", target_t, uprobe_fields, .check = uprobe_check);
 
 static bool target_is_uprobe(json_object *v)
 {
@@ -85,27 +91,6 @@ static bool target_is_uprobe(json_object *v)
 	return json_object_object_get_ex(v, "type", &type) &&
 	       json_object_is_type(type, json_type_string) &&
 	       strcmp(json_object_get_string(type), "uprobe") == 0;
-}
-
-/* What a uprobe target's fields say together. */
-static int uprobe_check(const target_t *t, char **error)
-{
-	if (!t->name && t->offset < 0)
-		return error_setf(error, -EINVAL,
-				  "a uprobe target needs a function (\"name\") or a file offset "
-				  "(\"offset\")");
-	if (t->name && (!t->name[0] || strlen(t->name) > PROTO_MAX_UPROBE_SYMBOL))
-		return error_setf(error, -EINVAL, "\"name\" must be a symbol of 1 to %d characters",
-				  PROTO_MAX_UPROBE_SYMBOL);
-	if (t->semaphore && (!t->semaphore[0] || strlen(t->semaphore) > PROTO_MAX_UPROBE_SYMBOL))
-		return error_setf(error, -EINVAL,
-				  "\"semaphore\" must be a symbol of 1 to %d characters",
-				  PROTO_MAX_UPROBE_SYMBOL);
-	if (t->semaphore && t->semaphore_offset)
-		return error_setf(error, -EINVAL,
-				  "give the semaphore by symbol (\"semaphore\") or by file offset "
-				  "(\"semaphore_offset\"), not both");
-	return 0;
 }
 
 static void target_done(void *p)
@@ -121,7 +106,6 @@ static void target_done(void *p)
 
 static int target_decode(json_object *v, void *ret, char **error)
 {
-	target_t t = {};
 	const char *type;
 	int r;
 
@@ -131,17 +115,8 @@ static int target_decode(json_object *v, void *ret, char **error)
 	r = proto_get_string(v, "type", true, &type, error);
 	if (r < 0)
 		return r;
-	if (!target_is_uprobe(v))
-		return proto_fields_decode(&target_table, v, ret, error);
-	r = proto_fields_decode(&uprobe_table, v, &t, error);
-	if (r >= 0)
-		r = uprobe_check(&t, error);
-	if (r < 0) {
-		target_done(&t);
-		return r;
-	}
-	*(target_t *)ret = t;
-	return 0;
+	return proto_fields_decode(target_is_uprobe(v) ? &uprobe_table : &target_table, v, 0, ret,
+				   error);
 }
 
 static json_object *target_encode(const void *p)

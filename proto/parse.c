@@ -10,31 +10,38 @@
 
 /*
  * json-c accepts NaN and Infinity even with JSON_TOKENER_STRICT; RFC 8259 has
- * neither. The tokenizer already bounded the depth, so recursion is bounded.
+ * neither: -EDOM. And at most PROTO_MAX_JSON_DEPTH containers, the top level
+ * included, as the scanner (jsonscan.c) counts them: -ELOOP for more.
+ * containers is the number around o; the tokenizer already bounded it, so
+ * recursion is bounded.
  */
-static bool json_is_finite(json_object *o, unsigned depth)
+static int json_check(json_object *o, unsigned containers)
 {
-	if (depth > PROTO_MAX_JSON_DEPTH)
-		return false;
-	switch (json_object_get_type(o)) {
+	enum json_type type = json_object_get_type(o);
+	int k;
+
+	if ((type == json_type_object || type == json_type_array) &&
+	    containers >= PROTO_MAX_JSON_DEPTH)
+		return -ELOOP;
+	switch (type) {
 	case json_type_double:
-		return isfinite(json_object_get_double(o));
+		return isfinite(json_object_get_double(o)) ? 0 : -EDOM;
 	case json_type_object: {
 		/* Braces: the macro declares variables, which a case label can't precede in C. */
 		json_object_object_foreach (o, key, v) {
 			(void)key;
-			if (!json_is_finite(v, depth + 1))
-				return false;
+			if ((k = json_check(v, containers + 1)) < 0)
+				return k;
 		}
-		return true;
+		return 0;
 	}
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(o); i++)
-			if (!json_is_finite(json_object_array_get_idx(o, i), depth + 1))
-				return false;
-		return true;
+			if ((k = json_check(json_object_array_get_idx(o, i), containers + 1)) < 0)
+				return k;
+		return 0;
 	default:
-		return true;
+		return 0;
 	}
 }
 
@@ -43,6 +50,7 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 	struct json_tokener *tok;
 	json_object *o;
 	enum json_tokener_error jerr;
+	int k;
 
 	if (len == 0)
 		return error_setf(error, -EBADMSG, "empty message");
@@ -52,9 +60,10 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 	if (memchr(buf, '\0', len))
 		return error_setf(error, -EBADMSG, "message contains a NUL byte");
 	/*
-	 * json-c counts the top-level value as one level and refuses a value at
-	 * the depth it was given, so PROTO_MAX_JSON_DEPTH nested containers need
-	 * one more.
+	 * json-c counts the innermost scalar as a level too and refuses a value
+	 * at the depth it was given, so PROTO_MAX_JSON_DEPTH nested containers
+	 * holding a scalar need one more; json_check() then refuses the empty
+	 * container that one more lets through.
 	 */
 	tok = json_tokener_new_ex(PROTO_MAX_JSON_DEPTH + 1);
 	if (!tok)
@@ -73,10 +82,12 @@ int proto_parse(const char *buf, size_t len, json_object **ret, char **error)
 		return -EBADMSG;
 	}
 	json_tokener_free(tok);
-	if (!json_is_finite(o, 0)) {
+	k = json_check(o, 0);
+	if (k < 0) {
 		json_object_put(o);
-		return error_setf(error, -EBADMSG,
-				  "message is not valid JSON: NaN and Infinity are not numbers");
+		return error_setf(error, -EBADMSG, "message is not valid JSON: %s",
+				  k == -ELOOP ? "nesting too deep"
+					      : "NaN and Infinity are not numbers");
 	}
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);

@@ -13,18 +13,21 @@
  * Each chunk goes as one SOCK_SEQPACKET packet through a socketpair into the
  * real receive path, proto_recv(); every message it returns goes through
  * proto_request_check(), proto_load_request_decode(),
- * proto_insns_request_decode() and proto_map_request_decode(), and through
- * every method's decoder in the method table (proto_method_decode()); a decoded
+ * proto_insns_request_decode() and proto_map_request_decode() (the table-driven
+ * decoder of params.c, by their tables), and through every method's decoder in
+ * the method table (proto_method_decode()); a decoded
  * request must survive
  * encode -> proto_parse -> decode unchanged. Each chunk is
  * also handed to proto_parse() directly in an exactly sized buffer, and to
  * json_scan_object_text() and json_scan_build(), whose tree must be the
- * parser's. Every fd
+ * parser's; what the parser refuses, both must refuse (the builder may leave
+ * it to json-c). Every fd
  * opened is closed again; the fd count is checked after each input.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -359,6 +362,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				json_object_put(built);
 			}
 			json_object_put(o);
+		} else if (lens[i] <= PROTO_MAX_REPLY_BYTES) {
+			/*
+			 * What the parser refuses (not for its size), the scanner refuses too, but
+			 * for numbers beyond a double (json-c's Infinity), which it does not
+			 * convert; the builder refuses or leaves it to json-c.
+			 */
+			struct json_span top;
+			json_object *built = NULL;
+			bool finite = !error || !strstr(error, "NaN and Infinity");
+
+			if (finite && json_scan_object_text(copy, lens[i], &top) == 0) {
+				fprintf(stderr, "scanner took what the parser refused: %s\n",
+					error);
+				abort();
+			}
+			if (json_scan_build(copy, lens[i], &built) == 0) {
+				fprintf(stderr, "builder took what the parser refused: %s\n",
+					error);
+				abort();
+			}
 		}
 		free(copy);
 		free(error);

@@ -130,6 +130,31 @@ SEEDS = {
                                                      "semaphore_offset": 8}}), 1),
                           (req("test_run", {"object": "o", "program": "p", "data_in": "abc"}), 0),
                           (req("policy", {"x": 1}), 0)],
+    # Every array of load, each item decoded by its own table (proto/load_params.c).
+    "load-arrays": [(req("load", {"object_fd": 0, "name": "obj",
+                                  "shares": [{"map": "m", "group": "wheel", "access": "wo"}],
+                                  "freeze": [{"name": "counts"}, {"name": "obj.bss"}],
+                                  "map_defs": [{"name": "st", "key_size": 4}],
+                                  "globals": [{"name": "g", "value": "ff"}]}), 1)],
+    "bad-load-items": [(req("load", {"object_fd": 0, "freeze": [{"name": "m", "mode": 1}]}), 1),
+                       (req("load", {"object_fd": 0, "shares": [{"map": "m", "user": "u",
+                                                                 "access": "ro"}]}), 1),
+                       (req("load", {"object_fd": 0, "name": "n", "shares": [
+                           {"map": "m", "group": "g", "access": "consume"}]}), 1),
+                       (req("load", {"object_fd": 0, "programs": [{"name": "p", "type": ""}],
+                                     "name": "-x"}), 1),
+                       (req("load", {"object_fd": 0, "map_sizes": [1]}), 1)],
+    # Each op takes only its own params (the table's selector, "op").
+    "map-ops-more": [(req("map", {"object": "o", "map": "m", "op": "delete", "key": "01"}), 0),
+                     (req("map", {"object": "o", "map": "m", "op": "btf"}), 0),
+                     (req("map", {"object": "o", "map": "m", "op": "dump"}), 0),
+                     (req("map", {"object": "o", "map": "m", "op": "info", "key": "00"}), 0),
+                     (req("map", {"object": "o", "map": "m", "op": "frob"}), 0)],
+    # Texts json-c refuses, which the scanner and builder must refuse too.
+    "bad-json": [(b'{"a":' + b"[" * 16 + b"]" * 16 + b"}", 0),
+                 (b'{"a":1e999}', 0), (b'{"a":01}', 0), (b'{"a":"\\x"}', 0),
+                 (b'{"a":[1,]}', 0), (b'{"a":"\xc0\xaf"}', 0), (b"{'a':1}", 0),
+                 (b'{"a":1/**/}', 0)],
 }
 FLAGS = {"small-limit": 2}
 

@@ -521,6 +521,35 @@ static int client_hostile(void *arg)
 		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 		80, -1, 0);
 	CHECK(strcmp(c, PROTO_E_INVALID) == 0, "deep nesting: %s", c);
+	/*
+	 * One container more than PROTO_MAX_JSON_DEPTH, the innermost empty:
+	 * refused like any deeper one (json-c alone let it through).
+	 */
+	{
+		char deep[256];
+		int n = snprintf(
+			deep, sizeof(deep),
+			"{\"bpfbroker\":1,\"id\":1,\"method\":\"hello\",\"params\":{\"a\":");
+
+		for (int i = 0; i < PROTO_MAX_JSON_DEPTH - 1; i++)
+			deep[n++] = '[';
+		for (int i = 0; i < PROTO_MAX_JSON_DEPTH - 1; i++)
+			deep[n++] = ']';
+		n += snprintf(deep + n, sizeof(deep) - (size_t)n, "}}");
+		c = raw_exchange(sock, deep, (size_t)n, -1, 0);
+		CHECK(strcmp(c, PROTO_E_INVALID) == 0, "one container too deep: %s", c);
+	}
+	/* A named method's string params are bounded like load's names (NAMED.md). */
+	{
+		char req[512];
+		int n = snprintf(req, sizeof(req),
+				 "{\"bpfbroker\":1,\"id\":1,\"method\":\"list\",\"params\":{"
+				 "\"user\":\"%0256d\"}}",
+				 0);
+
+		c = raw_exchange(sock, req, (size_t)n, -1, 0);
+		CHECK(strcmp(c, PROTO_E_INVALID) == 0, "list with a 256-character user: %s", c);
+	}
 	c = raw_exchange(sock, "{\"bpfbroker\":2,\"id\":1,\"method\":\"hello\"}",
 			 strlen("{\"bpfbroker\":2,\"id\":1,\"method\":\"hello\"}"), -1, 0);
 	CHECK(strcmp(c, PROTO_E_VERSION) == 0, "version 2: %s", c);

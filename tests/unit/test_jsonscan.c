@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,6 +79,19 @@ static void test_scan_agrees_with_parse(void **state)
 	}
 }
 
+/* Whether the parser, the scanner and the builder each take text: all three must agree. */
+static void assert_depth_agrees(const char *text, int want)
+{
+	json_object *o = NULL, *built = NULL;
+	size_t len = strlen(text);
+
+	assert_int_equal(proto_parse(text, len, &o, NULL), want);
+	assert_int_equal(scan(text), want);
+	assert_int_equal(json_scan_build(text, len, &built), want);
+	json_object_put(o);
+	json_object_put(built);
+}
+
 static void test_scan_depth(void **state)
 {
 	char deep[64] = "", text[128];
@@ -90,12 +104,12 @@ static void test_scan_depth(void **state)
 	for (int i = 0; i < PROTO_MAX_JSON_DEPTH - 1; i++)
 		strcat(text, "]");
 	strcat(text, "}");
-	assert_int_equal(scan(text), 0);
+	assert_depth_agrees(text, 0);
 	snprintf(text, sizeof(text), "{\"a\":[%s", deep);
 	for (int i = 0; i < PROTO_MAX_JSON_DEPTH; i++)
 		strcat(text, "]");
 	strcat(text, "}");
-	assert_int_equal(scan(text), -EBADMSG);
+	assert_depth_agrees(text, -EBADMSG);
 }
 
 static void test_iter(void **state)
@@ -187,21 +201,37 @@ static void test_build_as_json_c(void **state)
 	}
 }
 
-/* What json-c writes (PROTO_JSON_FLAGS) for a tree, json_text writes for it too. */
-static void test_text_as_json_c(void **state)
+/* json_text writes for the tree of in what json-c writes (PROTO_JSON_FLAGS); and in, if same. */
+static void assert_text_as_json_c(const char *in, bool same)
 {
-	const char *in = "{\"s\":\"a\\\"b\\\\c/d\\n\\t\\u0001\\u007f\xc3\xa9\",\"i\":-42,"
-			 "\"b\":[true,false,null],\"o\":{\"x\":{}},\"e\":[]}";
 	json_object *o = NULL;
 	struct json_text t = {};
 
-	(void)state;
 	assert_int_equal(proto_parse(in, strlen(in), &o, NULL), 0);
 	json_text_value(&t, o);
 	assert_int_equal(t.err, 0);
 	assert_string_equal(t.buf, json_object_to_json_string_ext(o, PROTO_JSON_FLAGS));
+	if (same)
+		assert_string_equal(t.buf, in);
 	json_object_put(o);
 	json_text_done(&t);
+}
+
+static void test_text_as_json_c(void **state)
+{
+	(void)state;
+	assert_text_as_json_c("{\"s\":\"a\\\"b\\\\c/d\\n\\t\\u0001\\u007f\xc3\xa9\",\"i\":-42,"
+			      "\"b\":[true,false,null],\"o\":{\"x\":{}},\"e\":[]}",
+			      false);
+}
+
+/* Integers at and beyond int64's ends are written as they were parsed, never clamped. */
+static void test_text_large_integers(void **state)
+{
+	(void)state;
+	assert_text_as_json_c("{\"max\":9223372036854775807,\"min\":-9223372036854775808,"
+			      "\"above\":9223372036854775808,\"u64\":18446744073709551615}",
+			      true);
 }
 
 /* Bytes that are not UTF-8, and NUL, become U+FFFD, as proto_json_sanitize_utf8() makes them. */
@@ -229,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_iter),
 		cmocka_unit_test(test_build_as_json_c),
 		cmocka_unit_test(test_text_as_json_c),
+		cmocka_unit_test(test_text_large_integers),
 		cmocka_unit_test(test_text_sanitizes),
 	};
 

@@ -2382,8 +2382,9 @@ static void test_method_table(void **state)
 		assert_ptr_equal(proto_method_find(m->name), m);
 		assert_true(m->fds_min <= m->fds_max && m->fds_max <= PROTO_MAX_REQUEST_FDS);
 		assert_true(m->reply_fds <= PROTO_MAX_REPLY_FDS);
-		/* A method with params has exactly one way to decode them. */
-		assert_true(!(m->fields && m->decode));
+		/* Every method with params describes them as a table, of its params' size. */
+		assert_true(m->id == PROTO_METHOD_HELLO || m->fields);
+		assert_true(!m->fields || m->fields->size == m->params_size);
 		assert_true(m->in_worker || m->id == PROTO_METHOD_HELLO);
 	}
 	assert_null(proto_method_find("sweep")); /* the pool's own, never a client's */
@@ -2442,7 +2443,61 @@ static void test_method_object_params(void **state)
 		reject_method(methods[i], "{\"object\":null}", -EINVAL, "missing \"object\"");
 		reject_method(methods[i], "{\"object\":5}", -EINVAL, "\"object\" must be a string");
 		reject_method(methods[i], "{\"object\":\"a\\u0000b\"}", -EINVAL, "NUL");
+		/* Bounded like load's names: empty and over PROTO_MAX_NAME refused. */
+		reject_method(methods[i], "{\"object\":\"\"}", -EINVAL,
+			      "\"object\" must be 1 to 255 characters");
+		{
+			_cleanup_free_ char *o255 = repeat('o', PROTO_MAX_NAME),
+					    *o256 = repeat('o', PROTO_MAX_NAME + 1);
+			char text[300];
+
+			snprintf(text, sizeof(text), "{\"object\":\"%s\"}", o255);
+			roundtrip_method(methods[i], text);
+			snprintf(text, sizeof(text), "{\"object\":\"%s\"}", o256);
+			reject_method(methods[i], text, -EINVAL,
+				      "\"object\" must be 1 to 255 characters");
+		}
 	}
+}
+
+/* load, load_insns and map go by their tables too: the table's text is the typed encoder's. */
+static void test_method_load_map_params(void **state)
+{
+	static const char *const loads[] = {
+		"{\"object_fd\":0,\"object_name\":\"o\",\"check_only\":true,\"name\":\"n\","
+		"\"shares\":[{\"map\":\"m\",\"user\":\"u\",\"access\":\"ro\"}],"
+		"\"globals\":[{\"name\":\"g\",\"value\":\"00ff\"}],"
+		"\"freeze\":[{\"name\":\"m\"}],\"map_defs\":[{\"name\":\"m\",\"value_size\":0}]}",
+		"{\"insns_fd\":0,\"type\":\"cgroup_device\",\"license\":\"GPL\"}",
+	};
+	static const char *const methods[] = {"load", "load_insns"};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(loads); i++) {
+		const struct proto_method *m = proto_method_find(methods[i]);
+		uint8_t buf[512] = {};
+		json_object *o = J(loads[i]), *enc;
+		char *error = NULL;
+
+		assert_true(m->params_size <= sizeof(buf));
+		if (proto_method_decode(m, o, 1, buf, &error) != 0)
+			fail_msg("%s: %s", loads[i], error);
+		enc = proto_method_encode(m, buf);
+		assert_string_equal(json_object_to_json_string_ext(enc, PROTO_JSON_FLAGS),
+				    loads[i]);
+		json_object_put(enc);
+		json_object_put(o);
+		proto_method_done(m, buf);
+		/* With no fd, the index is refused before anything else. */
+		o = J(loads[i]);
+		assert_int_equal(proto_method_decode(m, o, 0, buf, &error), -EBADF);
+		assert_error(&error, "refers to fd 0 but the message carries 0");
+		json_object_put(o);
+	}
+	roundtrip_method("map", "{\"object\":\"o\",\"map\":\"m\",\"op\":\"update\",\"key\":\"00\","
+				"\"value\":\"ff\",\"flags\":1}");
+	reject_method("map", "{\"object\":\"o\",\"map\":\"m\",\"op\":\"btf\",\"flags\":1}", -EINVAL,
+		      "op btf takes no \"flags\"");
 }
 
 static void test_method_list_params(void **state)
@@ -2737,6 +2792,7 @@ int main(void)
 		cmocka_unit_test(test_map_decode),
 		cmocka_unit_test(test_map_roundtrip),
 		cmocka_unit_test(test_method_table),
+		cmocka_unit_test(test_method_load_map_params),
 		cmocka_unit_test(test_method_when),
 		cmocka_unit_test(test_method_object_params),
 		cmocka_unit_test(test_method_list_params),
