@@ -62,9 +62,13 @@ int named_detach(struct call *c, struct reply *r)
 		snprintf(path, sizeof(path), "%s/l%u", o.dir, le[i].id);
 		if (le[i].pinned && unlink(path) < 0)
 			log_warning("cannot unpin %s: %m", path);
-		json_object_array_add(detached, json_object_new_int64(le[i].id));
+		/* Detach the rest either way; the reply then says only that it failed. */
+		if (json_append(detached, json_object_new_int64(le[i].id)) < 0)
+			k = -ENOMEM;
 	}
 	caps_clear_effective();
+	if (k < 0)
+		return k;
 	if (link && json_object_array_length(detached) == 0)
 		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "program \"%s\" has no link %lld", program, (long long)link);

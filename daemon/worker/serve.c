@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "common/macro.h"
 #include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
@@ -40,7 +41,8 @@
  */
 static json_object *worker_sweep(const struct load_config *cfg, json_object *job)
 {
-	json_object *v, *body;
+	_cleanup_json_ json_object *body = NULL;
+	json_object *v;
 	int64_t uid = -1;
 	int lock, k;
 
@@ -55,9 +57,9 @@ static json_object *worker_sweep(const struct load_config *cfg, json_object *job
 		log_warning("cannot sweep the store of uid %u: %s", (unsigned)uid, strerror(-k));
 	/* Nobody reads it: the event loop only needs the worker to end with an answer. */
 	body = json_object_new_object();
-	if (body)
-		json_object_object_add(body, "result", json_object_new_object());
-	return body;
+	if (json_add(body, "result", json_object_new_object()) < 0)
+		return NULL;
+	return TAKE_PTR(body);
 }
 
 /* The uid a job is for: the caller's (identity.uid), or the swept user's. -1 if none. */
