@@ -32,10 +32,9 @@ int named_detach(struct call *c, struct reply *r)
 		k = call_lock(c, r, o.owner);
 	if (k != 0)
 		return k;
-	prog = meta_find(o.meta, "programs", program);
-	if (!prog)
-		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
-				   "object \"%s\" has no program \"%s\"", o.name, program);
+	k = object_program(&o, r, program, &prog);
+	if (k != 0)
+		return k;
 	k = object_links(&o, &le, &n);
 	if (k < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot list links: %s",

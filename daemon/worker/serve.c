@@ -231,6 +231,14 @@ static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
 		_exit(EXIT_FAILURE);
 	}
 	/*
+	 * Connected before the filter, which allows no connect() after; the fd
+	 * its audit records go out by belongs to the state every job starts from.
+	 */
+	k = audit_open();
+	if (k < 0)
+		log_warning("worker: no socket for journald, audit records go to stderr: %s",
+			    strerror(-k));
+	/*
 	 * From here on only what a worker does (sandbox.h), before anything of
 	 * the client's is read. Without it the worker does not serve.
 	 */
@@ -239,8 +247,6 @@ static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
 		log_error("worker: cannot install the system call filter: %s", strerror(-k));
 		_exit(EXIT_FAILURE);
 	}
-	/* The fd its audit records go out by belongs to the state every job starts from. */
-	audit_prepare();
 }
 
 _Noreturn void serve_main(const struct worker_config *cfg, int sock, pid_t parent)
