@@ -34,12 +34,11 @@ static int parse_type_list(struct parse_ctx *c, const char *path, json_object *a
 	int r;
 
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *e = json_object_array_get_idx(arr, i);
+		json_object *e;
 		const char *s;
 		int t;
 
-		path_index(epath, path, i);
-		r = expect_type(c, epath, e, json_type_string);
+		r = get_element(c, path, arr, i, json_type_string, epath, &e);
 		if (r < 0)
 			return r;
 		s = json_object_get_string(e);
@@ -65,12 +64,11 @@ static int parse_helper_classes(struct parse_ctx *c, const char *path, json_obje
 	int r;
 
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
-		json_object *e = json_object_array_get_idx(arr, i);
+		json_object *e;
 		enum helper_class cls;
 		const char *s;
 
-		path_index(epath, path, i);
-		r = expect_type(c, epath, e, json_type_string);
+		r = get_element(c, path, arr, i, json_type_string, epath, &e);
 		if (r < 0)
 			return r;
 		s = json_object_get_string(e);
@@ -106,10 +104,7 @@ static int parse_map_pattern(struct parse_ctx *c, const char *path, json_object 
 	char *glob;
 	int r;
 
-	r = expect_type(c, path, o, json_type_object);
-	if (r < 0)
-		return r;
-	r = check_keys(c, path, o, keys, ARRAY_SIZE(keys));
+	r = expect_object(c, path, o, keys, ARRAY_SIZE(keys));
 	if (r < 0)
 		return r;
 	path_key(npath, path, "name");

@@ -26,11 +26,10 @@ static int parse_cgroup_attach(struct parse_ctx *c, const char *parent, json_obj
 		return parse_fail(c, path, "expected true, false or a list of attach types, got %s",
 				  json_type_phrase(json_object_get_type(v)));
 	for (size_t i = 0; i < json_object_array_length(v); i++) {
-		json_object *e = json_object_array_get_idx(v, i);
+		json_object *e;
 		int t;
 
-		path_index(epath, path, i);
-		r = expect_type(c, epath, e, json_type_string);
+		r = get_element(c, path, v, i, json_type_string, epath, &e);
 		if (r < 0)
 			return r;
 		t = attach_type_from_string(json_object_get_string(e));

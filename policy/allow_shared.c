@@ -42,16 +42,15 @@ int parse_shared(struct parse_ctx *c, const char *path, json_object *arr, struct
 	if (!out->shared)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(arr, i), *v;
+		json_object *e, *v;
 		struct policy_share_rule *sr = &out->shared[out->n_shared];
 		const char *owner;
 		uint32_t uid;
 
-		path_index(epath, path, i);
-		r = expect_type(c, epath, e, json_type_object);
+		r = get_element(c, path, arr, i, json_type_object, epath, &e);
 		if (r < 0)
 			return r;
-		r = check_keys(c, epath, e, keys, ARRAY_SIZE(keys));
+		r = expect_object(c, epath, e, keys, ARRAY_SIZE(keys));
 		if (r < 0)
 			return r;
 		path_key(kpath, epath, "owner");

@@ -102,8 +102,12 @@ void path_key(char buf[static JPATH_MAX], const char *parent, const char *key);
 void path_index(char buf[static JPATH_MAX], const char *parent, size_t i);
 const char *json_type_phrase(enum json_type t);
 int expect_type(struct parse_ctx *c, const char *path, json_object *o, enum json_type t);
-int check_keys(struct parse_ctx *c, const char *path, json_object *obj, const char *const *keys,
-	       size_t n_keys);
+/* obj must be an object whose keys are all among keys. */
+int expect_object(struct parse_ctx *c, const char *path, json_object *obj, const char *const *keys,
+		  size_t n_keys);
+/* Element i of arr, which must be of type t, with its path in epath for messages about it. */
+int get_element(struct parse_ctx *c, const char *path, json_object *arr, size_t i, enum json_type t,
+		char epath[static JPATH_MAX], json_object **ret);
 /* A member that must be an array if present; *ret is NULL when it is absent. */
 int get_array(struct parse_ctx *c, const char *parent, json_object *obj, const char *key,
 	      json_object **ret, char path[static JPATH_MAX]);

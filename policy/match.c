@@ -206,6 +206,35 @@ static int parse_unit_patterns(struct parse_ctx *c, const char *parent, json_obj
 	return 0;
 }
 
+/*
+ * A match's "users" (as uid ranges of one) or "groups" (arr, or NULL when
+ * absent), added to out's uids or gids, for which room was made; names
+ * that do not exist never match (a warning each).
+ */
+static int parse_names(struct parse_ctx *c, const char *path, json_object *arr, bool group,
+		       struct policy_rule *out)
+{
+	char epath[JPATH_MAX];
+	uint32_t id;
+	int r;
+
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		path_index(epath, path, i);
+		r = parse_name_entry(c, path, epath, json_object_array_get_idx(arr, i), group, &id);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue; /* never matches */
+		if (group) {
+			out->gids[out->n_gids++] = (gid_t)id;
+		} else {
+			out->uids[out->n_uids].first = out->uids[out->n_uids].last = (uid_t)id;
+			out->n_uids++;
+		}
+	}
+	return 0;
+}
+
 int parse_match(struct parse_ctx *c, const char *parent, json_object *rule, struct policy_rule *out)
 {
 	static const char *const keys[] = {"uids",	 "users",  "groups",	 "units",
@@ -219,10 +248,7 @@ int parse_match(struct parse_ctx *c, const char *parent, json_object *rule, stru
 	path_key(path, parent, "match");
 	if (!json_object_object_get_ex(rule, "match", &m))
 		return parse_warn(c, parent, "no \"match\"; this rule matches nobody");
-	r = expect_type(c, path, m, json_type_object);
-	if (r < 0)
-		return r;
-	r = check_keys(c, path, m, keys, ARRAY_SIZE(keys));
+	r = expect_object(c, path, m, keys, ARRAY_SIZE(keys));
 	if (r < 0)
 		return r;
 	r = get_array(c, path, m, "uids", &uids, upath);
@@ -283,29 +309,8 @@ int parse_match(struct parse_ctx *c, const char *parent, json_object *rule, stru
 			return r;
 		out->n_uids++;
 	}
-	for (size_t i = 0; i < n_users; i++) {
-		uint32_t id;
-
-		path_index(epath, npath, i);
-		r = parse_name_entry(c, npath, epath, json_object_array_get_idx(users, i), false,
-				     &id);
-		if (r < 0)
-			return r;
-		if (r > 0) {
-			out->uids[out->n_uids].first = out->uids[out->n_uids].last = (uid_t)id;
-			out->n_uids++;
-		}
-	}
-	for (size_t i = 0; i < n_groups; i++) {
-		uint32_t id;
-
-		path_index(epath, gpath, i);
-		r = parse_name_entry(c, gpath, epath, json_object_array_get_idx(groups, i), true,
-				     &id);
-		if (r < 0)
-			return r;
-		if (r > 0)
-			out->gids[out->n_gids++] = (gid_t)id;
-	}
-	return 0;
+	r = parse_names(c, npath, users, false, out);
+	if (r < 0)
+		return r;
+	return parse_names(c, gpath, groups, true, out);
 }

@@ -133,9 +133,13 @@ int expect_type(struct parse_ctx *c, const char *path, json_object *o, enum json
 			  json_type_phrase(json_object_get_type(o)));
 }
 
-int check_keys(struct parse_ctx *c, const char *path, json_object *obj, const char *const *keys,
-	       size_t n_keys)
+int expect_object(struct parse_ctx *c, const char *path, json_object *obj, const char *const *keys,
+		  size_t n_keys)
 {
+	int r = expect_type(c, path, obj, json_type_object);
+
+	if (r < 0)
+		return r;
 	json_object_object_foreach (obj, key, val) {
 		bool known = false;
 		char expected[256], pbuf[PRINTABLE_BUF];
@@ -149,6 +153,20 @@ int check_keys(struct parse_ctx *c, const char *path, json_object *obj, const ch
 		return parse_fail(c, path, "unknown key \"%s\" (expected %s)", printable(pbuf, key),
 				  expected);
 	}
+	return 0;
+}
+
+int get_element(struct parse_ctx *c, const char *path, json_object *arr, size_t i, enum json_type t,
+		char epath[static JPATH_MAX], json_object **ret)
+{
+	json_object *e = json_object_array_get_idx(arr, i);
+	int r;
+
+	path_index(epath, path, i);
+	r = expect_type(c, epath, e, t);
+	if (r < 0)
+		return r;
+	*ret = e;
 	return 0;
 }
 
@@ -183,10 +201,7 @@ int get_section(struct parse_ctx *c, const char *parent, json_object *obj, const
 	path_key(path, parent, key);
 	if (!json_object_object_get_ex(obj, key, ret))
 		return 0;
-	r = expect_type(c, path, *ret, json_type_object);
-	if (r < 0)
-		return r;
-	r = check_keys(c, path, *ret, keys, n_keys);
+	r = expect_object(c, path, *ret, keys, n_keys);
 	return r < 0 ? r : 1;
 }
 
@@ -224,10 +239,9 @@ int parse_name_patterns(struct parse_ctx *c, const char *path, json_object *arr,
 		return -ENOMEM;
 	*ret = v;
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(arr, i);
+		json_object *e;
 
-		path_index(epath, path, i);
-		r = expect_type(c, epath, e, json_type_string);
+		r = get_element(c, path, arr, i, json_type_string, epath, &e);
 		if (r < 0)
 			return r;
 		if (!valid(json_object_get_string(e), true))

@@ -66,10 +66,7 @@ static int parse_rule(struct parse_ctx *c, json_object *o, size_t index, struct 
 	int r;
 
 	snprintf(path, sizeof(path), "rules[%zu]", index);
-	r = expect_type(c, path, o, json_type_object);
-	if (r < 0)
-		return r;
-	r = check_keys(c, path, o, keys, ARRAY_SIZE(keys));
+	r = expect_object(c, path, o, keys, ARRAY_SIZE(keys));
 	if (r < 0)
 		return r;
 	if (asprintf(&rule.source, "%s:%s", c->file, path) < 0) {
@@ -142,7 +139,7 @@ int policy_load_string(struct policy *p, const char *file_name, const char *json
 	if (!json_object_is_type(root, json_type_object))
 		return parse_fail(&c, NULL, "expected an object at the top level, got %s",
 				  json_type_phrase(json_object_get_type(root)));
-	r = check_keys(&c, NULL, root, keys, ARRAY_SIZE(keys));
+	r = expect_object(&c, NULL, root, keys, ARRAY_SIZE(keys));
 	if (r < 0)
 		return r;
 	if (!json_object_object_get_ex(root, "rules", &jrules))

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json.h"
+
 char *verdict_reason_vformat(const char *key, const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *text = NULL;
@@ -110,31 +112,28 @@ char *verdict_item_text(const struct verdict_item *it)
 
 json_object *verdict_denial_json(const char *kind, const char *name, const char *key)
 {
-	json_object *o = json_object_new_object();
+	_cleanup_json_ json_object *o = json_object_new_object();
 
-	if (!o || json_object_object_add(o, "kind", json_object_new_string(kind)) < 0 ||
-	    (name && json_object_object_add(o, "name", json_object_new_string(name)) < 0) ||
-	    json_object_object_add(o, "key", json_object_new_string(key ?: "")) < 0) {
-		json_object_put(o);
+	if (json_add(o, "kind", json_object_new_string(kind)) < 0 ||
+	    (name && json_add(o, "name", json_object_new_string(name)) < 0) ||
+	    json_add(o, "key", json_object_new_string(key ?: "")) < 0)
 		return NULL;
-	}
-	return o;
+	return TAKE_PTR(o);
 }
 
 /* Append text to reasons and its entry to denials, both or neither. 0 or -ENOMEM. */
 static int reason_append(json_object *reasons, json_object *denials, const char *kind,
 			 const char *name, const char *text, const char *key)
 {
-	json_object *t = json_object_new_string(text);
 	json_object *entry = verdict_denial_json(kind, name, key);
 
-	if (!t || !entry || json_object_array_add(reasons, t) < 0) {
-		json_object_put(t);
+	if (!entry)
+		return -ENOMEM;
+	if (json_append(reasons, json_object_new_string(text)) < 0) {
 		json_object_put(entry);
 		return -ENOMEM;
 	}
-	if (json_object_array_add(denials, entry) < 0) {
-		json_object_put(entry);
+	if (json_append(denials, entry) < 0) {
 		/* Keep them parallel: take the sentence back out. */
 		json_object_array_del_idx(reasons, json_object_array_length(reasons) - 1, 1);
 		return -ENOMEM;
@@ -145,23 +144,15 @@ static int reason_append(json_object *reasons, json_object *denials, const char 
 int verdict_error_add(json_object *error, const char *kind, const char *name, const char *text,
 		      const char *key)
 {
-	json_object *reasons = json_object_new_array(), *denials = json_object_new_array();
-	int k;
+	_cleanup_json_ json_object *reasons = json_object_new_array();
+	_cleanup_json_ json_object *denials = json_object_new_array();
 
 	if (!error || !reasons || !denials ||
-	    reason_append(reasons, denials, kind, name, text, key) < 0) {
-		json_object_put(reasons);
-		json_object_put(denials);
+	    reason_append(reasons, denials, kind, name, text, key) < 0 ||
+	    json_add(error, "reasons", TAKE_PTR(reasons)) < 0)
 		return -ENOMEM;
-	}
-	k = json_object_object_add(error, "reasons", reasons);
-	if (k < 0) {
-		json_object_put(reasons);
-		json_object_put(denials);
-		return -ENOMEM;
-	}
-	if (json_object_object_add(error, "denials", denials) < 0) {
-		json_object_put(denials);
+	if (json_add(error, "denials", TAKE_PTR(denials)) < 0) {
+		/* Both or neither: reasons without their keys would mislead. */
 		json_object_object_del(error, "reasons");
 		return -ENOMEM;
 	}

@@ -210,10 +210,6 @@ int cmd_detach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	size_t n = 0;
 	int k;
 
-	if (argc < 1 || argc > 2) {
-		fprintf(stderr, "bpfctl: detach takes REF/PROG and optionally a link id\n");
-		return EXIT_ERROR;
-	}
 	if (argc == 2) {
 		if (parse_u64(argv[1], UINT32_MAX, &link) < 0 || link == 0) {
 			fprintf(stderr, "bpfctl: invalid link id \"%s\"\n", argv[1]);

@@ -259,10 +259,6 @@ int cmd_policy(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	_cleanup_free_ char *json = NULL;
 	int k;
 
-	if (argc != 0) {
-		fprintf(stderr, "bpfctl: policy takes no arguments\n");
-		return EXIT_ERROR;
-	}
 	k = bpfbroker_policy(b, &json, &e);
 	if (k < 0)
 		return report_error(c, k, e, "policy");

@@ -19,10 +19,6 @@ int cmd_check(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	struct bpfbroker_error *e = NULL;
 	int k;
 
-	if (argc != 1) {
-		fprintf(stderr, "bpfctl: check takes one object file\n");
-		return EXIT_ERROR;
-	}
 	c->opts.check_only = true;
 	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
 	if (k < 0)

@@ -28,23 +28,30 @@
 #include "common/macro.h"
 #include "doctor.h"
 
+/*
+ * A command, and how many arguments it takes (after options): from min_args
+ * to max_args, said in the error as "NAME takes ARGS". Without args, the
+ * command checks them itself (they depend on options or on one another).
+ */
 static const struct command {
 	const char *name;
 	int (*run)(struct cli *c, struct bpfbroker *b, int argc, char **argv);
+	int min_args, max_args;
+	const char *args;
 } commands[] = {
-	{"check", cmd_check},
+	{"check", cmd_check, 1, 1, "one object file"},
 	{"run", cmd_run},
-	{"policy", cmd_policy},
+	{"policy", cmd_policy, 0, 0, "no arguments"},
 	{"load", cmd_load},
-	{"list", cmd_list},
-	{"show", cmd_show},
-	{"unload", cmd_unload},
+	{"list", cmd_list, 0, 0, "no arguments, only --all, --user and --shared"},
+	{"show", cmd_show, 1, 1, "one object (NAME or OWNER/NAME)"},
+	{"unload", cmd_unload, 1, 1, "one object (NAME or OWNER/NAME)"},
 	{"attach", cmd_attach},
-	{"detach", cmd_detach},
-	{"test-run", cmd_test_run},
+	{"detach", cmd_detach, 1, 2, "REF/PROG and optionally a link id"},
+	{"test-run", cmd_test_run, 1, 1, "REF/PROG"},
 	{"map", cmd_map},
-	{"ringbuf", cmd_ringbuf},
-	{"doctor", NULL},
+	{"ringbuf", cmd_ringbuf, 1, 1, "REF/MAP"},
+	{"doctor", NULL, 0, 0, "no arguments"},
 	{"load-insns", cmd_load_insns},
 	{"check-insns", cmd_check_insns},
 };
@@ -137,12 +144,12 @@ int main(int argc, char **argv)
 		n_args = n_head - k;
 	}
 
+	if (cmd->args && (n_args < cmd->min_args || n_args > cmd->max_args)) {
+		fprintf(stderr, "bpfctl: %s takes %s\n", cmd->name, cmd->args);
+		return EXIT_ERROR;
+	}
 	if (!cmd->run) {
 		/* doctor: reports whether the broker is reachable, so it runs without it too. */
-		if (n_args != 0) {
-			fprintf(stderr, "bpfctl: doctor takes no arguments\n");
-			return EXIT_ERROR;
-		}
 		if (bpfbroker_connect(c.socket_path, &c.b) < 0)
 			c.b = NULL;
 		k = doctor_run(c.b, c.json);

@@ -106,11 +106,6 @@ int cmd_list(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	size_t n;
 	int k;
 
-	if (argc != 0) {
-		fprintf(stderr,
-			"bpfctl: list takes no arguments, only --all, --user and --shared\n");
-		return EXIT_ERROR;
-	}
 	if (c->list.all && c->list.user) {
 		fprintf(stderr, "bpfctl: list takes --all or --user, not both\n");
 		return EXIT_ERROR;
@@ -146,10 +141,6 @@ int cmd_show(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	json_object *o, *object;
 	int k;
 
-	if (argc != 1) {
-		fprintf(stderr, "bpfctl: show takes one object (NAME or OWNER/NAME)\n");
-		return EXIT_ERROR;
-	}
 	k = bpfbroker_show(b, argv[0], &text, &e);
 	if (k < 0)
 		return report_error(c, k, e, argv[0]);
@@ -171,10 +162,6 @@ int cmd_unload(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	struct bpfbroker_error *e = NULL;
 	int k;
 
-	if (argc != 1) {
-		fprintf(stderr, "bpfctl: unload takes one object (NAME or OWNER/NAME)\n");
-		return EXIT_ERROR;
-	}
 	k = bpfbroker_unload(b, argv[0], &e);
 	if (k < 0)
 		return report_error(c, k, e, argv[0]);

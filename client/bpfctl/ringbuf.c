@@ -78,10 +78,6 @@ int cmd_ringbuf(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	char *ref, *name;
 	int k;
 
-	if (argc != 1) {
-		fprintf(stderr, "bpfctl: ringbuf takes REF/MAP\n");
-		return EXIT_ERROR;
-	}
 	if (split_ref(argv[0], "MAP", &ref, &name) < 0)
 		return EXIT_ERROR;
 	k = bpfbroker_fds(b, ref, &r, &e);

@@ -68,10 +68,6 @@ int cmd_test_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	char *ref, *prog;
 	int k;
 
-	if (argc != 1) {
-		fprintf(stderr, "bpfctl: test-run takes REF/PROG\n");
-		return EXIT_ERROR;
-	}
 	if (split_ref(argv[0], "PROG", &ref, &prog) < 0)
 		return EXIT_ERROR;
 	o.object = ref;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The audit trail's records (audit.h): to journald's socket, connected once, or to stderr. */
 #include "audit.h"
 
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/escape.h"
+#include "common/macro.h"
 
 static bool force_stderr;
 
@@ -21,49 +23,62 @@ void audit_force_stderr(bool on)
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
 
-/* journald listens here; without it a record sent there would be lost. */
-static bool journal_available(void)
-{
-	return !force_stderr && access(JOURNAL_SOCKET, W_OK) == 0;
-}
+static const struct sockaddr_un journal_address = {.sun_family = AF_UNIX,
+						   .sun_path = JOURNAL_SOCKET};
 
 /*
  * journald's native protocol, which sd_journal_send() speaks: one datagram
  * of "KEY=value" lines. Spoken here so that workers need no libsystemd
  * (and its compression and crypto libraries) for their audit records. Every
  * value is escaped (no newline), so the simple form of a field suffices.
- * The socket is the process's own: a worker's fds are closed after fork.
+ *
+ * The socket is connected once per process (audit_open()), which is also
+ * where journald's presence is decided: a record then costs one send(), no
+ * lookup of the path, and a worker's system call filter need allow no
+ * connect() after its setup. -EBADF: records go to stderr. journal_owner is
+ * the process that decided; a forked child decides again (a worker closes
+ * every fd it inherits, so the parent's socket is not its own).
  */
-static int journal_socket(void)
-{
-	static int fd = -EBADF;
-	static pid_t owner;
+static int journal_fd = -EBADF;
+static pid_t journal_owner;
 
-	if (fd < 0 || owner != getpid()) {
-		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -errno;
-		owner = getpid();
+int audit_open(void)
+{
+	int fd;
+
+	if (journal_owner == getpid())
+		return 0;
+	journal_owner = getpid();
+	journal_fd = -EBADF;
+	if (force_stderr)
+		return 0;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* No journald (a container, a test): the records go to stderr. */
+	if (connect(fd, (const struct sockaddr *)&journal_address, sizeof(journal_address)) < 0) {
+		safe_close(fd);
+		return 0;
 	}
-	return fd;
+	journal_fd = fd;
+	return 0;
 }
 
 static int journal_send(const char *buf, size_t len)
 {
-	static const struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = JOURNAL_SOCKET};
-	int fd = journal_socket();
-
-	if (fd < 0)
-		return fd;
-	if (sendto(fd, buf, len, MSG_NOSIGNAL, (const struct sockaddr *)&sa, sizeof(sa)) < 0)
+	if (send(journal_fd, buf, len, MSG_NOSIGNAL) >= 0)
+		return 0;
+	/*
+	 * journald restarted, so the socket we connected to is gone: its new one,
+	 * by address (which needs no connect(); a filter that refuses it leaves
+	 * the record to stderr).
+	 */
+	if (errno != ECONNREFUSED && errno != ENOTCONN)
+		return -errno;
+	if (sendto(journal_fd, buf, len, MSG_NOSIGNAL, (const struct sockaddr *)&journal_address,
+		   sizeof(journal_address)) < 0)
 		return -errno;
 	return 0;
-}
-
-void audit_prepare(void)
-{
-	if (journal_available())
-		(void)journal_socket();
 }
 
 /*
@@ -103,7 +118,8 @@ void audit_log(const struct audit_record *r)
 	int saved = errno;
 	int prio = strcmp(r->decision, "allow") == 0 ? LOG_INFO : LOG_NOTICE;
 
-	if (journal_available()) {
+	(void)audit_open(); /* at the first record, in a process that did not open it before */
+	if (journal_fd >= 0 && !force_stderr) {
 		/*
 		 * Structured fields. The native protocol would carry a value with
 		 * a newline safely (as a binary field), but MESSAGE is what syslog

@@ -46,9 +46,13 @@ void audit_format_object(char *buf, size_t size, uid_t caller, const char *ref,
 /* Send to stderr even where journald is (tests, foreground debugging). */
 void audit_force_stderr(bool on);
 /*
- * Open this process's socket to journald now, if it is there, rather than at
- * the first record: a worker does so before its first job, so that the fd it
- * keeps for its records is part of the state it checks against after each
- * job (worker/hygiene.h).
+ * Decide where this process's records go, once: journald if its socket
+ * accepts a connection now, else stderr. Idempotent; 0 also without
+ * journald, -errno only when no socket could be made (records then go to
+ * stderr). The first record calls it where nobody did; a worker calls it
+ * before its system call filter, which allows no connect() after (a record
+ * never connects), and before its first job, so that the fd it keeps is part
+ * of the state it checks against after each job (worker/hygiene.h).
+ * journald's coming later is seen by processes started later.
  */
-void audit_prepare(void);
+int audit_open(void);

@@ -18,6 +18,23 @@
 #include "reply.h"
 
 /*
+ * A program that, after relocation, does what (n times), which only the
+ * helper class cls allows: refused unless the grant has cls.
+ */
+static int class_check(const struct job *j, struct reply *r, const char *name, size_t n,
+		       enum helper_class cls, const char *what)
+{
+	char key[64];
+
+	if (n == 0 || (j->grant->helper_classes & HELPER_CLASS_BIT(cls)))
+		return 0;
+	snprintf(key, sizeof(key), "helper_classes: %s", helper_class_to_string(cls));
+	return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", name, key,
+			    "program \"%s\" %s after relocation, which your policy does not allow",
+			    name, what);
+}
+
+/*
  * Defense in depth: what libbpf handed the kernel (subprograms appended,
  * relocations applied) must still be within the grant. Our own call-graph
  * reading decided before loading; this re-checks it against libbpf's result.
@@ -58,20 +75,13 @@ int job_post_load_check(struct job *j, struct reply *r)
 					    name, helper_display_name(id, buf),
 					    helper_class_to_string(helper_classify(id)));
 		}
-		if (sum.n_kfunc_calls &&
-		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_KFUNC)))
-			return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", name,
-					    "helper_classes: kfunc",
-					    "program \"%s\" calls a kfunc after relocation, which "
-					    "your policy does not allow",
-					    name);
-		if (sum.n_kernel_refs &&
-		    !(j->grant->helper_classes & HELPER_CLASS_BIT(HELPER_CLASS_READ_KERNEL_MEMORY)))
-			return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", name,
-					    "helper_classes: read_kernel_memory",
-					    "program \"%s\" references a kernel symbol after "
-					    "relocation, which your policy does not allow",
-					    name);
+		k = class_check(j, r, name, sum.n_kfunc_calls, HELPER_CLASS_KFUNC, "calls a kfunc");
+		if (k == 0)
+			k = class_check(j, r, name, sum.n_kernel_refs,
+					HELPER_CLASS_READ_KERNEL_MEMORY,
+					"references a kernel symbol");
+		if (k != 0)
+			return k;
 		if (n > j->grant->limits.max_insns_per_program) {
 			char note[128];
 			const char *key =

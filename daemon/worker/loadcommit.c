@@ -70,115 +70,146 @@ static int pin_into(const char *dir, char kind, size_t i, int fd)
 	return bpf_obj_pin(fd, path) < 0 ? negative_errno() : 0;
 }
 
-static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
+/* Program i pinned as p<n> and described in progs: 0 or -errno. */
+static int meta_add_program(struct job *j, size_t i, const char *dir, size_t n, json_object *progs)
 {
-	static const cap_value_t bpf_cap[] = {CAP_BPF};
-	json_object *meta = json_object_new_object(), *progs = json_object_new_array();
-	json_object *maps = json_object_new_array(), *shares = json_object_new_array();
+	const struct object_program *p = &j->desc.programs[i];
+	const char *attach = attach_type_to_string(p->attach_type);
+	char tag[17] = "", pin[24];
+	json_object *o;
+	int k;
+
+	handout_prog_tag(&j->prog_info[i], tag);
+	k = pin_into(dir, 'p', n, job_prog_fd(j, i));
+	if (k < 0)
+		return k;
+	snprintf(pin, sizeof(pin), "p%zu", n);
+	o = json_object_new_object();
+	/* o is progs' from here on, also when a member below cannot be added. */
+	if (json_append(progs, o) < 0 || json_add(o, "name", json_object_new_string(p->name)) < 0 ||
+	    json_add(o, "type",
+		     json_object_new_string(policy_prog_type_to_string(p->prog_type) ?: "unspec")) <
+		    0 ||
+	    json_add(o, "prog_type", json_object_new_int(p->prog_type)) < 0 ||
+	    json_add(o, "expected_attach_type", json_object_new_int(p->attach_type)) < 0 ||
+	    (attach && json_add(o, "attach_type", json_object_new_string(attach)) < 0) ||
+	    json_add(o, "id", json_object_new_int64(j->prog_info[i].id)) < 0 ||
+	    json_add(o, "tag", json_object_new_string(tag)) < 0 ||
+	    json_add(o, "insns", json_object_new_int64(p->insn_cnt)) < 0 ||
+	    json_add(o, "test_run_only", json_object_new_boolean(j->verdict.test_run_only[i])) <
+		    0 ||
+	    json_add(o, "pin", json_object_new_string(pin)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Map i pinned as m<n> and described in maps: 0 or -errno. */
+static int meta_add_map(struct job *j, size_t i, const char *dir, size_t n, json_object *maps)
+{
+	const struct object_map *m = &j->desc.maps[i];
+	const struct bpf_map_info info = j->map_info[i];
+	char pin[24];
+	json_object *o;
+	int k;
+
+	k = pin_into(dir, 'm', n, job_map_fd(j, i));
+	if (k < 0)
+		return k;
+	snprintf(pin, sizeof(pin), "m%zu", n);
+	o = json_object_new_object();
+	/* o is maps' from here on, also when a member below cannot be added. */
+	if (json_append(maps, o) < 0 || json_add(o, "name", json_object_new_string(m->name)) < 0 ||
+	    json_add(o, "type",
+		     json_object_new_string(libbpf_bpf_map_type_str(m->map_type) ?: "unknown")) <
+		    0 ||
+	    json_add(o, "id", json_object_new_int64(info.id)) < 0 ||
+	    json_add(o, "key_size", json_object_new_int64(info.key_size)) < 0 ||
+	    json_add(o, "value_size", json_object_new_int64(info.value_size)) < 0 ||
+	    json_add(o, "max_entries", json_object_new_int64(info.max_entries)) < 0 ||
+	    json_add(o, "map_flags", json_object_new_int64(info.map_flags)) < 0 ||
+	    json_add(o, "btf_key_type_id", json_object_new_int64(info.btf_key_type_id)) < 0 ||
+	    json_add(o, "btf_value_type_id", json_object_new_int64(info.btf_value_type_id)) < 0 ||
+	    json_add(o, "pin", json_object_new_string(pin)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Pin the loaded programs and maps and describe them in meta's "programs" and "maps". */
+static int meta_add_pins(struct job *j, const char *dir, json_object *meta)
+{
+	json_object *progs = json_object_object_get(meta, "programs");
+	json_object *maps = json_object_object_get(meta, "maps");
 	size_t n = 0;
-	int k = caps_set_effective(bpf_cap, 1);
+	int k;
 
-	if (!meta || !progs || !maps || !shares || k < 0) {
-		json_object_put(meta);
-		json_object_put(progs);
-		json_object_put(maps);
-		json_object_put(shares);
-		*ret_err = k < 0 ? k : -ENOMEM;
-		caps_clear_effective();
-		return NULL;
-	}
-	json_object_object_add(meta, "name", json_object_new_string(j->req.name));
-	json_object_object_add(meta, "owner", json_object_new_int64(j->id.uid));
-	json_object_object_add(meta, "loaded_at", json_object_new_int64((int64_t)time(NULL)));
-	json_object_object_add(meta, "programs", progs);
-	json_object_object_add(meta, "maps", maps);
-	json_object_object_add(meta, "shares", shares);
-	for (size_t i = 0; i < j->desc.n_programs && k >= 0; i++) {
-		const struct object_program *p = &j->desc.programs[i];
-		int fd = job_prog_fd(j, i);
-		json_object *o;
-		uint32_t id = 0;
-		char tag[17] = "", pin[24];
-
-		if (!p->load || fd < 0)
+	for (size_t i = 0; i < j->desc.n_programs; i++) {
+		if (!j->desc.programs[i].load || job_prog_fd(j, i) < 0)
 			continue;
-		id = j->prog_info[i].id;
-		handout_prog_tag(&j->prog_info[i], tag);
-		k = pin_into(dir, 'p', n, fd);
-		snprintf(pin, sizeof(pin), "p%zu", n++);
-		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(p->name));
-		json_object_object_add(
-			o, "type",
-			json_object_new_string(policy_prog_type_to_string(p->prog_type)
-						       ?: "unspec"));
-		json_object_object_add(o, "prog_type", json_object_new_int(p->prog_type));
-		json_object_object_add(o, "expected_attach_type",
-				       json_object_new_int(p->attach_type));
-		if (attach_type_to_string(p->attach_type))
-			json_object_object_add(
-				o, "attach_type",
-				json_object_new_string(attach_type_to_string(p->attach_type)));
-		json_object_object_add(o, "id", json_object_new_int64(id));
-		json_object_object_add(o, "tag", json_object_new_string(tag));
-		json_object_object_add(o, "insns", json_object_new_int64(p->insn_cnt));
-		json_object_object_add(o, "test_run_only",
-				       json_object_new_boolean(j->verdict.test_run_only[i]));
-		json_object_object_add(o, "pin", json_object_new_string(pin));
-		json_object_array_add(progs, o);
+		k = meta_add_program(j, i, dir, n++, progs);
+		if (k < 0)
+			return k;
 	}
 	n = 0;
-	for (size_t i = 0; i < j->desc.n_maps && k >= 0; i++) {
-		const struct object_map *m = &j->desc.maps[i];
-		int map_fd = job_map_fd(j, i);
-		const struct bpf_map_info info = j->map_info[i];
-		json_object *o;
-		char pin[24];
-
-		if (map_fd < 0)
+	for (size_t i = 0; i < j->desc.n_maps; i++) {
+		if (job_map_fd(j, i) < 0)
 			continue;
-		k = pin_into(dir, 'm', n, map_fd);
-		snprintf(pin, sizeof(pin), "m%zu", n++);
-		o = json_object_new_object();
-		json_object_object_add(o, "name", json_object_new_string(m->name));
-		json_object_object_add(
-			o, "type",
-			json_object_new_string(libbpf_bpf_map_type_str(m->map_type) ?: "unknown"));
-		json_object_object_add(o, "id", json_object_new_int64(info.id));
-		json_object_object_add(o, "key_size", json_object_new_int64(info.key_size));
-		json_object_object_add(o, "value_size", json_object_new_int64(info.value_size));
-		json_object_object_add(o, "max_entries", json_object_new_int64(info.max_entries));
-		json_object_object_add(o, "map_flags", json_object_new_int64(info.map_flags));
-		json_object_object_add(o, "btf_key_type_id",
-				       json_object_new_int64(info.btf_key_type_id));
-		json_object_object_add(o, "btf_value_type_id",
-				       json_object_new_int64(info.btf_value_type_id));
-		json_object_object_add(o, "pin", json_object_new_string(pin));
-		json_object_array_add(maps, o);
-		if (info.btf_id)
-			json_object_object_add(meta, "btf_id", json_object_new_int64(info.btf_id));
+		k = meta_add_map(j, i, dir, n++, maps);
+		if (k < 0)
+			return k;
+		if (j->map_info[i].btf_id &&
+		    json_add(meta, "btf_id", json_object_new_int64(j->map_info[i].btf_id)) < 0)
+			return -ENOMEM;
 	}
-	caps_clear_effective();
-	for (size_t i = 0; i < j->req.n_shares; i++) {
-		const struct proto_share *sh = &j->req.shares[i];
-		json_object *o = json_object_new_object();
-		uint32_t who = 0;
+	return 0;
+}
 
-		if (sh->user)
-			identity_parse_user(sh->user, &who);
-		else
-			identity_parse_group(sh->group, &who);
-		json_object_object_add(o, "map", json_object_new_string(sh->map));
-		json_object_object_add(o, sh->user ? "uid" : "gid", json_object_new_int64(who));
-		json_object_object_add(o, "access", json_object_new_string(sh->access));
-		json_object_array_add(shares, o);
+/* The share, as the metadata keeps it: with the uid or gid its name had at load time. */
+static int meta_add_share(const struct proto_share *sh, json_object *shares)
+{
+	json_object *o = json_object_new_object();
+	uint32_t who = 0;
+
+	if (sh->user)
+		identity_parse_user(sh->user, &who);
+	else
+		identity_parse_group(sh->group, &who);
+	/* o is shares' from here on, also when a member below cannot be added. */
+	if (json_append(shares, o) < 0 || json_add(o, "map", json_object_new_string(sh->map)) < 0 ||
+	    json_add(o, sh->user ? "uid" : "gid", json_object_new_int64(who)) < 0 ||
+	    json_add(o, "access", json_object_new_string(sh->access)) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* The object's metadata, its programs and maps pinned into dir on the way: 0 or -errno. */
+static int job_meta_new(struct job *j, const char *dir, json_object **ret)
+{
+	static const cap_value_t bpf_cap[] = {CAP_BPF};
+	_cleanup_json_ json_object *meta = json_object_new_object();
+	json_object *shares;
+	int k;
+
+	if (json_add(meta, "name", json_object_new_string(j->req.name)) < 0 ||
+	    json_add(meta, "owner", json_object_new_int64(j->id.uid)) < 0 ||
+	    json_add(meta, "loaded_at", json_object_new_int64((int64_t)time(NULL))) < 0 ||
+	    json_add(meta, "programs", json_object_new_array()) < 0 ||
+	    json_add(meta, "maps", json_object_new_array()) < 0 ||
+	    json_add(meta, "shares", json_object_new_array()) < 0)
+		return -ENOMEM;
+	k = caps_set_effective(bpf_cap, 1);
+	if (k >= 0)
+		k = meta_add_pins(j, dir, meta);
+	caps_clear_effective();
+	if (k < 0)
+		return k;
+	shares = json_object_object_get(meta, "shares");
+	for (size_t i = 0; i < j->req.n_shares; i++) {
+		k = meta_add_share(&j->req.shares[i], shares);
+		if (k < 0)
+			return k;
 	}
-	if (k < 0) {
-		json_object_put(meta);
-		*ret_err = k;
-		return NULL;
-	}
-	return meta;
+	*ret = TAKE_PTR(meta);
+	return 0;
 }
 
 /* Pin everything, then commit by writing the metadata (see store.h for why in this order). */
@@ -186,7 +217,7 @@ int job_commit_named(struct job *j, struct reply *r, json_object *result)
 {
 	const struct store_config *c = &j->cfg->store;
 	char dir[PATH_MAX];
-	json_object *meta;
+	json_object *meta = NULL;
 	int k;
 
 	/* Named in the result before the commit: once committed, nothing may fail. */
@@ -200,8 +231,8 @@ int job_commit_named(struct job *j, struct reply *r, json_object *result)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k,
 				   "cannot create the directory for \"%s\": %s", j->req.name,
 				   strerror(-k));
-	meta = job_meta_new(j, dir, &k);
-	if (meta) {
+	k = job_meta_new(j, dir, &meta);
+	if (k >= 0) {
 		store_fault(c, "load-pinned");
 		k = store_meta_write(c, j->id.uid, j->req.name, meta);
 		json_object_put(meta);

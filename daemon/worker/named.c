@@ -68,13 +68,68 @@ static int call_decode(struct call *c, const struct proto_method *m, struct repl
 	return 0;
 }
 
+/* What an audit record names of a request. */
+struct audit_names {
+	const char *object, *program; /* program: the map's name for "map" */
+	const char *op; /* "map": the operation */
+	bool writes; /* "map": the operation changes the map */
+	const struct proto_link_target *target; /* attach */
+};
+
+/* The names, from the request's typed params; none where they did not decode. */
+static struct audit_names call_audit_names(const struct call *c)
+{
+	struct audit_names n = {};
+
+	switch (c->req_method ? c->req_method->id : PROTO_METHOD_COUNT) {
+	case PROTO_METHOD_SHOW:
+	case PROTO_METHOD_UNLOAD:
+	case PROTO_METHOD_FDS:
+		n.object = ((const struct proto_object_params *)c->req)->object;
+		break;
+	case PROTO_METHOD_ATTACH: {
+		const struct proto_attach_params *p = c->req;
+
+		n = (struct audit_names){
+			.object = p->object, .program = p->program, .target = &p->target};
+		break;
+	}
+	case PROTO_METHOD_DETACH: {
+		const struct proto_detach_params *p = c->req;
+
+		n = (struct audit_names){.object = p->object, .program = p->program};
+		break;
+	}
+	case PROTO_METHOD_TEST_RUN: {
+		const struct proto_test_run_params *p = c->req;
+
+		n = (struct audit_names){.object = p->object, .program = p->program};
+		break;
+	}
+	case PROTO_METHOD_MAP_INSERT:
+		n.object = ((const struct proto_map_insert_params *)c->req)->object;
+		break;
+	case PROTO_METHOD_MAP: {
+		const struct proto_map_request *p = c->req;
+
+		n = (struct audit_names){.object = p->object,
+					 .program = p->map,
+					 .op = proto_map_op_to_string(p->op),
+					 .writes = proto_map_op_writes(p->op)};
+		break;
+	}
+	default:
+		break;
+	}
+	return n;
+}
+
 /* One audit record per request (list and show only when refused: they decide nothing). */
 static void call_audit(struct call *c, const struct proto_method *m, struct reply *r)
 {
 	enum proto_error code = reply_error_code(r);
-	const char *ref = NULL, *program = NULL;
+	const struct audit_names n = call_audit_names(c);
 	char object[AUDIT_OBJECT_SIZE], target[192] = "";
-	json_object *t, *v;
 	struct audit_record a = {.event = m->name,
 				 .uid = c->ident.id.uid,
 				 .pid = c->ident.pid,
@@ -84,35 +139,23 @@ static void call_audit(struct call *c, const struct proto_method *m, struct repl
 	if (!code && (m->id == PROTO_METHOD_LIST || m->id == PROTO_METHOD_SHOW ||
 		      m->id == PROTO_METHOD_POLICY))
 		return;
-	(void)proto_get_string(c->params, "object", false, &ref, NULL);
-	(void)proto_get_string(c->params, "program", false, &program, NULL);
 	if (m->id == PROTO_METHOD_MAP) {
-		const char *op = NULL;
-
 		/* Map reads decide nothing new (like show): only writes and refusals. */
-		(void)proto_get_string(c->params, "op", false, &op, NULL);
-		if (!code && !proto_method_when(m->changes_state, c->params))
+		if (!code && !n.writes)
 			return;
-		(void)proto_get_string(c->params, "map", false, &program, NULL);
-		if (op)
-			snprintf(target, sizeof(target), "%.32s", op);
+		if (n.op)
+			snprintf(target, sizeof(target), "%.32s", n.op);
 		a.target = target;
 	}
-	if (ref) {
+	if (n.object) {
 		/* OWNER/NAME (the caller's own when no owner is given), and /PROGRAM. */
-		audit_format_object(object, sizeof(object), c->ident.id.uid, ref, program);
+		audit_format_object(object, sizeof(object), c->ident.id.uid, n.object, n.program);
 		a.object = object;
 	}
-	if (json_object_object_get_ex(c->params, "target", &t) &&
-	    json_object_is_type(t, json_type_object)) {
-		const char *type = NULL, *name = NULL, *at = NULL;
+	if (n.target) {
+		const char *type = n.target->type, *name = n.target->name,
+			   *at = n.target->attach_type;
 
-		if (json_object_object_get_ex(t, "type", &v))
-			type = json_object_get_string(v);
-		if (json_object_object_get_ex(t, "name", &v))
-			name = json_object_get_string(v);
-		if (json_object_object_get_ex(t, "attach_type", &v))
-			at = json_object_get_string(v);
 		snprintf(target, sizeof(target), "%.32s%s%.64s%s%.32s", type ? type : "?",
 			 name ? " " : "", name ? name : "", at ? " " : "", at ? at : "");
 		/* Where the request names no target (a uprobe's process), what the worker found. */

@@ -158,10 +158,9 @@ int named_attach(struct call *c, struct reply *r)
 				a.pin ? "" : " without pin");
 	if (k != 0)
 		return k;
-	prog = meta_find(o.meta, "programs", a.program);
-	if (!prog)
-		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
-				   "object \"%s\" has no program \"%s\"", o.name, a.program);
+	k = object_program(&o, r, a.program, &prog);
+	if (k != 0)
+		return k;
 	type = (int)meta_int(prog, "prog_type");
 	if (!policy_grant_prog_type(c->grant, type)) {
 		const char *tname = policy_prog_type_to_string(type);

@@ -113,6 +113,8 @@ const char *meta_string(json_object *o, const char *key);
 int64_t meta_int(json_object *o, const char *key);
 json_object *meta_array(json_object *o, const char *key);
 json_object *meta_find(json_object *meta, const char *key, const char *name);
+/* The object's program of that name in *ret (0), or the client's not_found (> 0). */
+int object_program(const struct object *o, struct reply *r, const char *name, json_object **ret);
 int object_load(struct call *c, uid_t owner, const char *name, struct object *ret);
 int object_open(struct call *c, struct reply *r, const char *ref, enum visibility want,
 		struct object *ret);

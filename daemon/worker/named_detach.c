@@ -23,7 +23,7 @@ int named_detach(struct call *c, struct reply *r)
 	const char *ref = p->object, *program = p->program;
 	int64_t link = p->link;
 	size_t n = 0;
-	int k;
+	int k, f;
 
 	if (!detached)
 		return -ENOMEM;
@@ -32,11 +32,9 @@ int named_detach(struct call *c, struct reply *r)
 		k = call_lock(c, r, o.owner);
 	if (k != 0)
 		return k;
-	prog = meta_find(o.meta, "programs", program);
-	if (!prog)
-		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
-				   "object \"%s\" has no program \"%s\"", o.name, program);
-	k = protect_check(c, r, &o, "detach", meta_int(prog, "id"), link);
+	k = object_program(&o, r, program, &prog);
+	if (k == 0)
+		k = protect_check(c, r, &o, "detach", meta_int(prog, "id"), link);
 	if (k != 0)
 		return k;
 	k = object_links(&o, &le, &n);
@@ -65,13 +63,18 @@ int named_detach(struct call *c, struct reply *r)
 		snprintf(path, sizeof(path), "%s/l%u", o.dir, le[i].id);
 		if (le[i].pinned && unlink(path) < 0)
 			log_warning("cannot unpin %s: %m", path);
-		json_object_array_add(detached, json_object_new_int64(le[i].id));
+		/* Detach the rest either way; the reply then says only that it failed. */
+		if (json_append(detached, json_object_new_int64(le[i].id)) < 0)
+			k = -ENOMEM;
 	}
 	caps_clear_effective();
-	k = protect_forget(c, &o, detached);
-	if (k < 0)
+	/* Detached either way: the records of the links gone go too. */
+	f = protect_forget(c, &o, detached);
+	if (f < 0)
 		log_warning("cannot drop the protection records of %s's detached links: %s", o.name,
-			    strerror(-k));
+			    strerror(-f));
+	if (k < 0)
+		return k;
 	if (link && json_object_array_length(detached) == 0)
 		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "program \"%s\" has no link %lld", program, (long long)link);

@@ -151,29 +151,22 @@ int object_links(const struct object *o, struct link_entry **ret, size_t *ret_n)
 	return object_links_of(o, all, n_all, ret, ret_n);
 }
 
+/* NULL when out of memory: never a link with a member missing. */
 json_object *link_json(const struct object *o, const struct link_entry *e)
 {
-	json_object *l = json_object_new_object();
+	_cleanup_json_ json_object *l = json_object_new_object();
 	const char *type =
 		e->info.type == LINK_TYPE_TCX ? "tcx" : libbpf_bpf_link_type_str(e->info.type);
 	const char *prog = prog_name_by_id(o->meta, e->prog_id);
+	const char *at = NULL;
 	char target[160] = "";
 
-	if (!l)
-		return NULL;
-	json_object_object_add(l, "id", json_object_new_int64(e->id));
-	json_object_object_add(l, "program", json_object_new_string(prog ? prog : "?"));
-	json_object_object_add(l, "type", json_object_new_string(type ? type : "unknown"));
 	switch (e->info.type) {
-	case BPF_LINK_TYPE_CGROUP: {
-		const char *at = attach_type_to_string((int)e->info.cgroup.attach_type);
-
+	case BPF_LINK_TYPE_CGROUP:
+		at = attach_type_to_string((int)e->info.cgroup.attach_type);
 		snprintf(target, sizeof(target), "cgroup id %llu",
 			 (unsigned long long)e->info.cgroup.cgroup_id);
-		if (at)
-			json_object_object_add(l, "attach_type", json_object_new_string(at));
 		break;
-	}
 	case BPF_LINK_TYPE_RAW_TRACEPOINT:
 		snprintf(target, sizeof(target), "raw_tracepoint %s", e->tp_name);
 		break;
@@ -187,10 +180,14 @@ json_object *link_json(const struct object *o, const struct link_entry *e)
 	default:
 		break;
 	}
-	if (target[0])
-		json_object_object_add(l, "target", json_object_new_string(target));
-	json_object_object_add(l, "pinned", json_object_new_boolean(e->pinned));
-	if (object_link_is_protected(o, e->id))
-		json_object_object_add(l, "protected", json_object_new_boolean(true));
-	return l;
+	if (json_add(l, "id", json_object_new_int64(e->id)) < 0 ||
+	    json_add(l, "program", json_object_new_string(prog ? prog : "?")) < 0 ||
+	    json_add(l, "type", json_object_new_string(type ? type : "unknown")) < 0 ||
+	    (at && json_add(l, "attach_type", json_object_new_string(at)) < 0) ||
+	    (target[0] && json_add(l, "target", json_object_new_string(target)) < 0) ||
+	    json_add(l, "pinned", json_object_new_boolean(e->pinned)) < 0 ||
+	    (object_link_is_protected(o, e->id) &&
+	     json_add(l, "protected", json_object_new_boolean(true)) < 0))
+		return NULL;
+	return TAKE_PTR(l);
 }

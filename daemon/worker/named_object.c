@@ -81,6 +81,17 @@ json_object *meta_find(json_object *meta, const char *key, const char *name)
 	return NULL;
 }
 
+int object_program(const struct object *o, struct reply *r, const char *name, json_object **ret)
+{
+	json_object *p = meta_find(o->meta, "programs", name);
+
+	if (!p)
+		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
+				   "object \"%s\" has no program \"%s\"", o->name, name);
+	*ret = p;
+	return 0;
+}
+
 int object_load(struct call *c, uid_t owner, const char *name, struct object *ret)
 {
 	struct object o = {.owner = owner, .is_owner = owner == c->ident.id.uid};

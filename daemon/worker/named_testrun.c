@@ -42,10 +42,9 @@ int named_test_run(struct call *c, struct reply *r)
 		k = protect_check(c, r, &o, "test_run", 0, 0);
 	if (k != 0)
 		return k;
-	prog = meta_find(o.meta, "programs", program);
-	if (!prog)
-		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
-				   "object \"%s\" has no program \"%s\"", o.name, program);
+	k = object_program(&o, r, program, &prog);
+	if (k != 0)
+		return k;
 	type = (int)meta_int(prog, "prog_type");
 	if (!policy_grant_test_run(c->grant, type)) {
 		const char *tname = policy_prog_type_to_string(type);

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/json.h"
 #include "common/macro.h"
 #include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
@@ -42,7 +43,7 @@
  */
 static json_object *worker_sweep(const struct load_config *cfg, uid_t uid)
 {
-	json_object *body;
+	_cleanup_json_ json_object *body = NULL;
 	int lock, k;
 
 	lock = store_lock_user(&cfg->store, uid);
@@ -52,9 +53,9 @@ static json_object *worker_sweep(const struct load_config *cfg, uid_t uid)
 		log_warning("cannot sweep the store of uid %u: %s", (unsigned)uid, strerror(-k));
 	/* Nobody reads it: the event loop only needs the worker to end with an answer. */
 	body = json_object_new_object();
-	if (body)
-		json_object_object_add(body, "result", json_object_new_object());
-	return body;
+	if (json_add(body, "result", json_object_new_object()) < 0)
+		return NULL;
+	return TAKE_PTR(body);
 }
 
 /*
@@ -239,6 +240,14 @@ static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
 		_exit(EXIT_FAILURE);
 	}
 	/*
+	 * Connected before the filter, which allows no connect() after; the fd
+	 * its audit records go out by belongs to the state every job starts from.
+	 */
+	k = audit_open();
+	if (k < 0)
+		log_warning("worker: no socket for journald, audit records go to stderr: %s",
+			    strerror(-k));
+	/*
 	 * From here on only what a worker does (sandbox.h), before anything of
 	 * the client's is read. Without it the worker does not serve.
 	 */
@@ -247,8 +256,6 @@ static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
 		log_error("worker: cannot install the system call filter: %s", strerror(-k));
 		_exit(EXIT_FAILURE);
 	}
-	/* The fd its audit records go out by belongs to the state every job starts from. */
-	audit_prepare();
 }
 
 _Noreturn void serve_main(const struct worker_config *cfg, int sock, pid_t parent)

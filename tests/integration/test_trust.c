@@ -782,11 +782,41 @@ static bool has_control(const char *s)
 	return false;
 }
 
+/* Where journald's socket would be, bound by us. */
+static int journal_bind(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = "/run/systemd/journal/socket"};
+	int sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), rcvbuf = 4 << 20;
+
+	assert_true(sock >= 0);
+	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	return sock;
+}
+
+/* The daemon told to reload its policy: whether its audit record came to sock. */
+static bool journal_has_reload(int sock, uint8_t *buf, size_t size)
+{
+	bool seen = false;
+	ssize_t n;
+
+	kill(H.daemon, SIGHUP);
+	while (!seen && (n = journal_recv(sock, buf, size, 2000)) > 0) {
+		struct journal_record r = {};
+		const char *event;
+
+		record_parse(buf, (size_t)n, &r);
+		event = record_get(&r, "BPFBROKER_EVENT");
+		seen = event && strcmp(event, "policy-reload") == 0;
+		record_done(&r);
+	}
+	return seen;
+}
+
 static void test_journal_unforgeable(void **state)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	static uint8_t buf[1 << 20];
-	int sock, rcvbuf = 4 << 20;
+	int sock;
 	size_t n_records = 0, n_escaped = 0;
 	char *bad_message = NULL, *bad_field = NULL;
 	ssize_t n;
@@ -794,11 +824,13 @@ static void test_journal_unforgeable(void **state)
 	/* Our /run is a tmpfs of this mount namespace (setup): journald's socket is ours. */
 	assert_int_equal(mkdir("/run/systemd", 0755), 0);
 	assert_int_equal(mkdir("/run/systemd/journal", 0755), 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "/run/systemd/journal/socket");
-	sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	assert_true(sock >= 0);
-	assert_int_equal(bind(sock, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	sock = journal_bind();
+	/*
+	 * Each process decides once whether journald is there (daemon/shared/audit.h),
+	 * so journald comes first, as at boot: a daemon started after it.
+	 */
+	assert_true(WIFEXITED(harness_kill(SIGTERM)));
+	assert_int_equal(harness_start(NULL), 0);
 
 	assert_int_equal(harness_as_user(&user, client_forge, NULL), 0);
 	while ((n = journal_recv(sock, buf, sizeof(buf), 500)) > 0) {
@@ -830,11 +862,21 @@ static void test_journal_unforgeable(void **state)
 		fail_msg("MESSAGE holds a control character: \"%s\"", bad_message);
 	if (bad_field)
 		fail_msg("a field holds a control character: \"%s\"", bad_field);
-	close(sock);
-	unlink(sa.sun_path);
 	/* The denials at least went to the journal, with the client's text in them, escaped. */
 	assert_true(n_records >= 2);
 	assert_true(n_escaped >= 1);
+
+	/*
+	 * The event loop's records (a policy reload's) reach journald, also after
+	 * journald restarted (a new socket where the one it connected to was).
+	 */
+	assert_true(journal_has_reload(sock, buf, sizeof(buf)));
+	close(sock);
+	assert_int_equal(unlink("/run/systemd/journal/socket"), 0);
+	sock = journal_bind();
+	assert_true(journal_has_reload(sock, buf, sizeof(buf)));
+	close(sock);
+	unlink("/run/systemd/journal/socket");
 	/* Log lines (not audit records) still go to stderr: unforged there too. */
 	assert_log_unforged("stderr, with a journal");
 }
