@@ -755,7 +755,7 @@ static int on_accept(sd_event_source *src, int fd, uint32_t revents, void *userd
 		conn_free(c);
 		return 0;
 	}
-	(void)caps_sndbuf_force(cfd, sndbuf);
+	(void)caps_sndbuf_force(&cfd, 1, sndbuf);
 	k = sd_event_add_io(s->event, &c->io, cfd, EPOLLIN | EPOLLRDHUP, on_conn_io, c);
 	if (k < 0) {
 		conn_free(c);

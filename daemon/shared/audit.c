@@ -2,6 +2,7 @@
 #include "audit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,38 +33,70 @@ static bool journal_available(void)
  * of "KEY=value" lines. Spoken here so that workers need no libsystemd
  * (and its compression and crypto libraries) for their audit records. Every
  * value is escaped (no newline), so the simple form of a field suffices.
- * The socket is the process's own: a worker's fds are closed after fork.
+ * The event loop's socket is its own, sending to journald's address; the
+ * spawner's is connected (audit_connect_journal()) and shared with its
+ * workers, which may neither make nor address sockets (worker/sandbox.c).
  */
+static int journal_fd = -EBADF;
+static bool journal_connected;
+
 static int journal_socket(void)
 {
-	static int fd = -EBADF;
-	static pid_t owner;
-
-	if (fd < 0 || owner != getpid()) {
-		fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
+	if (journal_fd < 0) {
+		journal_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (journal_fd < 0)
 			return -errno;
-		owner = getpid();
 	}
-	return fd;
+	return journal_fd;
 }
+
+static const struct sockaddr_un journal_address = {.sun_family = AF_UNIX,
+						   .sun_path = JOURNAL_SOCKET};
 
 static int journal_send(const char *buf, size_t len)
 {
-	static const struct sockaddr_un sa = {.sun_family = AF_UNIX, .sun_path = JOURNAL_SOCKET};
 	int fd = journal_socket();
+	ssize_t n;
 
 	if (fd < 0)
 		return fd;
-	if (sendto(fd, buf, len, MSG_NOSIGNAL, (const struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	return 0;
+	/* journald records the sender's pid and uid from the datagram itself (_PID, _UID). */
+	if (journal_connected)
+		n = send(fd, buf, len, MSG_NOSIGNAL);
+	else
+		n = sendto(fd, buf, len, MSG_NOSIGNAL, (const struct sockaddr *)&journal_address,
+			   sizeof(journal_address));
+	return n < 0 ? -errno : 0;
 }
 
-void audit_prepare(void)
+int audit_connect_journal(int at)
 {
-	if (journal_available())
-		(void)journal_socket();
+	int fd;
+
+	if (!journal_available())
+		return -ENOENT;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)&journal_address, sizeof(journal_address)) < 0 ||
+	    (fd != at && dup3(fd, at, O_CLOEXEC) < 0)) {
+		int k = -errno;
+
+		close(fd);
+		return k;
+	}
+	if (fd != at)
+		close(fd);
+	if (journal_fd >= 0 && journal_fd != at)
+		close(journal_fd);
+	journal_fd = at;
+	journal_connected = true;
+	return at;
+}
+
+bool audit_journal_connected(void)
+{
+	return journal_connected;
 }
 
 /*

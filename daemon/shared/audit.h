@@ -46,9 +46,13 @@ void audit_format_object(char *buf, size_t size, uid_t caller, const char *ref,
 /* Send to stderr even where journald is (tests, foreground debugging). */
 void audit_force_stderr(bool on);
 /*
- * Open this process's socket to journald now, if it is there, rather than at
- * the first record: a worker does so before its first job, so that the fd it
- * keeps for its records is part of the state it checks against after each
- * job (worker/hygiene.h).
+ * The spawner, before its system call filter: a socket connected to
+ * journald, if it is there, at fd at (SPAWN_JOURNAL_FD), for its workers'
+ * records. They inherit it, so it is part of the state a worker checks
+ * against after each job (worker/hygiene.h), and they send on it with no
+ * address: their filter allows them neither connect() nor an address.
+ * Returns at, -ENOENT without journald, or -errno.
  */
-void audit_prepare(void);
+int audit_connect_journal(int at);
+bool audit_journal_connected(void);
+bool audit_journal_connected(void);
