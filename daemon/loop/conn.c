@@ -232,7 +232,7 @@ int conn_start(struct conn *c)
 {
 	int k;
 
-	(void)caps_sndbuf_force(c->fd, CONN_SNDBUF);
+	(void)caps_sndbuf_force(&c->fd, 1, CONN_SNDBUF);
 	k = sd_event_add_io(c->server->event, &c->io, c->fd, EPOLLIN | EPOLLRDHUP, on_conn_io, c);
 	if (k < 0)
 		return k;

@@ -3,6 +3,7 @@
 #include "audit.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,21 +33,24 @@ static const struct sockaddr_un journal_address = {.sun_family = AF_UNIX,
  * (and its compression and crypto libraries) for their audit records. Every
  * value is escaped (no newline), so the simple form of a field suffices.
  *
- * The socket is connected once per process (audit_open()), which is also
- * where journald's presence is decided: a record then costs one send(), no
- * lookup of the path, and a worker's system call filter need allow no
- * connect() after its setup. -EBADF: records go to stderr. journal_owner is
- * the process that decided; a forked child decides again (a worker closes
- * every fd it inherits, so the parent's socket is not its own).
+ * A process's socket is decided once (audit_open()), which is also where
+ * journald's presence is decided: a record then costs one send(), no
+ * lookup of the path. The spawner's is connected before its system call
+ * filter (audit_connect_journal()) and shared with its workers, which may
+ * neither make nor connect nor address sockets (worker/sandbox.c); other
+ * processes connect their own. -EBADF: records go to stderr. journal_owner
+ * is the process that decided; a forked child decides again, unless the
+ * socket is the spawner's, which its workers inherit on purpose.
  */
 static int journal_fd = -EBADF;
 static pid_t journal_owner;
+static bool journal_inherited;
 
 int audit_open(void)
 {
 	int fd;
 
-	if (journal_owner == getpid())
+	if (journal_inherited || journal_owner == getpid())
 		return 0;
 	journal_owner = getpid();
 	journal_fd = -EBADF;
@@ -70,8 +74,8 @@ static int journal_send(const char *buf, size_t len)
 		return 0;
 	/*
 	 * journald restarted, so the socket we connected to is gone: its new one,
-	 * by address (which needs no connect(); a filter that refuses it leaves
-	 * the record to stderr).
+	 * by address (which needs no connect(); a worker's filter refuses it,
+	 * which leaves the record to stderr).
 	 */
 	if (errno != ECONNREFUSED && errno != ENOTCONN)
 		return -errno;
@@ -79,6 +83,37 @@ static int journal_send(const char *buf, size_t len)
 		   sizeof(journal_address)) < 0)
 		return -errno;
 	return 0;
+}
+
+int audit_connect_journal(int at)
+{
+	int fd;
+
+	if (force_stderr || access(JOURNAL_SOCKET, W_OK) < 0)
+		return -ENOENT;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)&journal_address, sizeof(journal_address)) < 0 ||
+	    (fd != at && dup3(fd, at, O_CLOEXEC) < 0)) {
+		int k = -errno;
+
+		close(fd);
+		return k;
+	}
+	if (fd != at)
+		close(fd);
+	if (journal_fd >= 0 && journal_fd != at)
+		close(journal_fd);
+	journal_fd = at;
+	journal_owner = getpid();
+	journal_inherited = true;
+	return at;
+}
+
+bool audit_journal_connected(void)
+{
+	return journal_inherited;
 }
 
 /*

@@ -49,10 +49,21 @@ void audit_force_stderr(bool on);
  * Decide where this process's records go, once: journald if its socket
  * accepts a connection now, else stderr. Idempotent; 0 also without
  * journald, -errno only when no socket could be made (records then go to
- * stderr). The first record calls it where nobody did; a worker calls it
- * before its system call filter, which allows no connect() after (a record
- * never connects), and before its first job, so that the fd it keeps is part
- * of the state it checks against after each job (worker/hygiene.h).
+ * stderr). The first record calls it where nobody did (the event loop); a
+ * worker keeps the spawner's socket (audit_connect_journal() below), since
+ * its filter allows it no socket of its own. A record never connects.
  * journald's coming later is seen by processes started later.
  */
 int audit_open(void);
+/*
+ * The spawner, before its system call filter: a socket connected to
+ * journald, if it is there, at fd at (SPAWN_JOURNAL_FD), for its own and its
+ * workers' records. They inherit it (audit_open() then keeps it), so it is
+ * part of the state a worker checks against after each job
+ * (worker/hygiene.h), and they send on it with no address: their filter
+ * allows them neither connect() nor an address. Returns at, -ENOENT without
+ * journald, or -errno.
+ */
+int audit_connect_journal(int at);
+/* Whether this process's records go to a socket audit_connect_journal() made. */
+bool audit_journal_connected(void);

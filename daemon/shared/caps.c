@@ -277,13 +277,14 @@ int caps_set_effective(const cap_value_t *caps, int n)
 	return 0;
 }
 
-int caps_sndbuf_force(int fd, int size)
+int caps_sndbuf_force(const int *fds, size_t n_fds, int size)
 {
 	static const cap_value_t net_admin[] = {CAP_NET_ADMIN};
 	int k = caps_set_effective(net_admin, 1);
 
-	if (k >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
-		k = negative_errno();
+	for (size_t i = 0; i < n_fds && k >= 0; i++)
+		if (setsockopt(fds[i], SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+			k = negative_errno();
 	caps_clear_effective();
 	return k;
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/capability.h>
 
@@ -43,10 +44,11 @@ int caps_worker_check(void);
 /* Make exactly these capabilities effective (others dropped from the effective set). */
 int caps_set_effective(const cap_value_t *caps, int n);
 /*
- * SO_SNDBUFFORCE, which needs CAP_NET_ADMIN: a SOCK_SEQPACKET reply must fit
- * the send buffer whole, and replies may be larger than wmem_max.
+ * SO_SNDBUFFORCE on each of fds, which needs CAP_NET_ADMIN (raised once for
+ * all): a SOCK_SEQPACKET reply must fit the send buffer whole, and replies
+ * may be larger than wmem_max.
  */
-int caps_sndbuf_force(int fd, int size);
+int caps_sndbuf_force(const int *fds, size_t n_fds, int size);
 /* Map types whose creation needs CAP_NET_ADMIN (map_create() in kernel/bpf/syscall.c). */
 bool caps_map_type_needs_net_admin(int map_type);
 /* Drop every effective capability. */

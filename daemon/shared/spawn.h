@@ -13,6 +13,11 @@
 #define SPAWN_POLICY_FD 4
 /* A worker's socket to the event loop, in the worker. */
 #define SPAWN_WORKER_FD 3
+/*
+ * The spawner's socket to journald, connected before its filter, in the
+ * spawner after the policy's fd and in every worker it forks (audit.h).
+ */
+#define SPAWN_JOURNAL_FD 4
 
 /*
  * The largest job a worker takes (shared/jobmsg.h): a request's params (at

@@ -11,6 +11,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "daemon/shared/caps.h"
 #include "daemon/shared/log.h"
@@ -61,6 +63,27 @@ static void netns_leave(int saved)
 	safe_close(saved);
 }
 
+/*
+ * if_nametoindex(), in the network namespace we are in, with the one kind of
+ * socket the workers' filter lets them make (sandbox.c): a SOCK_SEQPACKET
+ * one, which sends nothing unconnected, where glibc's would be a datagram
+ * socket that can send anywhere. 0 if there is none.
+ */
+static unsigned interface_index(const char *name)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct ifreq ifr = {};
+
+	if (strlen(name) >= sizeof(ifr.ifr_name))
+		return 0;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memcpy(ifr.ifr_name, name, strlen(name));
+	if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0 || ifr.ifr_ifindex <= 0)
+		return 0;
+	return (unsigned)ifr.ifr_ifindex;
+}
 /*
  * An interface grant applies only in a network namespace of the caller's
  * own (netns.h): "veth*" for a container's uids means the container's
@@ -140,7 +163,7 @@ int attach_interface(struct call *c, struct reply *r, const struct attach_req *a
 	k = netns_enter_caller(c, r, &saved);
 	if (k != 0)
 		return k;
-	ifindex = if_nametoindex(a->name);
+	ifindex = interface_index(a->name);
 	if (ifindex == 0) {
 		netns_leave(saved);
 		return reply_error(r, PROTO_ERR_NOT_FOUND, ENODEV,

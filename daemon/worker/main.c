@@ -25,6 +25,7 @@
 #include "common/macro.h"
 #include "common/parse.h"
 #include "common/sha256.h"
+#include "daemon/shared/audit.h"
 #include "daemon/shared/caps.h"
 #include "daemon/shared/log.h"
 #include "daemon/shared/spawn.h"
@@ -156,7 +157,9 @@ static int policy_from_fd(int fd, struct policy **ret)
 /*
  * Testing (--fault-inject): seccomp-log logs what the list lacks instead of
  * refusing it; job-leaks:netns lets a job leave its network namespace, for
- * the reuse checks to catch.
+ * the reuse checks to catch; worker-escape changes nothing (what it tries
+ * must stay refused); the store's crash points (store.h) end by killing
+ * the daemon, as a crash of the machine would.
  */
 static unsigned sandbox_flags(const char *fault)
 {
@@ -166,7 +169,9 @@ static unsigned sandbox_flags(const char *fault)
 		return SANDBOX_LOG_ONLY;
 	if (strcmp(fault, "job-leaks:netns") == 0)
 		return SANDBOX_UNSHARE_NET;
-	return 0;
+	if (strncmp(fault, "job-leaks:", 10) == 0 || strcmp(fault, "worker-escape") == 0)
+		return 0;
+	return SANDBOX_KILL_DAEMON;
 }
 
 static uint64_t now_usec(void)
@@ -182,7 +187,8 @@ int main(int argc, char **argv)
 	uint64_t start = now_usec();
 	struct options o;
 	struct policy *policy = NULL;
-	struct sandbox sandbox;
+	struct sandbox sandbox, own;
+	unsigned flags;
 	int k;
 
 	if (parse_options(argc, argv, &o) < 0) {
@@ -216,6 +222,15 @@ int main(int argc, char **argv)
 	safe_close(SPAWN_POLICY_FD);
 	if (k < 0)
 		return EXIT_FAILURE;
+	/*
+	 * Its place taken by journald's socket, connected now: neither we nor
+	 * our workers may connect() once our filters are in (audit.h).
+	 */
+	k = audit_connect_journal(SPAWN_JOURNAL_FD);
+	if (k < 0 && k != -ENOENT)
+		log_warning("worker spawner: cannot connect to journald, audit records go to "
+			    "stderr: %s",
+			    strerror(-k));
 	warmup_libbpf();
 	/*
 	 * libcrypto's first digest costs about 0.6 ms: paid here once, not by each
@@ -224,11 +239,13 @@ int main(int argc, char **argv)
 	k = sha256_init();
 	if (k < 0)
 		log_debug("SHA-256 warm-up: %s", strerror(-k));
-	/* The workers' system call filter, compiled once for all of them. */
-	k = sandbox_build(sandbox_flags(o.load.store.fault), &sandbox);
+	/* The workers' system call filter, compiled once for all of them, and our own. */
+	flags = sandbox_flags(o.load.store.fault);
+	k = sandbox_build(SANDBOX_WORKER, flags, o.daemon_pid, &sandbox);
+	if (k >= 0)
+		k = sandbox_build(SANDBOX_SPAWNER, flags, o.daemon_pid, &own);
 	if (k < 0) {
-		log_error("worker spawner: cannot build the workers' system call filter: %s",
-			  strerror(-k));
+		log_error("worker spawner: cannot build the system call filters: %s", strerror(-k));
 		return EXIT_FAILURE;
 	}
 	handout_allow_writable_bpffs(o.allow_writable_bpffs);
@@ -248,5 +265,6 @@ int main(int argc, char **argv)
 					    .load = o.load,
 					    .sandbox = &sandbox,
 					    .max_jobs = o.jobs_per_worker,
-					    .max_rss_growth = SERVE_MAX_RSS_GROWTH});
+					    .max_rss_growth = SERVE_MAX_RSS_GROWTH},
+		    &own);
 }

@@ -13,9 +13,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "common/json.h"
@@ -112,6 +117,52 @@ static int job_params_parse(const struct jobmsg *job, json_object **ret)
 	return proto_parse(job->params, job->params_len, ret, NULL);
 }
 
+/*
+ * Testing only (--fault-inject=worker-escape): before each job, try what
+ * code an object took over would try as root, and log each outcome, so
+ * that a test sees every one refused (sandbox.c) and the worker still
+ * answer: signal the daemon and the spawner, reach a local service (make a
+ * stream or an inet socket, connect the kind it may make), a terminal's
+ * input (TIOCSTI), every program in the system, journald's socket
+ * readdressed, the event loop's fd 3 replaced.
+ */
+static void fault_escape(const struct load_config *cfg)
+{
+	static const struct sockaddr_un bus = {.sun_family = AF_UNIX,
+					       .sun_path = "/run/dbus/system_bus_socket"};
+	union bpf_attr attr = {};
+	char c = 0;
+	struct {
+		const char *what;
+		long r;
+	} tries[9];
+	size_t n = 0;
+	int fd;
+
+	if (!cfg->store.fault || strcmp(cfg->store.fault, "worker-escape") != 0)
+		return;
+#define TRY(w, call) tries[n++] = (typeof(tries[0])){(w), (call) < 0 ? -errno : 0}
+	TRY("kill(daemon)", kill(cfg->store.daemon_pid, 0));
+	TRY("kill(spawner)", kill(getppid(), 0));
+	TRY("socket(stream)", fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+	safe_close(fd);
+	TRY("socket(inet)", fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+	safe_close(fd);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	TRY("connect", connect(fd, (const struct sockaddr *)&bus, sizeof(bus)));
+	safe_close(fd);
+	TRY("ioctl(TIOCSTI)", ioctl(STDERR_FILENO, TIOCSTI, &c));
+	TRY("bpf(PROG_GET_NEXT_ID)", syscall(__NR_bpf, BPF_PROG_GET_NEXT_ID, &attr, sizeof(attr)));
+	TRY("sendmsg(journald, address)",
+	    sendmsg(SPAWN_JOURNAL_FD,
+		    &(struct msghdr){.msg_name = (void *)&bus, .msg_namelen = sizeof(bus)}, 0));
+	TRY("dup2(2, 3)", dup2(STDERR_FILENO, SPAWN_WORKER_FD));
+#undef TRY
+	for (size_t i = 0; i < n; i++)
+		log_error("fault injection: worker-escape: %s: %s", tries[i].what,
+			  tries[i].r == -EPERM ? "refused" : "NOT REFUSED");
+}
+
 /* One job: its reply sent (0), the socket closed by the pool (1), or broken (< 0). */
 static int serve_one(const struct worker_config *cfg, int64_t *bound_uid)
 {
@@ -169,6 +220,7 @@ static int serve_one(const struct worker_config *cfg, int64_t *bound_uid)
 		for (;;)
 			pause();
 
+	fault_escape(&cfg->load);
 	libbpflog_reset();
 	if (job.method == JOBMSG_SWEEP)
 		k = (body = worker_sweep(&cfg->load, job.ident.uid)) ? 0 : -ENOMEM;
@@ -228,10 +280,14 @@ static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
 		_exit(EXIT_FAILURE);
 	/* So ps, top and perf tell the roles apart. */
 	(void)prctl(PR_SET_NAME, "bpfbroker-work");
-	/* Keep stdio (logging) and our socket; nothing else of the broker's, no client's fd. */
+	/*
+	 * Keep stdio (logging), our socket and the spawner's journald socket
+	 * (audit.h); nothing else of the broker's, no client's fd.
+	 */
 	if (sock != SPAWN_WORKER_FD && dup2(sock, SPAWN_WORKER_FD) < 0)
 		_exit(EXIT_FAILURE);
-	if (close_range(SPAWN_WORKER_FD + 1, ~0U, 0) < 0)
+	if (close_range(audit_journal_connected() ? SPAWN_JOURNAL_FD + 1 : SPAWN_WORKER_FD + 1, ~0U,
+			0) < 0)
 		_exit(EXIT_FAILURE);
 	/* The spawner reduced them for every worker; check we got exactly that. */
 	k = caps_worker_check();
@@ -240,8 +296,9 @@ static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
 		_exit(EXIT_FAILURE);
 	}
 	/*
-	 * Connected before the filter, which allows no connect() after; the fd
-	 * its audit records go out by belongs to the state every job starts from.
+	 * The spawner's journald socket, kept (audit.h); without one, decided
+	 * now, before the filter. Either way the fd the audit records go out by
+	 * belongs to the state every job starts from.
 	 */
 	k = audit_open();
 	if (k < 0)

@@ -21,6 +21,7 @@
 #include "daemon/shared/caps.h"
 #include "daemon/shared/log.h"
 #include "daemon/shared/spawn.h"
+#include "sandbox.h"
 
 int spawner_prepare(pid_t parent)
 {
@@ -60,16 +61,26 @@ int spawner_prepare(pid_t parent)
  * warmed-up libbpf, and the event loop never pays for a fork while clients
  * wait.
  */
-_Noreturn void spawner_run(const struct worker_config *cfg)
+_Noreturn void spawner_run(const struct worker_config *cfg, const struct sandbox *own)
 {
 	sigset_t chld;
-	int sfd;
+	int sfd, k;
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		_exit(EXIT_FAILURE);
+	/*
+	 * From here on only what forking workers takes, and what they do: they
+	 * inherit this filter and add their own (sandbox.h).
+	 */
+	k = sandbox_apply(own);
+	if (k < 0) {
+		log_error("worker spawner: cannot install its system call filter: %s",
+			  strerror(-k));
+		_exit(EXIT_FAILURE);
+	}
 	for (;;) {
 		struct pollfd pfds[2] = {{.fd = SPAWN_SOCKET_FD, .events = POLLIN},
 					 {.fd = sfd, .events = POLLIN}};
@@ -108,10 +119,9 @@ _Noreturn void spawner_run(const struct worker_config *cfg)
 			continue;
 		/*
 		 * Replies carry up to PROTO_MAX_REPLY_BYTES in one packet, jobs up
-		 * to WORKER_MAX_JOB_BYTES.
+		 * to WORKER_MAX_JOB_BYTES: both ends, with CAP_NET_ADMIN raised once.
 		 */
-		(void)caps_sndbuf_force(sv[1], WORKER_SNDBUF);
-		(void)caps_sndbuf_force(sv[0], WORKER_SNDBUF);
+		(void)caps_sndbuf_force(sv, 2, WORKER_SNDBUF);
 		pid = fork();
 		if (pid == 0) {
 			safe_close(sv[0]);

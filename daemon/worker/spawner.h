@@ -13,6 +13,7 @@
 int spawner_prepare(pid_t parent);
 /*
  * Serve the event loop on SPAWN_SOCKET_FD until it closes it, then wait for
- * the last worker and exit. Capabilities already reduced (caps_spawner_init()).
+ * the last worker and exit. Capabilities already reduced (caps_spawner_init());
+ * own: the spawner's system call filter, installed first (sandbox.h).
  */
-_Noreturn void spawner_run(const struct worker_config *cfg);
+_Noreturn void spawner_run(const struct worker_config *cfg, const struct sandbox *own);

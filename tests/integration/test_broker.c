@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -764,6 +766,18 @@ static void test_privileges(void **state)
 	assert_int_equal(harness_status_field(H.daemon, "NoNewPrivs", 10), 1);
 	assert_false(harness_status_field(H.daemon, "CapPrm", 16) & 1ull << 19);
 	assert_false(harness_status_field(H.daemon, "CapBnd", 16) & 1ull << 19);
+	/* The same from the kernel's capget() on its pid, not through /proc. */
+	{
+		struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3,
+						     .pid = H.daemon};
+		struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3] = {};
+
+		assert_int_equal(syscall(SYS_capget, &h, d), 0);
+		assert_int_equal((unsigned long long)d[1].permitted << 32 | d[0].permitted, daemon);
+		assert_int_equal((unsigned long long)d[1].effective << 32 | d[0].effective, 0);
+		assert_int_equal((unsigned long long)d[1].inheritable << 32 | d[0].inheritable, 0);
+		assert_false(d[0].permitted & 1u << CAP_SYS_PTRACE);
+	}
 
 	/*
 	 * An idle worker, forked ahead of demand by the daemon's one child, the

@@ -326,6 +326,43 @@ static void test_leaks_end_the_worker(void **state)
 	restart(NULL);
 }
 
+/*
+ * A worker some object took over, as --fault-inject=worker-escape plays it:
+ * before each job it signals the daemon and its spawner, makes stream and
+ * inet sockets, connects to D-Bus, a terminal's TIOCSTI, walks every
+ * program, readdresses journald's socket and replaces the event loop's fd
+ * (worker/serve.c, fault_escape()). Each fails with EPERM (sandbox.c), and
+ * the worker still answers both requests of the connection.
+ */
+static void test_taken_over_worker_is_confined(void **state)
+{
+	static const char *const tries[] = {
+		"kill(daemon)",
+		"kill(spawner)",
+		"socket(stream)",
+		"socket(inet)",
+		"connect",
+		"ioctl(TIOCSTI)",
+		"bpf(PROG_GET_NEXT_ID)",
+		"sendmsg(journald, address)",
+		"dup2(2, 3)",
+	};
+	unsigned n_good = 1, first;
+
+	restart("--fault-inject=worker-escape");
+	first = log_lines();
+	assert_int_equal(harness_as_user(&user_a, client_one_connection, &n_good), 0);
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		char what[128];
+
+		snprintf(what, sizeof(what), "worker-escape: %s: refused", tries[i]);
+		if (!log_has(what, first))
+			fail_msg("not refused, or not tried: %s", tries[i]);
+	}
+	assert_false(log_has("NOT REFUSED", first));
+	restart(NULL);
+}
+
 static int setup(void **state)
 {
 	char policy[1024];
@@ -352,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_bound_worker_holds_nothing),
 		cmocka_unit_test(test_never_two_users),
 		cmocka_unit_test(test_leaks_end_the_worker),
+		cmocka_unit_test(test_taken_over_worker_is_confined),
 	};
 
 	return cmocka_run_group_tests(tests, setup, harness_group_teardown);

@@ -8,6 +8,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -25,14 +30,15 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "daemon/worker/sandbox.h"
 
-/* Run fn in a child under the filter (flags: SANDBOX_*); its exit status. */
-static int under_filter(unsigned flags, int (*fn)(void))
+/* Run fn in a child under a filter of kind (flags: SANDBOX_*); its exit status. */
+static int under(enum sandbox_kind kind, unsigned flags, int (*fn)(void))
 {
 	int status = 0;
 	pid_t pid = fork();
@@ -41,14 +47,26 @@ static int under_filter(unsigned flags, int (*fn)(void))
 	if (pid == 0) {
 		struct sandbox s;
 
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || sandbox_build(flags, &s) < 0 ||
-		    sandbox_apply(&s) < 0)
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    sandbox_build(kind, flags, getppid(), &s) < 0 || sandbox_apply(&s) < 0)
 			_exit(100);
 		_exit(fn());
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	return WEXITSTATUS(status);
+}
+
+/* Under the workers' filter. */
+static int under_filter(unsigned flags, int (*fn)(void))
+{
+	return under(SANDBOX_WORKER, flags, fn);
+}
+
+/* Did the call just made fail with EPERM, the filter's answer? */
+static bool refused(long r)
+{
+	return r < 0 && errno == EPERM;
 }
 
 /* 0 if every call a worker has no business making failed with EPERM. */
@@ -105,11 +123,153 @@ static int allowed_child(void)
 	close(fd);
 	if (getpid() <= 0 || write(STDERR_FILENO, "", 0) < 0)
 		return 2;
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	/* The one kind of socket a worker makes, for an interface's index. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return 3;
 	close(fd);
 	return 0;
+}
+
+/*
+ * 0 if what code an object took over would try next fails with EPERM: reach
+ * a root service over a local socket (D-Bus, varlink), signal the daemon or
+ * another root process, a terminal's ioctl, a walk of every program in the
+ * system, a datagram readdressed, the event loop's fd replaced.
+ */
+static int escape_child(void)
+{
+	static const struct sockaddr_un sa = {.sun_family = AF_UNIX,
+					      .sun_path = "/nonexistent/bpfbroker"};
+	union bpf_attr attr = {};
+	char c = 0;
+	int fd, sv[2];
+
+	/* fd 3 stands for the event loop's socket, as in a worker; ours come after it. */
+	if (fcntl(3, F_GETFD) < 0 && open("/dev/null", O_RDONLY | O_CLOEXEC) != 3)
+		return 99;
+	if (!refused(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)))
+		return 1;
+	if (!refused(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)))
+		return 2;
+	if (!refused(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) ||
+	    !refused(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, 0)))
+		return 3;
+	/* The one kind it may make, for an interface's index: connected nowhere. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || !refused(connect(fd, (const struct sockaddr *)&sa, sizeof(sa))))
+		return 4;
+	if (!refused(sendto(fd, "x", 1, MSG_NOSIGNAL, (const struct sockaddr *)&sa, sizeof(sa))))
+		return 5;
+	if (!refused(sendmsg(fd,
+			     &(struct msghdr){.msg_name = (void *)&sa, .msg_namelen = sizeof(sa)},
+			     MSG_NOSIGNAL)))
+		return 6;
+	/* Signals to the parent (the daemon, the spawner): refused; to itself: allowed. */
+	if (!refused(kill(getppid(), 0)) || !refused(kill(-1, 0)) || !refused(kill(0, 0)))
+		return 7;
+	if (!refused(syscall(SYS_tgkill, getppid(), getppid(), 0)) ||
+	    !refused(syscall(SYS_tkill, getppid(), 0)))
+		return 8;
+	if (kill(getpid(), 0) < 0 || syscall(SYS_tgkill, getpid(), getpid(), 0) < 0)
+		return 9;
+	if (!refused(syscall(SYS_pidfd_send_signal, 0, 0, NULL, 0)))
+		return 10;
+	/* ioctl: a terminal's input, a socket's queue; an interface's index still works. */
+	if (!refused(ioctl(STDERR_FILENO, TIOCSTI, &c)) || !refused(ioctl(fd, FIONREAD, &c)))
+		return 11;
+	if (ioctl(fd, SIOCGIFINDEX, &(struct ifreq){.ifr_name = "lo"}) < 0 && errno == EPERM)
+		return 12;
+	/* bpf(): a walk of every program and map, statistics for all; a bad fd still reaches it. */
+	if (!refused(syscall(__NR_bpf, BPF_PROG_GET_NEXT_ID, &attr, sizeof(attr))) ||
+	    !refused(syscall(__NR_bpf, BPF_MAP_GET_NEXT_ID, &attr, sizeof(attr))) ||
+	    !refused(syscall(__NR_bpf, BPF_ENABLE_STATS, &attr, sizeof(attr))) ||
+	    !refused(syscall(__NR_bpf, BPF_ITER_CREATE, &attr, sizeof(attr))))
+		return 13;
+	attr.info.bpf_fd = (uint32_t)-1;
+	if (syscall(__NR_bpf, BPF_OBJ_GET_INFO_BY_FD, &attr, sizeof(attr)) == 0 || errno == EPERM)
+		return 14;
+	/* fd 3 stays the event loop's socket, the one sendmsg() may use. */
+	if (!refused(close(3)) || !refused(dup2(fd, 3)) || !refused(dup3(fd, 3, O_CLOEXEC)) ||
+	    !refused(syscall(SYS_close_range, 3, ~0U, 0)))
+		return 15;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0 || errno != EPERM)
+		return 16;
+	close(fd);
+	return 0;
+}
+
+static void test_escape(void **state)
+{
+	assert_int_equal(under_filter(0, escape_child), 0);
+	/* The same calls with the filter only logging: the test sees the difference. */
+	assert_int_not_equal(under_filter(SANDBOX_LOG_ONLY, escape_child), 0);
+}
+
+/* 0 if the spawner's filter refuses what forking workers never takes. */
+static int spawner_forbidden_child(void)
+{
+	char *const argv[] = {(char *)"true", NULL};
+	static const struct sockaddr_un sa = {.sun_family = AF_UNIX,
+					      .sun_path = "/nonexistent/bpfbroker"};
+	int sv[2], status;
+	pid_t pid;
+
+	execve("/nonexistent/bpfbroker", argv, (char *const[]){NULL});
+	if (errno != EPERM)
+		return 1;
+	if (!refused(ptrace(PTRACE_TRACEME, 0, NULL, NULL)) ||
+	    !refused(mount("none", "/nonexistent/bpfbroker", "tmpfs", 0, NULL)) ||
+	    !refused(unshare(CLONE_NEWUSER)))
+		return 2;
+	/* A fork with new namespaces, or a thread: not how workers are made. */
+	if (!refused(syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, 0)) ||
+	    !refused(syscall(SYS_clone, CLONE_VM | CLONE_THREAD | CLONE_SIGHAND, NULL, NULL, NULL,
+			     0)))
+		return 3;
+	if (!refused(socket(AF_UNIX, SOCK_STREAM, 0)) || !refused(socket(AF_INET, SOCK_DGRAM, 0)) ||
+	    !refused(kill(-1, 0)) || !refused(ioctl(STDERR_FILENO, TIOCSTI, "x")))
+		return 4;
+	/* What it does: a pair for a worker, the worker, its pidfd, its end. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return 5;
+	if (!refused(connect(sv[0], (const struct sockaddr *)&sa, sizeof(sa))))
+		return 6;
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0 || syscall(SYS_pidfd_open, pid, 0) < 0 || waitpid(pid, &status, 0) != pid)
+		return 7;
+	return 0;
+}
+
+static int allowed_child(void);
+static int between_jobs_child(void);
+
+/* In a child under the spawner's filter: a worker forked, under both filters, works. */
+static int allowed_in_spawner_child(void)
+{
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct sandbox s;
+
+		if (sandbox_build(SANDBOX_WORKER, 0, 0, &s) < 0 || sandbox_apply(&s) < 0)
+			_exit(100);
+		_exit(allowed_child() * 10 + between_jobs_child());
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 99;
+	return WEXITSTATUS(status);
+}
+
+static void test_spawner(void **state)
+{
+	assert_int_equal(under(SANDBOX_SPAWNER, 0, spawner_forbidden_child), 0);
+	assert_int_not_equal(under(SANDBOX_SPAWNER, SANDBOX_LOG_ONLY, spawner_forbidden_child), 0);
+	/* A worker forked under it still does what a worker does, under both filters. */
+	assert_int_equal(under(SANDBOX_SPAWNER, 0, allowed_in_spawner_child), 0);
 }
 
 static void test_allowed(void **state)
@@ -193,10 +353,10 @@ static int hidden_child(void)
 	if (bpf_map_get_next_key(-1, NULL, NULL) == 0 || errno == ENOENT)
 		return 12;
 	if (geteuid() == 0) {
-		/* As root, links and programs are listed as before. */
+		/* As root, links are listed as before (named_links.c); programs are not walked. */
 		if (bpf_link_get_next_id(0, &id) < 0 && errno != ENOENT)
 			return 13;
-		if (bpf_prog_get_next_id(0, &id) < 0 && errno != ENOENT)
+		if (bpf_prog_get_next_id(0, &id) == 0 || errno != EPERM)
 			return 14;
 	}
 	return 0;
@@ -217,7 +377,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forbidden),      cmocka_unit_test(test_allowed),
 		cmocka_unit_test(test_between_jobs),   cmocka_unit_test(test_unshare_net),
-		cmocka_unit_test(test_modules_hidden),
+		cmocka_unit_test(test_modules_hidden), cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_spawner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
