@@ -89,6 +89,9 @@ int audit_connect_journal(int at)
 {
 	int fd;
 
+	/* Decided here for the spawner's workers too, journald or not: they can't. */
+	journal_owner = getpid();
+	journal_inherited = true;
 	if (force_stderr || access(JOURNAL_SOCKET, W_OK) < 0)
 		return -ENOENT;
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -106,14 +109,12 @@ int audit_connect_journal(int at)
 	if (journal_fd >= 0 && journal_fd != at)
 		close(journal_fd);
 	journal_fd = at;
-	journal_owner = getpid();
-	journal_inherited = true;
 	return at;
 }
 
 bool audit_journal_connected(void)
 {
-	return journal_inherited;
+	return journal_inherited && journal_fd >= 0;
 }
 
 /*

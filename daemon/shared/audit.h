@@ -58,7 +58,8 @@ int audit_open(void);
 /*
  * The spawner, before its system call filter: a socket connected to
  * journald, if it is there, at fd at (SPAWN_JOURNAL_FD), for its own and its
- * workers' records. They inherit it (audit_open() then keeps it), so it is
+ * workers' records; without journald, stderr for them all (a worker's
+ * filter lets it make no socket). They inherit it (audit_open() keeps it), so it is
  * part of the state a worker checks against after each job
  * (worker/hygiene.h), and they send on it with no address: their filter
  * allows them neither connect() nor an address. Returns at, -ENOENT without

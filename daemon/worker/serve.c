@@ -296,15 +296,6 @@ static void serve_setup(const struct worker_config *c, int sock, pid_t parent)
 		_exit(EXIT_FAILURE);
 	}
 	/*
-	 * The spawner's journald socket, kept (audit.h); without one, decided
-	 * now, before the filter. Either way the fd the audit records go out by
-	 * belongs to the state every job starts from.
-	 */
-	k = audit_open();
-	if (k < 0)
-		log_warning("worker: no socket for journald, audit records go to stderr: %s",
-			    strerror(-k));
-	/*
 	 * From here on only what a worker does (sandbox.h), before anything of
 	 * the client's is read. Without it the worker does not serve.
 	 */
