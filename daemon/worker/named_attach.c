@@ -177,6 +177,12 @@ int named_attach(struct call *c, struct reply *r)
 	if (prog_fd < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -prog_fd,
 				   "cannot open program \"%s\": %s", a.program, strerror(-prog_fd));
+	/* Checked before the link exists: the kernel enforces it from the moment it does. */
+	if (p->protect && a.fd_index >= 0 && (size_t)a.fd_index < c->n_fds) {
+		k = protect_may_attach(c, r, &o, c->fds[a.fd_index]);
+		if (k != 0)
+			return k;
+	}
 	if (strcmp(a.type, "cgroup") == 0)
 		k = attach_cgroup(c, r, &a, prog, prog_fd, &link_fd);
 	else if (strcmp(a.type, "raw_tracepoint") == 0)

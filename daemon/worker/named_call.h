@@ -189,6 +189,12 @@ int named_policy(struct call *c, struct reply *r);
 /* named_protect.c */
 bool object_link_is_protected(const struct object *o, uint32_t link_id);
 /*
+ * May the caller protect a link of the object on the cgroup of cgroup_fd? Not
+ * from inside that cgroup (or from an unknown one), and not for an object
+ * with a map pinned by name. 0 yes, > 0 the refusal in r, -errno.
+ */
+int protect_may_attach(struct call *c, struct reply *r, const struct object *o, int cgroup_fd);
+/*
  * Record the new cgroup link (link_fd, made on cgroup_fd) as protected in the
  * object's metadata, re-read under the owner's lock. 0, > 0 refused, -errno.
  */

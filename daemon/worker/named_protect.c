@@ -9,11 +9,15 @@
  */
 #include "named_call.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "daemon/shared/cgroupfs.h"
 #include "denial.h"
@@ -37,6 +41,116 @@ static int64_t protected_cgroup_of(json_object *meta, uint32_t link_id)
 bool object_link_is_protected(const struct object *o, uint32_t link_id)
 {
 	return protected_cgroup_of(o->meta, link_id) >= 0;
+}
+
+/* Is the caller's cgroup that cgroup or below it? Unknown counts as inside. */
+static bool caller_within(const struct call *c, uint64_t cgroup_id)
+{
+	return !c->ident.peer_cgroup || cgroupfs_path_within(c->ident.peer_cgroup, cgroup_id) != 0;
+}
+
+/* The name of the object's map with kernel id map_id, or NULL. */
+static const char *map_name_by_id(json_object *meta, uint32_t map_id)
+{
+	json_object *maps = meta_array(meta, "maps");
+
+	for (size_t i = 0; maps && i < json_object_array_length(maps); i++) {
+		json_object *m = json_object_array_get_idx(maps, i), *name;
+
+		if (meta_int(m, "id") == (int64_t)map_id &&
+		    json_object_object_get_ex(m, "name", &name))
+			return json_object_get_string(name);
+	}
+	return NULL;
+}
+
+/*
+ * A map pinned by name is the user's, not the object's: any later load of
+ * theirs that names it reuses it (loadpins.c), and writes it as that load's
+ * own map, so from inside the cgroup an object of the container's own would
+ * change what the protected link enforces. Such an object cannot be protected.
+ */
+static int protect_refuse_pinned_maps(struct call *c, struct reply *r, const struct object *o)
+{
+	const char *name = NULL;
+	char dir[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d;
+	int k;
+
+	if (!meta_array(o->meta, "maps"))
+		return 0;
+	k = store_pinned_dir(&c->cfg->store, o->owner, dir, sizeof(dir));
+	if (k < 0)
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
+				   "cannot open the maps pinned by name: %s", strerror(-k));
+	d = opendir(dir);
+	if (!d)
+		return reply_error(r, PROTO_ERR_INTERNAL, errno, "cannot open %s: %m", dir);
+	while (k == 0 && !name && (de = readdir(d))) {
+		struct bpf_map_info info = {};
+		uint32_t len = sizeof(info);
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		/* A pin opens only with BPF_OBJ_GET, as root's (the directory is root's, 0700). */
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			k = errno == ENOENT ? 0 : -errno;
+			continue;
+		}
+		k = bpf_obj_get_info_by_fd(fd, &info, &len) < 0 ? -errno : 0;
+		safe_close(fd);
+		if (k == 0)
+			name = map_name_by_id(o->meta, info.id);
+	}
+	closedir(d);
+	if (k < 0)
+		return reply_error(r, PROTO_ERR_INTERNAL, -k,
+				   "cannot read the maps pinned in %s: %s", dir, strerror(-k));
+	if (name)
+		return denial_reply(
+			r, PROTO_ERR_DENIED, EPERM, "map", name, NULL,
+			"cannot protect a link of \"%s\": its map \"%s\" is pinned by "
+			"name, so any load of yours that names it (one from inside the "
+			"cgroup too) writes it; protect an object whose maps are its own",
+			o->name, name);
+	return 0;
+}
+
+/*
+ * A protected link confines everyone in its cgroup. Protecting a cgroup the
+ * caller is in would confine the caller's own cgroup and the ones around
+ * it: from inside a container, its owner's processes in the parent cgroup
+ * (the owner owns it too), with a rule the owner could then never remove.
+ * So the caller must be outside the cgroup it protects (known to be).
+ */
+static int protect_refuse_own_cgroup(struct call *c, struct reply *r, int cgroup_fd)
+{
+	struct stat st;
+
+	if (call_is_admin(c))
+		return 0;
+	if (fstat(cgroup_fd, &st) < 0)
+		return reply_error(r, PROTO_ERR_INTERNAL, errno, "cannot stat the cgroup: %m");
+	if (!caller_within(c, (uint64_t)st.st_ino))
+		return 0;
+	return denial_reply(r, PROTO_ERR_DENIED, EPERM, "object", NULL, NULL,
+			    "cannot protect a link on cgroup id %llu: you are in it (or the broker "
+			    "could not establish your cgroup), and a protected link confines its "
+			    "cgroup's processes; attach with protect from outside that cgroup",
+			    (unsigned long long)st.st_ino);
+}
+
+int protect_may_attach(struct call *c, struct reply *r, const struct object *o, int cgroup_fd)
+{
+	int k = protect_refuse_own_cgroup(c, r, cgroup_fd);
+
+	if (k == 0)
+		k = protect_refuse_pinned_maps(c, r, o);
+	return k;
 }
 
 int protect_record(struct call *c, struct reply *r, const struct object *o, int link_fd,
@@ -121,12 +235,6 @@ int protect_forget(struct call *c, const struct object *o, json_object *link_ids
 	if (json_add(meta, PROTECTED_KEY, kept) < 0)
 		return -ENOMEM;
 	return store_meta_write(&c->cfg->store, o->owner, o->name, meta);
-}
-
-/* Is the caller's cgroup that cgroup or below it? Unknown counts as inside. */
-static bool caller_within(const struct call *c, uint64_t cgroup_id)
-{
-	return !c->ident.peer_cgroup || cgroupfs_path_within(c->ident.peer_cgroup, cgroup_id) != 0;
 }
 
 int protect_confines(struct call *c, const struct object *o, int64_t prog_id, int64_t link_id,
