@@ -98,7 +98,7 @@ int conn_dispatch(struct conn *c, struct proto_msg *msg);
  * The audit trail's "OWNER/NAME" for ref ("NAME" is the caller's own),
  * bounded like the worker's.
  */
-void request_object_format(const struct conn *c, const char *ref, char *buf, size_t size);
+void conn_object_format(const struct conn *c, const char *ref, char *buf, size_t size);
 /*
  * Queue a job of method with flags (JOBMSG_F_*) and params (borrowed; NULL:
  * none) and fds (taken) for a worker: 0, an answered refusal (> 0) if it
@@ -110,5 +110,5 @@ int conn_submit(struct conn *c, int64_t id, const struct worker_request *req, un
  * A named-object method's job with the message's fds and, if extra_fd >= 0,
  * that one last (taken; JOBMSG_F_NETNS in flags says what it is).
  */
-int submit_job(struct conn *c, int64_t id, const struct proto_method *m, uint32_t flags,
-	       json_object *params, struct proto_msg *msg, int extra_fd);
+int conn_submit_job(struct conn *c, int64_t id, const struct proto_method *m, uint32_t flags,
+		    json_object *params, struct proto_msg *msg, int extra_fd);

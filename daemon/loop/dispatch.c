@@ -75,14 +75,15 @@ static int handle_worker_method(struct conn *c, int64_t id, const struct proto_m
 	if (m->id == PROTO_METHOD_ATTACH) {
 		int netns = conn_open_netns(c);
 
-		/* A uprobe's process is the worker's to look at (worker/uprobe.h). */
+		/* Without it an xdp or tc attach is refused by the worker; others need none. */
 		if (netns < 0)
 			log_debug("uid %u: no network namespace for attach: %s",
 				  (unsigned)c->cred.uid, strerror(-netns));
 		if (netns >= 0)
-			return submit_job(c, id, m, flags | JOBMSG_F_NETNS, params, msg, netns);
+			return conn_submit_job(c, id, m, flags | JOBMSG_F_NETNS, params, msg,
+					       netns);
 	}
-	return submit_job(c, id, m, flags, params, msg, -1);
+	return conn_submit_job(c, id, m, flags, params, msg, -1);
 }
 
 /* Validate here too, so bad requests never cost a worker; then re-encode with the fd at 0. */
@@ -104,7 +105,7 @@ static int load_params_decode(const struct conn *c, const struct proto_method *m
 		*ret_check_only = req.check_only;
 		*ret = proto_insns_request_encode(&req);
 		/* For the audit trail, should its worker give no answer. */
-		request_object_format(c, req.name, ret_object, object_size);
+		conn_object_format(c, req.name, ret_object, object_size);
 		proto_insns_request_done(&req);
 	} else {
 		struct proto_load_request req = {};
@@ -115,7 +116,7 @@ static int load_params_decode(const struct conn *c, const struct proto_method *m
 		req.object_fd = 0;
 		*ret_check_only = req.check_only;
 		*ret = proto_load_request_encode(&req);
-		request_object_format(c, req.name, ret_object, object_size);
+		conn_object_format(c, req.name, ret_object, object_size);
 		proto_load_request_done(&req);
 	}
 	return *ret ? 0 : -ENOMEM;

@@ -66,7 +66,7 @@ int conn_submit(struct conn *c, int64_t id, const struct worker_request *req, un
  * The object a request names, for the audit trail: "OWNER/NAME" ("NAME" is
  * the caller's own), bounded like the worker's.
  */
-void request_object_format(const struct conn *c, const char *ref, char *buf, size_t size)
+void conn_object_format(const struct conn *c, const char *ref, char *buf, size_t size)
 {
 	audit_format_object(buf, size, c->cred.uid, ref, NULL);
 }
@@ -78,11 +78,11 @@ static void request_object(const struct conn *c, json_object *params, char *buf,
 
 	if (proto_get_string(params, "object", false, &ref, NULL) < 0)
 		ref = NULL;
-	request_object_format(c, ref, buf, size);
+	conn_object_format(c, ref, buf, size);
 }
 
-int submit_job(struct conn *c, int64_t id, const struct proto_method *m, uint32_t flags,
-	       json_object *params, struct proto_msg *msg, int extra_fd)
+int conn_submit_job(struct conn *c, int64_t id, const struct proto_method *m, uint32_t flags,
+		    json_object *params, struct proto_msg *msg, int extra_fd)
 {
 	char object[160];
 	struct worker_request req = {.uid = c->cred.uid,

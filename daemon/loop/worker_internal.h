@@ -69,8 +69,7 @@ struct worker_pool {
 	sd_event_source *spawner_io, *spawner_child;
 	unsigned n_spawning; /* asked for, not yet arrived */
 	unsigned spawner_served; /* workers the current spawner made (SPAWNER_MAX_WORKERS) */
-	unsigned spawner_serial; /* the current spawner's, carried by its workers; bumped as it goes
-				  */
+	unsigned spawner_serial; /* the current spawner's, carried by its workers */
 	/*
 	 * A spawner that dies right after starting (it could not set itself up)
 	 * is restarted after a growing delay, not at once in a loop.

@@ -14,6 +14,10 @@
 #include "common/macro.h"
 #include "proto/method.h"
 
+/* Sent as they are in memory: no padding, so no byte goes out uninitialized. */
+_Static_assert(sizeof(struct jobmsg_header) == 32, "jobmsg_header has padding");
+_Static_assert(sizeof(struct jobmsg_ident_header) == 28, "jobmsg_ident_header has padding");
+
 void jobmsg_identity_done(struct jobmsg_identity *i)
 {
 	free(i->groups);
@@ -218,7 +222,7 @@ static int identity_decode(const char *buf, size_t len, bool sweep, struct jobms
 	memcpy(&h, buf, sizeof(h));
 	if (h.reserved != 0 || h.uid == (uint32_t)-1 || h.pid < 0 ||
 	    h.n_groups > JOBMSG_MAX_GROUPS ||
-	    len - sizeof(h) != (size_t)h.n_groups * sizeof(uint32_t) + h.unit_len)
+	    len - sizeof(h) != (uint64_t)h.n_groups * sizeof(uint32_t) + h.unit_len)
 		return -EBADMSG;
 	/* A sweep names a user and nothing more; a request always has a caller with a gid. */
 	if (sweep ? (h.gid != (uint32_t)-1 || h.pid != 0 || h.n_groups != 0 || h.unit_len != 0)
@@ -261,7 +265,7 @@ int jobmsg_decode(const void *buf, size_t len, struct jobmsg *ret)
 	memcpy(&h, b, sizeof(h));
 	if (h.magic != JOBMSG_MAGIC || h.version != JOBMSG_VERSION || h.reserved != 0 ||
 	    !method_valid(h.method) || (h.flags & ~(uint32_t)_JOBMSG_F_ALL) ||
-	    len - sizeof(h) != (size_t)h.ident_len + h.params_len + 1)
+	    len - sizeof(h) != (uint64_t)h.ident_len + h.params_len + 1)
 		return -EBADMSG;
 	sweep = h.method == JOBMSG_SWEEP;
 	/* Only an attach carries the caller's network namespace; a sweep nothing of a client. */

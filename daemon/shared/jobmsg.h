@@ -40,7 +40,10 @@
 enum {
 	/* The last fd after the client's is the caller's network namespace (attach). */
 	JOBMSG_F_NETNS = 1u << 0,
-	/* The request counted against max_loads_per_minute in the event loop. */
+	/*
+	 * The request counted against max_loads_per_minute in the event loop:
+	 * for the record only, no worker decides by it.
+	 */
 	JOBMSG_F_RATE_COUNTED = 1u << 1,
 	_JOBMSG_F_ALL = JOBMSG_F_NETNS | JOBMSG_F_RATE_COUNTED,
 };

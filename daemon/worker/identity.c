@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* The caller's identity in a worker: taken from the job, or looked up for a uid (shares). */
 #include "identity.h"
 
 #include <errno.h>
