@@ -55,6 +55,8 @@ void rule_done(struct policy_rule *r)
 	free(r->maps);
 	attach_done(&r->attach);
 	shared_free(r->shared, r->n_shared);
+	strv_free(r->objects, r->n_objects);
+	vetted_list_free(r->digests, r->n_digests);
 	*r = (struct policy_rule){};
 }
 

@@ -10,8 +10,11 @@
 #include "common/macro.h"
 #include "internal.h"
 
-/* Deepest legitimate nesting is 6 (top, rules, rule, allow, maps, pattern). */
-#define POLICY_JSON_MAX_DEPTH 8
+/*
+ * Deepest legitimate nesting is 8 (top, rules, rule, allow, digests, a digest's grants, maps,
+ * pattern); json-c counts one more.
+ */
+#define POLICY_JSON_MAX_DEPTH 10
 /* No object of the format has more than 5 keys; more is a mistake (and bounds the scan). */
 #define SCAN_MAX_KEYS 16
 

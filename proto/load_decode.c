@@ -385,13 +385,43 @@ static int decode_shares(json_object *params, struct proto_load_request *req, ch
 	return 0;
 }
 
+/*
+ * "system_object": an installed object by name, read by the broker itself: no fd, no
+ * "object_fd". The name never becomes more than one path component (no '/', no '.').
+ */
+static int decode_system_object(json_object *params, size_t n_fds, char **ret, char **error)
+{
+	json_object *v;
+	const char *s;
+	int r = proto_get_string(params, "system_object", false, &s, error);
+
+	if (r < 0 || !s)
+		return r;
+	if (!proto_object_name_is_valid(s))
+		return error_setf(error, -EINVAL,
+				  "\"system_object\" must be 1 to %d letters, digits, '_' or '-', "
+				  "not starting with '-'",
+				  PROTO_MAX_OBJECT_NAME);
+	if (json_object_object_get_ex(params, "object_fd", &v) &&
+	    !json_object_is_type(v, json_type_null))
+		return error_setf(error, -EINVAL,
+				  "a load names its object by \"object_fd\" or by "
+				  "\"system_object\", not both");
+	if (n_fds)
+		return error_setf(
+			error, -EBADF,
+			"a load of a system object carries no fd; the message carries %zu", n_fds);
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
 			      char **error)
 {
 	static const char *const keys[] = {
-		"object_fd",  "object_name",	"check_only", "globals", "map_sizes",
-		"programs",   "name",		"shares",     "freeze",	 "map_defs",
-		"inner_maps", "attach_targets", "libbpf_log", NULL};
+		"object_fd",  "object_name",	"check_only", "globals",       "map_sizes",
+		"programs",   "name",		"shares",     "freeze",	       "map_defs",
+		"inner_maps", "attach_targets", "libbpf_log", "system_object", NULL};
 	struct proto_load_request req = {};
 	int64_t fd_index = -1;
 	int r;
@@ -401,16 +431,21 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 	r = proto_check_keys(params, "load", keys, error);
 	if (r < 0)
 		return r;
-	r = proto_get_int(params, "object_fd", true, 0, PROTO_MAX_REQUEST_FDS - 1, &fd_index,
-			  error);
+	r = decode_system_object(params, n_fds, &req.system_object, error);
 	if (r < 0)
 		return r;
-	if ((size_t)fd_index >= n_fds)
-		return error_setf(error, -EBADF,
-				  "\"object_fd\" refers to fd %" PRId64
-				  " but the message carries %zu",
-				  fd_index, n_fds);
-	req.object_fd = (size_t)fd_index;
+	if (!req.system_object) {
+		r = proto_get_int(params, "object_fd", true, 0, PROTO_MAX_REQUEST_FDS - 1,
+				  &fd_index, error);
+		if (r < 0)
+			return r;
+		if ((size_t)fd_index >= n_fds)
+			return error_setf(error, -EBADF,
+					  "\"object_fd\" refers to fd %" PRId64
+					  " but the message carries %zu",
+					  fd_index, n_fds);
+		req.object_fd = (size_t)fd_index;
+	}
 	r = proto_get_bool(params, "check_only", false, &req.check_only, error);
 	if (r >= 0)
 		r = proto_get_bool(params, "libbpf_log", false, &req.libbpf_log, error);

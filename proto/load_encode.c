@@ -16,7 +16,10 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 
 	if (!o)
 		return NULL;
-	failed |= json_add(o, "object_fd", json_object_new_int((int)r->object_fd));
+	if (r->system_object)
+		failed |= json_add(o, "system_object", json_object_new_string(r->system_object));
+	else
+		failed |= json_add(o, "object_fd", json_object_new_int((int)r->object_fd));
 	if (r->object_name)
 		failed |= json_add(o, "object_name", json_object_new_string(r->object_name));
 	if (r->check_only)
@@ -151,6 +154,7 @@ json_object *proto_load_request_encode(const struct proto_load_request *r)
 
 void proto_load_request_done(struct proto_load_request *r)
 {
+	free(r->system_object);
 	for (size_t i = 0; i < r->n_globals; i++) {
 		free(r->globals[i].name);
 		free(r->globals[i].value);

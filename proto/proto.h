@@ -216,7 +216,10 @@ struct proto_share {
 };
 
 struct proto_load_request {
-	size_t object_fd; /* index into the message's fds */
+	size_t object_fd; /* index into the message's fds (none with system_object) */
+	/* Load the installed system object of this name instead (no fd; POLICY.md, "Vetted
+	 * objects") */
+	char *system_object;
 	char *name; /* keep loaded under this name (see NAMED.md), or NULL */
 	struct proto_share *shares;
 	size_t n_shares;

@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 			return EXIT_ERROR;
 		args += k;
 		n_args -= k;
-		if (!c.opts.name && n_args >= 1) {
+		if (!c.opts.name && !c.system && n_args >= 1) {
 			char *obj = args[0];
 
 			/* Parse what follows OBJ, which stands in for argv[0] ("run" in messages).

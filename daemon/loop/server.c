@@ -535,8 +535,9 @@ static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
 		char buf[96];
 
 		json_object_put(job_params);
-		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes exactly %u",
-			 msg->n_fds, m->name, m->fds_min);
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes %s %u",
+			 msg->n_fds, m->name, m->fds_min == m->fds_max ? "exactly" : "at most",
+			 m->fds_max);
 		return conn_send_error(c, id, PROTO_ERR_FDS, EBADF, buf);
 	}
 	if (proto_method_when(m->rate_limited, params)) {
@@ -563,7 +564,8 @@ static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
 	req.changes_state = proto_method_when(m->changes_state, params);
 	if (!object[0])
 		req.object = NULL;
-	return conn_submit(c, id, &req, job, fds, 1);
+	/* A system object's load carries none (the decoder saw to it). */
+	return conn_submit(c, id, &req, job, fds, msg->n_fds);
 }
 
 static int conn_dispatch(struct conn *c, struct proto_msg *msg)

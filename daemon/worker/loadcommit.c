@@ -93,6 +93,11 @@ static json_object *job_meta_new(struct job *j, const char *dir, int *ret_err)
 	json_object_object_add(meta, "programs", progs);
 	json_object_object_add(meta, "maps", maps);
 	json_object_object_add(meta, "shares", shares);
+	/* A vetted object keeps its vetted grant at later requests (vetted_grant_now()). */
+	if (j->vetted[0]) {
+		json_object_object_add(meta, "vetted", json_object_new_string(j->vetted));
+		json_object_object_add(meta, "digest", json_object_new_string(j->vetted_digest));
+	}
 	for (size_t i = 0; i < j->desc.n_programs && k >= 0; i++) {
 		const struct object_program *p = &j->desc.programs[i];
 		int fd = job_prog_fd(j, i);
