@@ -130,6 +130,11 @@ int parse_name_patterns(struct parse_ctx *c, const char *path, json_object *arr,
 
 int parse_json_text(struct parse_ctx *c, const char *json, json_object **ret);
 int check_json_text(struct parse_ctx *c, const char *s);
+/*
+ * A whole file's text (at most max_bytes): parsed and checked strictly, and an object at
+ * the top level. 0 and *ret, or the error's negative errno.
+ */
+int parse_json_file(struct parse_ctx *c, const char *json, size_t max_bytes, json_object **ret);
 
 /* ---- A rule's sections (match.c, allow*.c, policy_limits.c) ---- */
 

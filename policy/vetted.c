@@ -143,17 +143,9 @@ int policy_manifest_parse(const char *file_name, const char *json, struct policy
 
 	if (!file_name || !json || !ret)
 		return -EINVAL;
-	if (strlen(json) > POLICY_MAX_MANIFEST_BYTES)
-		return parse_fail(&c, NULL, "file is larger than %d bytes",
-				  POLICY_MAX_MANIFEST_BYTES);
-	r = parse_json_text(&c, json, &root);
-	if (r >= 0)
-		r = check_json_text(&c, json);
+	r = parse_json_file(&c, json, POLICY_MAX_MANIFEST_BYTES, &root);
 	if (r < 0)
 		return r;
-	if (!json_object_is_type(root, json_type_object))
-		return parse_fail(&c, NULL, "expected an object at the top level, got %s",
-				  json_type_phrase(json_object_get_type(root)));
 	if (!json_object_object_get_ex(root, "digest", &d))
 		return parse_fail(&c, NULL, "missing key \"digest\"");
 	r = expect_type(&c, "digest", d, json_type_string);
