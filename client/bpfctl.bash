@@ -110,7 +110,7 @@ _bpfctl()
 		;;
 	--global | --map-size | --map-key-size | --map-value-size | --inner-map | --attach-target | \
 		--program | --object-name | --share | --repeat | --freeze | --count | \
-		--semaphore | --license | --prog-name)
+		--semaphore | --license | --prog-name | --system)
 		return
 		;;
 	--pid)
@@ -126,7 +126,7 @@ _bpfctl()
 		--socket | --data-in | --ctx-in | --user | --attach-type | --name | --global | \
 			--map-size | --map-key-size | --map-value-size | --inner-map | --attach-target | \
 			--program | --object-name | --share | --repeat | --freeze | --count | --pid | \
-			--semaphore | --type | --license | --prog-name)
+			--semaphore | --type | --license | --prog-name | --system)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -165,8 +165,8 @@ _bpfctl()
 	if [[ $cur == -* ]]; then
 		local opts=$_bpfctl_global_opts
 		case $cmd in
-		check | run) opts+=" $_bpfctl_load_opts --name --" ;;
-		load) opts+=" $_bpfctl_load_opts --name --share" ;;
+		check | run) opts+=" $_bpfctl_load_opts --name --system --" ;;
+		load) opts+=" $_bpfctl_load_opts --name --share --system" ;;
 		check-insns) opts+=" $_bpfctl_insns_opts" ;;
 		load-insns) opts+=" $_bpfctl_insns_opts --name" ;;
 		list) opts+=" --all --user --shared" ;;

@@ -179,6 +179,10 @@ int bpfbroker_request(struct bpfbroker *b, enum proto_method_id method, const vo
 
 	if (n_fds < m->fds_min || n_fds > m->fds_max)
 		return -EINVAL;
+	/* A load carries its object's fd, or none for a system object (the broker reads it). */
+	if (method == PROTO_METHOD_LOAD &&
+	    n_fds != (((const struct proto_load_request *)params)->system_object ? 0u : 1u))
+		return -EINVAL;
 	/* A method that takes no params (policy) is sent without any. */
 	if (m->params_size && !(p = proto_method_encode(m, params)))
 		return -ENOMEM;

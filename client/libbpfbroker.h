@@ -358,6 +358,16 @@ int bpfbroker_load_mem(struct bpfbroker *b, const void *buf, size_t size,
 		       struct bpfbroker_error **err);
 int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_opts *opts,
 		      struct bpfbroker_result **ret, struct bpfbroker_error **err);
+/*
+ * Load (or check) the system object name, an object root installed for the broker
+ * (/etc/bpfbroker/objects or the package's; see bpfbroker-policy(5), "Vetted objects"): the
+ * broker reads it itself, checks it against its manifest's digest and decides with the grants
+ * the manifest declares, if the policy grants you name ("objects"). opts as for any load
+ * (opts->object_name names libbpf's object; default the system object's name). Since 1.1.
+ */
+int bpfbroker_load_system(struct bpfbroker *b, const char *name,
+			  const struct bpfbroker_load_opts *opts, struct bpfbroker_result **ret,
+			  struct bpfbroker_error **err);
 
 /*
  * Load (or check) one program from insn_cnt raw struct bpf_insn (8 bytes

@@ -41,6 +41,35 @@ int bpfbroker_load_fd(struct bpfbroker *b, int fd, const struct bpfbroker_load_o
 	return k;
 }
 
+int bpfbroker_load_system(struct bpfbroker *b, const char *name,
+			  const struct bpfbroker_load_opts *opts, struct bpfbroker_result **ret,
+			  struct bpfbroker_error **err)
+{
+	struct proto_load_request req;
+	struct proto_msg m = {};
+	json_object *result;
+	int k;
+
+	if (!name)
+		return -EINVAL;
+	k = opts_to_request(opts, &req);
+	req.object_fd = PROTO_NO_OBJECT_FD; /* the broker reads the object itself */
+	if (k >= 0 && !(req.system_object = strdup(name)))
+		k = -ENOMEM;
+	/* Named after the system object, as a file's load is after its file. */
+	if (k >= 0 && !req.object_name && !(req.object_name = strndup(name, 15)))
+		k = -ENOMEM;
+	/* No fd: the broker reads the object itself. */
+	if (k >= 0)
+		k = bpfbroker_request(b, PROTO_METHOD_LOAD, &req, NULL, 0, &m, &result, err);
+	if (k >= 0) {
+		k = result_build(&m, ret);
+		proto_msg_done(&m);
+	}
+	proto_load_request_done(&req);
+	return k;
+}
+
 int bpfbroker_load_file(struct bpfbroker *b, const char *path,
 			const struct bpfbroker_load_opts *opts, struct bpfbroker_result **ret,
 			struct bpfbroker_error **err)

@@ -139,15 +139,24 @@ int parse_allow(struct parse_ctx *c, const char *parent, json_object *rule, stru
 	static const char *const keys[] = {"program_types", "program_fds",    "test_run_types",
 					   "map_types",	    "helper_classes", "maps",
 					   "pinning",	    "maps_of_maps",   "load_with_perfmon",
-					   "attach",	    "shared"};
-	char path[JPATH_MAX], kpath[JPATH_MAX], epath[JPATH_MAX];
-	bool maps_of_maps = false;
-	json_object *a, *v;
+					   "attach",	    "shared",	      "objects",
+					   "digests"};
+	char path[JPATH_MAX];
+	json_object *a;
 	int r;
 
 	r = get_section(c, parent, rule, "allow", keys, ARRAY_SIZE(keys), path, &a);
 	if (r <= 0)
 		return r;
+	return parse_allow_keys(c, path, a, out);
+}
+
+int parse_allow_keys(struct parse_ctx *c, const char *path, json_object *a, struct policy_rule *out)
+{
+	char kpath[JPATH_MAX], epath[JPATH_MAX];
+	bool maps_of_maps = false;
+	json_object *v;
+	int r;
 
 	/* program_types before program_fds, whatever the order in the file. */
 	r = get_array(c, path, a, "program_types", &v, kpath);
@@ -227,6 +236,9 @@ int parse_allow(struct parse_ctx *c, const char *parent, json_object *rule, stru
 	/* The older spelling of naming both types of maps of maps. */
 	if (maps_of_maps)
 		out->map_types |= MAPS_OF_MAPS_TYPES;
+	r = parse_vetted_keys(c, path, a, out);
+	if (r < 0)
+		return r;
 	r = get_bool(c, path, a, "load_with_perfmon", &out->load_with_perfmon);
 	if (r < 0)
 		return r;

@@ -74,6 +74,8 @@ struct policy_attach {
 	bool uprobes;
 };
 
+struct policy_vetted;
+
 struct policy_map_pattern {
 	char *glob; /* fnmatch(3) pattern, no flags */
 	enum map_access access;
@@ -114,6 +116,15 @@ struct policy_grant {
 	char **sources; /* "FILE:rules[N]" of each matching rule, for display */
 	size_t n_sources;
 	uid_t uid; /* the identity's uid, for policy_decide()'s "no rule matches" reason */
+	/*
+	 * Vetted objects (vetted.h) the matching rules grant: system objects by
+	 * name, and digests with their grants. Pointers into the policy the
+	 * grant was resolved from, valid while it is.
+	 */
+	const char **objects;
+	size_t n_objects;
+	const struct policy_vetted **digests;
+	size_t n_digests;
 };
 /* Program types whose fd is always handed out: attaching them needs resources
  * the holder already owns (its own socket), see policy_grant_prog_fd(). */

@@ -5,6 +5,7 @@
 #include "attach_type.h"
 #include "common/macro.h"
 #include "internal.h"
+#include "vetted.h"
 #include "policy.h"
 
 /* The names of the types in mask (bit 1 << type), by name(type) (NULL: left out). */
@@ -133,6 +134,21 @@ static json_object *shared_to_json(const struct policy_grant *g)
 	return TAKE_PTR(arr);
 }
 
+/* "objects": the system objects by name; "digests": the digests (their grants are the policy's). */
+static json_object *vetted_to_json(const struct policy_grant *g, bool digests)
+{
+	_cleanup_json_ json_object *arr = json_object_new_array();
+	size_t n = digests ? g->n_digests : g->n_objects;
+
+	if (!arr)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (json_append(arr, json_object_new_string(digests ? g->digests[i]->digest
+								    : g->objects[i])) < 0)
+			return NULL;
+	return TAKE_PTR(arr);
+}
+
 json_object *policy_grant_to_json(const struct policy_grant *g)
 {
 	_cleanup_json_ json_object *o = NULL, *sources = NULL, *limits = NULL;
@@ -173,7 +189,9 @@ json_object *policy_grant_to_json(const struct policy_grant *g)
 		     json_object_new_boolean((g->map_types & MAPS_OF_MAPS_TYPES) != 0)) < 0 ||
 	    json_add(o, "load_with_perfmon", json_object_new_boolean(g->load_with_perfmon)) < 0 ||
 	    json_add(o, "maps", map_rules_to_json(g)) < 0 ||
-	    json_add(o, "limits", TAKE_PTR(limits)) < 0)
+	    json_add(o, "limits", TAKE_PTR(limits)) < 0 ||
+	    json_add(o, "objects", vetted_to_json(g, false)) < 0 ||
+	    json_add(o, "digests", vetted_to_json(g, true)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

@@ -60,6 +60,11 @@ struct policy_rule {
 	struct policy_share_rule *shared;
 	size_t n_shared;
 	struct policy_limits limits; /* defaults filled in for omitted limits */
+	/* Vetted objects (vetted.h): system objects by name, digests with their grants. */
+	char **objects;
+	size_t n_objects;
+	struct policy_vetted *digests;
+	size_t n_digests;
 };
 
 struct policy {
@@ -129,6 +134,11 @@ int parse_name_patterns(struct parse_ctx *c, const char *path, json_object *arr,
 
 int parse_json_text(struct parse_ctx *c, const char *json, json_object **ret);
 int check_json_text(struct parse_ctx *c, const char *s);
+/*
+ * A whole file's text (at most max_bytes): parsed and checked strictly, and an object at
+ * the top level. 0 and *ret, or the error's negative errno.
+ */
+int parse_json_file(struct parse_ctx *c, const char *json, size_t max_bytes, json_object **ret);
 
 /* ---- A rule's sections (match.c, allow*.c, policy_limits.c) ---- */
 
@@ -145,6 +155,9 @@ int parse_match(struct parse_ctx *c, const char *parent, json_object *rule,
 		struct policy_rule *out);
 int parse_allow(struct parse_ctx *c, const char *parent, json_object *rule,
 		struct policy_rule *out);
+/* The members of an "allow" object a at path (its keys already checked). */
+int parse_allow_keys(struct parse_ctx *c, const char *path, json_object *a,
+		     struct policy_rule *out);
 int parse_attach(struct parse_ctx *c, const char *parent, json_object *allow,
 		 struct policy_attach *out);
 /*
@@ -154,6 +167,10 @@ int parse_attach(struct parse_ctx *c, const char *parent, json_object *allow,
 int parse_shared(struct parse_ctx *c, const char *path, json_object *arr, struct policy_rule *out);
 int parse_limits(struct parse_ctx *c, const char *parent, json_object *rule,
 		 struct policy_rule *out);
+/* "objects" and "digests" of a rule's "allow" (vetted.c). */
+int parse_vetted_keys(struct parse_ctx *c, const char *path, json_object *allow,
+		      struct policy_rule *out);
+void vetted_list_free(struct policy_vetted *v, size_t n);
 
 /* The limits by key, where they are in struct policy_limits, and their hard ceilings. */
 #define POLICY_N_LIMITS 11

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "policy.h"
+#include "vetted.h"
 
 static bool rule_matches_principal(const struct policy_rule *r, const struct policy_identity *id)
 {
@@ -88,6 +89,8 @@ struct policy_grant *policy_grant_free(struct policy_grant *g)
 	free(g->sources);
 	attach_done(&g->attach);
 	shared_free(g->shared, g->n_shared);
+	free(g->objects);
+	free(g->digests);
 	free(g);
 	return NULL;
 }
@@ -139,6 +142,32 @@ static int shared_append(struct policy_grant *g, const struct policy_rule *r)
 	return 0;
 }
 
+/* Vetted objects: pointers into the policy (grant.h), so nothing to copy. */
+static int vetted_append(struct policy_grant *g, const struct policy_rule *r)
+{
+	if (r->n_objects) {
+		const char **nv =
+			reallocarray(g->objects, g->n_objects + r->n_objects, sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->objects = nv;
+		for (size_t i = 0; i < r->n_objects; i++)
+			nv[g->n_objects++] = r->objects[i];
+	}
+	if (r->n_digests) {
+		const struct policy_vetted **nv =
+			reallocarray(g->digests, g->n_digests + r->n_digests, sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->digests = nv;
+		for (size_t i = 0; i < r->n_digests; i++)
+			nv[g->n_digests++] = &r->digests[i];
+	}
+	return 0;
+}
+
 static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 {
 	struct policy_grant_maps *m = &g->map_rules[g->n_map_rules];
@@ -182,6 +211,9 @@ static int grant_add_rule(struct policy_grant *g, const struct policy_rule *r)
 	if (k < 0)
 		return k;
 	k = shared_append(g, r);
+	if (k < 0)
+		return k;
+	k = vetted_append(g, r);
 	if (k < 0)
 		return k;
 

@@ -55,6 +55,8 @@ void rule_done(struct policy_rule *r)
 	free(r->maps);
 	attach_done(&r->attach);
 	shared_free(r->shared, r->n_shared);
+	strv_free(r->objects, r->n_objects);
+	vetted_list_free(r->digests, r->n_digests);
 	*r = (struct policy_rule){};
 }
 
@@ -127,18 +129,9 @@ int policy_load_string(struct policy *p, const char *file_name, const char *json
 
 	if (!p || !file_name || !json)
 		return -EINVAL;
-	if (strlen(json) > POLICY_MAX_FILE_BYTES)
-		return parse_fail(&c, NULL, "file is larger than %d bytes", POLICY_MAX_FILE_BYTES);
-
-	r = parse_json_text(&c, json, &root);
+	r = parse_json_file(&c, json, POLICY_MAX_FILE_BYTES, &root);
 	if (r < 0)
 		return r;
-	r = check_json_text(&c, json);
-	if (r < 0)
-		return r;
-	if (!json_object_is_type(root, json_type_object))
-		return parse_fail(&c, NULL, "expected an object at the top level, got %s",
-				  json_type_phrase(json_object_get_type(root)));
 	r = expect_object(&c, NULL, root, keys, ARRAY_SIZE(keys));
 	if (r < 0)
 		return r;

@@ -10,8 +10,11 @@
 #include "common/macro.h"
 #include "internal.h"
 
-/* Deepest legitimate nesting is 6 (top, rules, rule, allow, maps, pattern). */
-#define POLICY_JSON_MAX_DEPTH 8
+/*
+ * Deepest legitimate nesting is 8 (top, rules, rule, allow, digests, a digest's grants, maps,
+ * pattern); json-c counts one more.
+ */
+#define POLICY_JSON_MAX_DEPTH 10
 /* No object of the format has more than 5 keys; more is a mistake (and bounds the scan). */
 #define SCAN_MAX_KEYS 16
 
@@ -222,5 +225,25 @@ int check_json_text(struct parse_ctx *c, const char *s)
 			break;
 		}
 	}
+	return 0;
+}
+
+int parse_json_file(struct parse_ctx *c, const char *json, size_t max_bytes, json_object **ret)
+{
+	_cleanup_json_ json_object *root = NULL;
+	int r;
+
+	if (strlen(json) > max_bytes)
+		return parse_fail(c, NULL, "file is larger than %zu bytes", max_bytes);
+	r = parse_json_text(c, json, &root);
+	if (r < 0)
+		return r;
+	r = check_json_text(c, json);
+	if (r < 0)
+		return r;
+	if (!json_object_is_type(root, json_type_object))
+		return parse_fail(c, NULL, "expected an object at the top level, got %s",
+				  json_type_phrase(json_object_get_type(root)));
+	*ret = TAKE_PTR(root);
 	return 0;
 }

@@ -120,6 +120,12 @@ static int load_check(const void *p, char **error)
 {
 	const struct proto_load_request *r = p;
 
+	if (r->object_fd != PROTO_NO_OBJECT_FD && r->system_object)
+		return error_setf(error, -EINVAL,
+				  "a load names its object by \"object_fd\" or by "
+				  "\"system_object\", not both");
+	if (r->object_fd == PROTO_NO_OBJECT_FD && !r->system_object)
+		return error_setf(error, -EINVAL, "missing \"object_fd\"");
 	if (r->n_shares && !r->name)
 		return error_setf(error, -EINVAL,
 				  "\"shares\" needs \"name\": only named objects are shared");
@@ -130,7 +136,14 @@ typedef struct proto_load_request load_t;
 
 /* In the order they are sent (and checked: the fd first, before anything a worker reads). */
 static const struct proto_field load_fields[] = {
-	PROTO_INT(load_t, object_fd, true, 0, PROTO_MAX_REQUEST_FDS - 1, 0, .fd_index = true),
+	/* Absent, it is PROTO_NO_OBJECT_FD (-1 stored as size_t), and not sent. */
+	PROTO_INT(load_t, object_fd, false, 0, PROTO_MAX_REQUEST_FDS - 1, -1, .fd_index = true),
+	/* An installed object by name, read by the broker itself: one path component at most. */
+	PROTO_STRING(load_t, system_object, false, PROTO_MAX_OBJECT_NAME,
+		     .valid = proto_object_name_is_valid,
+		     .valid_rule = "be 1 to " PROTO_STR(
+			     PROTO_MAX_OBJECT_NAME) " letters, digits, '_' or '-', not starting "
+						    "with '-'"),
 	TYPE_NAME(load_t, object_name, false),
 	PROTO_BOOL(load_t, check_only),
 	PROTO_BOOL(load_t, libbpf_log),
@@ -152,7 +165,20 @@ PROTO_TABLE(proto_load_fields, "load", load_t, load_fields, .check = load_check,
 int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_load_request *ret,
 			      char **error)
 {
-	return proto_fields_decode(&proto_load_fields, params, n_fds, ret, error);
+	struct proto_load_request req;
+	int r = proto_fields_decode(&proto_load_fields, params, n_fds, &req, error);
+
+	if (r < 0)
+		return r;
+	/* The table's check sees no fds: a system object's load carries none. */
+	if (req.system_object && n_fds > 0) {
+		proto_fields_done(&proto_load_fields, &req);
+		return error_setf(
+			error, -EBADF,
+			"a load of a system object carries no fd; the message carries %zu", n_fds);
+	}
+	*ret = req;
+	return 0;
 }
 
 json_object *proto_load_request_encode(const struct proto_load_request *r)

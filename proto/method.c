@@ -24,9 +24,10 @@
 /* In the order hello's "methods" lists them. */
 const struct proto_method proto_methods[PROTO_METHOD_COUNT] = {
 	[PROTO_METHOD_HELLO] = {.name = "hello", .id = PROTO_METHOD_HELLO},
+	/* The object's fd, or none for a system object (decoded: never both). */
 	[PROTO_METHOD_LOAD] = {.name = "load",
 			       .id = PROTO_METHOD_LOAD,
-			       .fds_min = 1,
+			       .fds_min = 0,
 			       .fds_max = 1,
 			       .reply_fds = PROTO_MAX_REPLY_FDS,
 			       .in_worker = true,

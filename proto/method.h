@@ -43,7 +43,8 @@ enum proto_when {
 struct proto_method {
 	const char *name;
 	enum proto_method_id id;
-	/* Fds a request carries: fds_min..fds_max (load: exactly 1); a reply at most reply_fds. */
+	/* Fds a request carries: fds_min..fds_max (load: 1, or 0 for a system object); a reply at
+	 * most reply_fds. */
 	unsigned fds_min, fds_max, reply_fds;
 	bool in_worker; /* else the event loop answers it itself (hello) */
 	/*

@@ -215,8 +215,14 @@ struct proto_share {
 	char *access; /* "ro", "wo" or "rw" */
 };
 
+#define PROTO_NO_OBJECT_FD SIZE_MAX
+
 struct proto_load_request {
-	size_t object_fd; /* index into the message's fds */
+	/* Index into the message's fds; PROTO_NO_OBJECT_FD (not sent) with system_object. */
+	size_t object_fd;
+	/* Load the installed system object of this name instead (no fd; POLICY.md, "Vetted
+	 * objects") */
+	char *system_object;
 	char *name; /* keep loaded under this name (see NAMED.md), or NULL */
 	struct proto_share *shares;
 	size_t n_shares;

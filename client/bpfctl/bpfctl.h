@@ -43,6 +43,7 @@ enum {
 	OPT_RETPROBE,
 	OPT_SEMAPHORE,
 	OPT_LIBBPF_LOG,
+	OPT_SYSTEM,
 };
 
 struct cli {
@@ -64,6 +65,7 @@ struct cli {
 	bool pin;
 	bool protect;
 	bool map_proxy; /* map: through the broker even where bpf() works */
+	const char *system; /* check, load, run: --system NAME instead of OBJ.o */
 	uint64_t update_flags; /* map update: BPF_ANY, BPF_NOEXIST or BPF_EXIST */
 	uint32_t repeat;
 	uint64_t count; /* ringbuf: stop after this many records (0: never) */

@@ -13,16 +13,35 @@
 #include "bpfctl.h"
 #include "common/macro.h"
 
+/* OBJ.o from the command line, or the system object --system names (argv then has no OBJ). */
+static int load_object(struct cli *c, struct bpfbroker *b, char **argv, struct bpfbroker_result **r,
+		       struct bpfbroker_error **e)
+{
+	if (c->system)
+		return bpfbroker_load_system(b, c->system, &c->opts, r, e);
+	return bpfbroker_load_file(b, argv[0], &c->opts, r, e);
+}
+
+/* Whether argc is what the command wants besides OBJ.o (or --system): want, or want + 1. */
+static bool object_args_ok(const struct cli *c, int argc, int want)
+{
+	return c->system ? argc == want : argc == want + 1;
+}
+
 int cmd_check(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 {
 	struct bpfbroker_result *r = NULL;
 	struct bpfbroker_error *e = NULL;
 	int k;
 
+	if (!object_args_ok(c, argc, 0)) {
+		fprintf(stderr, "bpfctl: check takes one object file or --system NAME\n");
+		return EXIT_ERROR;
+	}
 	c->opts.check_only = true;
-	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
+	k = load_object(c, b, argv, &r, &e);
 	if (k < 0)
-		return report_error(c, k, e, argv[0]);
+		return report_error(c, k, e, c->system ?: argv[0]);
 	if (c->json)
 		printf("%s\n", r->json);
 	else
@@ -38,13 +57,14 @@ int cmd_load(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	struct bpfbroker_error *e = NULL;
 	int k;
 
-	if (argc != 1 || !c->opts.name) {
-		fprintf(stderr, "bpfctl: load takes one object file and --name NAME\n");
+	if (!object_args_ok(c, argc, 0) || !c->opts.name) {
+		fprintf(stderr,
+			"bpfctl: load takes one object file (or --system NAME) and --name NAME\n");
 		return EXIT_ERROR;
 	}
-	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
+	k = load_object(c, b, argv, &r, &e);
 	if (k < 0)
-		return report_error(c, k, e, argv[0]);
+		return report_error(c, k, e, c->system ?: argv[0]);
 	print_loaded(c, r);
 	bpfbroker_result_free(r);
 	return EXIT_SUCCESS;
@@ -185,6 +205,10 @@ int cmd_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	struct bpfbroker_error *e = NULL;
 	int k;
 
+	if (c->opts.name && c->system) {
+		fprintf(stderr, "bpfctl: run takes --system NAME or --name REF, not both\n");
+		return EXIT_ERROR;
+	}
 	if (c->opts.name) {
 		/* A named object: fresh fds for it, nothing is loaded. */
 		if (argc < 1) {
@@ -196,12 +220,13 @@ int cmd_run(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 			return report_error(c, k, e, c->opts.name);
 		return run_with_result(c, r, argv);
 	}
-	if (argc < 2) {
-		fprintf(stderr, "bpfctl: run takes an object file and a command\n");
+	if (argc < (c->system ? 1 : 2)) {
+		fprintf(stderr,
+			"bpfctl: run takes an object file (or --system NAME) and a command\n");
 		return EXIT_ERROR;
 	}
-	k = bpfbroker_load_file(b, argv[0], &c->opts, &r, &e);
+	k = load_object(c, b, argv, &r, &e);
 	if (k < 0)
-		return report_error(c, k, e, argv[0]);
-	return run_with_result(c, r, argv + 1);
+		return report_error(c, k, e, c->system ?: argv[0]);
+	return run_with_result(c, r, c->system ? argv : argv + 1);
 }

@@ -39,7 +39,7 @@ static const struct command {
 	int min_args, max_args;
 	const char *args;
 } commands[] = {
-	{"check", cmd_check, 1, 1, "one object file"},
+	{"check", cmd_check}, /* one object file, or none with --system */
 	{"run", cmd_run},
 	{"policy", cmd_policy, 0, 0, "no arguments"},
 	{"load", cmd_load},
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 			return EXIT_ERROR;
 		args += k;
 		n_args -= k;
-		if (!c.opts.name && n_args >= 1) {
+		if (!c.opts.name && !c.system && n_args >= 1) {
 			char *obj = args[0];
 
 			/* Parse what follows OBJ, which stands in for argv[0] ("run" in messages).

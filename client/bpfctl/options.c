@@ -31,6 +31,9 @@ void usage(FILE *f)
 		"LISTEN_FDNAMES=map/NAME:prog/NAME);\n"
 		"                            CMD starts at -- or at the first argument after OBJ\n"
 		"                            that is not an option\n"
+		"  check|load|run --system NAME ...  the same with the system object NAME\n"
+		"                            (installed by root, granted by the policy's\n"
+		"                            \"objects\") instead of OBJ.o\n"
 		"  policy                    show my effective policy\n"
 		"  doctor                    what on this machine weakens the broker's guarantees\n"
 		"                            (exit 1 if anything does)\n\n"
@@ -273,6 +276,7 @@ int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 		{"program", required_argument, NULL, 'P'},
 		{"object-name", required_argument, NULL, 'N'},
 		{"name", required_argument, NULL, OPT_NAME},
+		{"system", required_argument, NULL, OPT_SYSTEM},
 		{"share", required_argument, NULL, OPT_SHARE},
 		{"all", no_argument, NULL, OPT_ALL},
 		{"user", required_argument, NULL, OPT_USER},
@@ -316,6 +320,9 @@ int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 			break;
 		case OPT_NAME:
 			c->opts.name = optarg;
+			break;
+		case OPT_SYSTEM:
+			c->system = optarg;
 			break;
 		case OPT_ALL:
 			c->list.all = true;

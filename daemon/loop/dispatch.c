@@ -113,7 +113,8 @@ static int load_params_decode(const struct conn *c, const struct proto_method *m
 		k = proto_load_request_decode(params, n_fds, &req, error);
 		if (k < 0)
 			return k;
-		req.object_fd = 0;
+		if (!req.system_object)
+			req.object_fd = 0;
 		*ret_check_only = req.check_only;
 		*ret = proto_load_request_encode(&req);
 		conn_object_format(c, req.name, ret_object, object_size);
@@ -145,8 +146,9 @@ static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
 	if (msg->n_fds < m->fds_min || msg->n_fds > m->fds_max) {
 		char buf[96];
 
-		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes exactly %u",
-			 msg->n_fds, m->name, m->fds_min);
+		snprintf(buf, sizeof(buf), "the request carries %zu fds; %s takes %s %u",
+			 msg->n_fds, m->name, m->fds_min == m->fds_max ? "exactly" : "at most",
+			 m->fds_max);
 		return conn_send_error(c, id, PROTO_ERR_FDS, EBADF, buf);
 	}
 	if (proto_method_when(m->rate_limited, params)) {
@@ -155,16 +157,18 @@ static int handle_load(struct conn *c, int64_t id, const struct proto_method *m,
 			return k;
 		flags |= JOBMSG_F_RATE_COUNTED;
 	}
-	fds = calloc(1, sizeof(int));
-	if (!fds)
+	/* A system object's load carries none (the decoder saw to it). */
+	fds = msg->n_fds > 0 ? calloc(1, sizeof(int)) : NULL;
+	if (msg->n_fds > 0 && !fds)
 		return -ENOMEM;
-	fds[0] = proto_msg_take_fd(msg, 0);
+	if (fds)
+		fds[0] = proto_msg_take_fd(msg, 0);
 	/* A check decides and loads nothing; a load may keep objects and pins. */
 	req.event = check_only ? "check" : "load";
 	req.changes_state = proto_method_when(m->changes_state, params);
 	if (!object[0])
 		req.object = NULL;
-	return conn_submit(c, id, &req, m->id, flags, job_params, fds, 1);
+	return conn_submit(c, id, &req, m->id, flags, job_params, fds, fds ? 1 : 0);
 }
 
 int conn_dispatch(struct conn *c, struct proto_msg *msg)

@@ -49,6 +49,7 @@ struct options {
 	const char *admin_group;
 	const char *fault_inject;
 	const char *worker_exe;
+	const char *objects_dir; /* system objects (policy/vetted.h); NULL: the defaults */
 	unsigned workers;
 	unsigned timeout_sec;
 	double verifier_timeout_sec;
@@ -98,11 +99,13 @@ static void help(void)
 	       "  --max-connections N        connections in total (default 1024)\n"
 	       "  --max-connections-per-uid N  connections per client uid (default 64)\n"
 	       "  --worker-exe PATH          the worker executable (default %s)\n"
+	       "  --objects-dir DIR          system objects only from here (default\n"
+	       "                             /etc/bpfbroker/objects, then %s)\n"
 	       "  --check-config             parse the policy, report problems, and exit\n"
 	       "  -v, --verbose              log debug messages\n"
 	       "  -h, --help                 show this help\n",
 	       PROTO_DEFAULT_SOCKET, DEFAULT_POLICY_DIR, DEFAULT_PIN_ROOT, DEFAULT_STATE_DIR,
-	       BPFBROKER_WORKER_EXE);
+	       BPFBROKER_WORKER_EXE, BPFBROKER_OBJECTS_DIR);
 }
 
 static int parse_unsigned(const char *s, unsigned min, unsigned max, unsigned *ret)
@@ -135,6 +138,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_ALLOW_WRITABLE_BPFFS,
 		OPT_JOBS_PER_WORKER,
 		OPT_WORKER_EXE,
+		OPT_OBJECTS_DIR,
 	};
 	static const struct option longopts[] = {
 		{"socket", required_argument, NULL, OPT_SOCKET},
@@ -156,6 +160,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"jobs-per-worker", required_argument, NULL, OPT_JOBS_PER_WORKER},
 		/* For running from a build tree (tests, tools/quickstart.sh). */
 		{"worker-exe", required_argument, NULL, OPT_WORKER_EXE},
+		{"objects-dir", required_argument, NULL, OPT_OBJECTS_DIR},
 		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{},
@@ -238,6 +243,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_WORKER_EXE:
 			o->worker_exe = optarg;
+			break;
+		case OPT_OBJECTS_DIR:
+			o->objects_dir = optarg;
 			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;
@@ -528,6 +536,8 @@ static int worker_argv_new(const struct daemon *d, char ***ret)
 	ARG("--daemon-pid=%d", (int)getpid());
 	ARG("--pin-root=%s", d->opt.pin_root);
 	ARG("--state-dir=%s", d->opt.state_dir);
+	if (d->opt.objects_dir)
+		ARG("--objects-dir=%s", d->opt.objects_dir);
 	ARG("--verifier-timeout-usec=%llu",
 	    (unsigned long long)(d->opt.verifier_timeout_sec * 1e6));
 	ARG("--jobs-per-worker=%u", d->opt.jobs_per_worker);

@@ -14,6 +14,7 @@
 #include "load.h"
 #include "policy/policy.h"
 #include "policy/verdict.h"
+#include "policy/vetted.h"
 #include "proto/proto.h"
 #include "reply.h"
 #include "setup.h"
@@ -58,6 +59,9 @@ struct job {
 	 */
 	struct bpf_prog_info *prog_info;
 	struct bpf_map_info *map_info;
+	/* A vetted object's load: "system:NAME" or its granted "sha256:..."; "" otherwise. */
+	char vetted[80];
+	char vetted_digest[POLICY_DIGEST_SIZE]; /* the object's, when vetted */
 };
 
 /* load.c: the job's own lookups. */
@@ -76,6 +80,8 @@ int job_map_fd(const struct job *j, size_t i);
 /* loadobject.c */
 void object_release(uint8_t *object, size_t size, bool mapped);
 int job_read_object(struct job *j, int fd, struct reply *r);
+/* loadvetted.c: the object from the client's fd or the system objects, and a vetted grant. */
+int job_take_object(struct job *j, const int *fds, struct reply *r);
 /* loadconfig.c */
 int job_open(struct job *j, struct reply *r);
 int job_configure(struct job *j, struct reply *r);

@@ -237,7 +237,7 @@ static int job_run(struct job *j, struct jobmsg *jobmsg, json_object *params, in
 	if (!j->verifier_log)
 		return -ENOMEM;
 	j->verifier_log[0] = '\0';
-	k = job_read_object(j, fds[j->req.object_fd], r);
+	k = job_take_object(j, fds, r);
 	if (k != 0)
 		return k;
 	k = j->raw ? job_describe_insns(j, r) : job_open_and_inspect(j, r);

@@ -19,6 +19,9 @@ struct load_config {
 	uint64_t verifier_timeout_usec; /* per load; 0: only the job's timeout bounds it */
 	gid_t admin_gid; /* members may list and unload everyone's objects */
 	bool have_admin_gid;
+	/* System objects (policy/vetted.h) only here; NULL: /etc/bpfbroker/objects, then the
+	 * package's. */
+	const char *objects_dir;
 };
 
 /* Write the audit record of the last load_handle(), after its reply went out. */

@@ -196,6 +196,11 @@ static int job_meta_new(struct job *j, const char *dir, json_object **ret)
 	    json_add(meta, "maps", json_object_new_array()) < 0 ||
 	    json_add(meta, "shares", json_object_new_array()) < 0)
 		return -ENOMEM;
+	/* A vetted object keeps its vetted grant at later requests (vetted_grant_now()). */
+	if (j->vetted[0] &&
+	    (json_add(meta, "vetted", json_object_new_string(j->vetted)) < 0 ||
+	     json_add(meta, "digest", json_object_new_string(j->vetted_digest)) < 0))
+		return -ENOMEM;
 	k = caps_set_effective(bpf_cap, 1);
 	if (k >= 0)
 		k = meta_add_pins(j, dir, meta);

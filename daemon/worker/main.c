@@ -57,6 +57,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		OPT_ALLOW_WRITABLE_BPFFS,
 		OPT_JOBS_PER_WORKER,
 		OPT_RECOVER,
+		OPT_OBJECTS_DIR,
 	};
 	static const struct option longopts[] = {
 		{"pin-root", required_argument, NULL, OPT_PIN_ROOT},
@@ -68,6 +69,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{"allow-writable-bpffs", no_argument, NULL, OPT_ALLOW_WRITABLE_BPFFS},
 		{"jobs-per-worker", required_argument, NULL, OPT_JOBS_PER_WORKER},
 		{"recover", no_argument, NULL, OPT_RECOVER},
+		{"objects-dir", required_argument, NULL, OPT_OBJECTS_DIR},
 		{"verbose", no_argument, NULL, 'v'},
 		{},
 	};
@@ -109,6 +111,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_RECOVER:
 			o->recover = true;
+			break;
+		case OPT_OBJECTS_DIR:
+			o->load.objects_dir = optarg;
 			break;
 		case 'v':
 			log_max_level = LOG_DEBUG;

@@ -15,6 +15,7 @@
 
 #include "daemon/shared/caps.h"
 #include "store.h"
+#include "vetted.h"
 
 void object_done(struct object *o)
 {
@@ -120,6 +121,28 @@ int object_load(struct call *c, uid_t owner, const char *name, struct object *re
 }
 
 /*
+ * A vetted object (policy/vetted.h) is used with the grant it was loaded with, as long as
+ * the policy still grants it: its owner's for this request (c->grant: an object_open() is
+ * the one object of its request), and the owner's that caps what others get (owner_grant).
+ */
+static int object_use_vetted(struct call *c, struct object *o)
+{
+	struct policy_grant **g = o->is_owner ? &c->grant : &o->owner_grant;
+	struct policy_grant *v;
+	int k;
+
+	if (!*g)
+		return 0;
+	k = vetted_grant_now(c->cfg, *g, meta_string(o->meta, "vetted"),
+			     meta_string(o->meta, "digest"), &v);
+	if (k < 0 || !v)
+		return k;
+	policy_grant_free(*g);
+	*g = v;
+	return 0;
+}
+
+/*
  * Resolve "NAME" or "OWNER/NAME" to an object the caller may use as want
  * says. Anything the caller may not see is "not-found", so nobody learns
  * which names others use.
@@ -156,6 +179,11 @@ int object_open(struct call *c, struct reply *r, const char *ref, enum visibilit
 	if (k < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot read object \"%s\": %s", ref,
 				   strerror(-k));
+	k = object_use_vetted(c, &o);
+	if (k < 0) {
+		object_done(&o);
+		return k;
+	}
 	switch (want) {
 	case VISIBLE_OWNER:
 		ok = o.is_owner;

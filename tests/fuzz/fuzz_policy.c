@@ -3,7 +3,9 @@
  * libFuzzer target: policy files. The input is split at NUL bytes into up to
  * three files loaded into one policy (as policy_load_dir would), then resolved
  * for a few identities; every grant is queried, rendered as JSON and used to
- * decide on a small fixed object description.
+ * decide on a small fixed object description. Vetted objects (policy/vetted.h) too: each
+ * digest's inline grants, and the first file read as a manifest, become a vetted load's grant,
+ * queried the same way. (Manifests are root's files, like the policy: fuzzed all the same.)
  */
 #include <linux/bpf.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "policy/policy.h"
+#include "policy/vetted.h"
 
 static void warn(void *userdata, const char *message)
 {
@@ -112,6 +115,19 @@ static void query(const struct policy_grant *g)
 		(void)policy_map_memory_estimate(&desc.maps[i], 4);
 }
 
+/* A vetted object's load grant (inline grants only: a manifest by name is the worker's). */
+static void query_vetted(const struct policy_grant *g, const struct policy_vetted *v)
+{
+	struct policy_grant *e = NULL;
+
+	if (v->manifest)
+		return;
+	if (policy_grant_vetted(g, v, "vetted", &e) < 0 || !e)
+		abort();
+	query(e);
+	policy_grant_free(e);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -139,7 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{.uid = 4294967294u, .gid = 4294967294u},
 	};
 	static const char *const file_names[] = {"10-a.json", "50-b.json", "90-c.json"};
-	char *text = malloc(size + 1), *cur;
+	char *text = malloc(size + 1), *cur, *merror = NULL;
+	struct policy_vetted *manifest = NULL;
 	size_t n_warnings = 0;
 	struct policy *p;
 
@@ -147,6 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(text, data, size);
 	text[size] = '\0';
+	if (policy_manifest_parse("m.json", text, &manifest, &merror) < 0 && !merror)
+		abort();
+	free(merror);
 	p = policy_new();
 	if (!p)
 		abort();
@@ -172,8 +192,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (policy_resolve(p, &ids[i], &g) < 0 || !g)
 			abort();
 		query(g);
+		for (size_t d = 0; d < g->n_digests; d++)
+			query_vetted(g, g->digests[d]);
+		(void)policy_grant_object(g, "ip-firewall");
+		if (manifest)
+			query_vetted(g, manifest);
 		policy_grant_free(g);
 	}
+	policy_vetted_free(manifest);
 	policy_free(p);
 	free(text);
 	return 0;

@@ -61,6 +61,17 @@ int harness_write_policy(const char *name, const char *json)
 	return fclose(f) == 0 ? 0 : -errno;
 }
 
+int harness_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return -errno;
+	fchmod(fileno(f), 0644);
+	fputs(text, f);
+	return fclose(f) == 0 ? 0 : -errno;
+}
+
 static bool daemon_accepts(void)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};

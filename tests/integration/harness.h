@@ -31,6 +31,8 @@ extern struct harness H;
 int harness_init(void);
 /* Write policy.d/NAME with the given JSON text, mode 0644 (the daemon reads only root's files). */
 int harness_write_policy(const char *name, const char *json);
+/* Write text to path (created or truncated), mode 0644: a file only root can write. */
+int harness_write_file(const char *path, const char *text);
 /* Start the daemon on H.socket, with extra options (space-separated, or NULL); waits until it
  * accepts connections. */
 int harness_start(const char *extra_arg);

@@ -322,6 +322,15 @@ static void test_run_and_load_requests(void **state)
 	fake_expect(f, "load", "{\"object_fd\":0,\"check_only\":true,\"name\":\"obj\"}", 1);
 	bpfbroker_result_free(res);
 
+	/* A system object: its name, no fd; libbpf's object named after it. */
+	fake_reply(f, "{\"allowed\":true,\"programs\":[],\"maps\":[]}", 0);
+	assert_int_equal(bpfbroker_load_system(f->b, "cgroup-count", &load, &res, NULL), 0);
+	fake_expect(f, "load",
+		    "{\"system_object\":\"cgroup-count\",\"object_name\":\"cgroup-count\","
+		    "\"check_only\":true,\"name\":\"obj\"}",
+		    0);
+	bpfbroker_result_free(res);
+
 	fake_reply(f, "{\"allowed\":true,\"programs\":[],\"maps\":[]}", 1);
 	assert_int_equal(bpfbroker_load_insns_fd(f->b, null_fd, &insns, &res, NULL), 0);
 	fake_expect(f, "load_insns",
@@ -450,6 +459,12 @@ static void test_request_fds_bounded(void **state)
 	assert_int_equal(
 		bpfbroker_request(f->b, PROTO_METHOD_LOAD, &load, fds, 2, &m, &result, NULL),
 		-EINVAL);
+	/* A system object's load carries no fd. */
+	load.system_object = (char *)"obj";
+	assert_int_equal(
+		bpfbroker_request(f->b, PROTO_METHOD_LOAD, &load, fds, 1, &m, &result, NULL),
+		-EINVAL);
+	load.system_object = NULL;
 	assert_int_equal(
 		bpfbroker_request(f->b, PROTO_METHOD_ATTACH, &attach, fds, 3, &m, &result, NULL),
 		-EINVAL);

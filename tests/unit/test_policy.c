@@ -574,7 +574,8 @@ static void test_parse_errors(void **state)
 	assert_parse_error(ALLOW("\"program_type\":[]"),
 			   "e.json: rules[0].allow: unknown key \"program_type\" (expected "
 			   "program_types, program_fds, test_run_types, map_types, helper_classes, "
-			   "maps, pinning, maps_of_maps, load_with_perfmon, attach or shared)");
+			   "maps, pinning, maps_of_maps, load_with_perfmon, attach, shared, "
+			   "objects or digests)");
 	assert_parse_error(
 		ALLOW("\"maps\":[{\"name\":\"a\",\"acess\":\"rw\"}]"),
 		"e.json: rules[0].allow.maps[0]: unknown key \"acess\" (expected name or "
@@ -715,8 +716,8 @@ static void test_parse_errors(void **state)
 				"\"g\":1,\"h\":1,\"i\":1,\"j\":1,\"k\":1,\"l\":1,\"m\":1,\"n\":1,"
 				"\"o\":1,\"p\":1,\"q\":1}"),
 			   "e.json: rules[0].limits: too many keys (more than 16)");
-	assert_parse_error("{\"rules\":[[[[[[[[[[]]]]]]]]]]}",
-			   "e.json: not valid JSON at line 1, column 17: nested deeper than 8 "
+	assert_parse_error("{\"rules\":[[[[[[[[[[[[]]]]]]]]]]]]}",
+			   "e.json: not valid JSON at line 1, column 19: nested deeper than 10 "
 			   "levels");
 }
 

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Vetted objects in the worker (policy/vetted.h): system objects' manifests found in root's
+ * objects directories, and the grant a vetted named object still has at a later request.
+ */
+#pragma once
+
+#include "load.h"
+#include "policy/vetted.h"
+
+/*
+ * The manifest of system object name, from the first objects directory that has NAME.json
+ * (the administrator's /etc/bpfbroker/objects, then the package's; cfg->objects_dir alone
+ * when set). 0 with *ret and *ret_dir (the directory); -ENOENT: none installed; -EACCES: a
+ * file or directory on its way that someone other than root could write (*error says which);
+ * -EBADMSG: unreadable or broken (*error); -ENOMEM.
+ */
+int vetted_manifest_find(const struct load_config *cfg, const char *name,
+			 struct policy_vetted **ret, const char **ret_dir, char **error);
+void vetted_freep(struct policy_vetted **v);
+/*
+ * The grant a named object recorded as vetted ("vetted": "system:NAME" or "sha256:...", and
+ * its "digest") has now, for its owner whose ordinary grant is g: *ret the vetted grant while
+ * the policy still grants it and (for a system object) the installed manifest still names
+ * that digest; else *ret NULL, and the ordinary grant applies. 0 or -ENOMEM.
+ */
+int vetted_grant_now(const struct load_config *cfg, const struct policy_grant *g,
+		     const char *vetted, const char *digest, struct policy_grant **ret);
