@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The cgroup v2 directory of a process: the cgroup2 mount from
- * /proc/self/mountinfo (on hybrid hosts /sys/fs/cgroup/unified, in a private
- * mount namespace wherever it was mounted), joined with the "0::" line of
+ * The cgroup v2 directory of a process: the first cgroup2 mount of
+ * /proc/self/mountinfo that is reachable (on hybrid hosts
+ * /sys/fs/cgroup/unified; in a private mount namespace with cgroup2 mounted
+ * over /sys/fs/cgroup, that one), joined with the "0::" line of
  * /proc/PID/cgroup.
  */
 #include "cgroup.h"
 
 #include <errno.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 
 #include "common/macro.h"
 
@@ -35,6 +38,7 @@ int hook_cgroup2_mount(char *buf, size_t size)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	_cleanup_free_ char *line = NULL;
+	struct statfs fs;
 	size_t cap = 0;
 
 	if (!f)
@@ -51,6 +55,9 @@ int hook_cgroup2_mount(char *buf, size_t size)
 			continue;
 		*strchr(mnt, ' ') = '\0';
 		unescape(mnt);
+		/* Another mount may hide it (cgroup2 mounted over a hybrid /sys/fs/cgroup). */
+		if (statfs(mnt, &fs) < 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
+			continue;
 		if ((size_t)snprintf(buf, size, "%s", mnt) >= size)
 			return -ENAMETOOLONG;
 		return 0;

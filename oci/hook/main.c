@@ -91,21 +91,33 @@ static enum oci_runtime detect_runtime(const struct hook *h)
  * the caller's): give it a child cgroup of its own, so the rules confine it and
  * not the runtime, and the stop hook, outside it, may remove them.
  */
+static int move_to(pid_t pid, const char *cgroup)
+{
+	char procs[PATH_MAX + 32], p[16];
+	_cleanup_close_ int fd = -EBADF;
+	int n = snprintf(p, sizeof(p), "%d", (int)pid);
+
+	if ((size_t)snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup) >= sizeof(procs))
+		return -ENAMETOOLONG;
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, p, (size_t)n) != n)
+		return -errno;
+	return 0;
+}
+
 static int own_child_cgroup(struct hook *h, char *cgroup, size_t size)
 {
-	char procs[PATH_MAX + 32], pid[16];
-	_cleanup_close_ int fd = -EBADF;
-	int n;
+	int k;
 
 	if ((size_t)snprintf(cgroup, size, "%s/%s", h->own_cgroup, h->name) >= size)
 		return fail(h, -ENAMETOOLONG, NULL, "the container's cgroup");
 	if (mkdir(cgroup, 0755) < 0 && errno != EEXIST)
 		return fail(h, -errno, NULL, "cannot make a cgroup for the container");
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup);
-	n = snprintf(pid, sizeof(pid), "%d", (int)h->st.pid);
-	fd = open(procs, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, pid, (size_t)n) != n)
-		return fail(h, -errno, NULL, "cannot move the container into its cgroup");
+	k = move_to(h->st.pid, cgroup);
+	if (k < 0) {
+		(void)rmdir(cgroup);
+		return fail(h, k, NULL, "cannot move the container into its cgroup");
+	}
 	return 0;
 }
 
@@ -169,6 +181,7 @@ static int enforce(struct hook *h)
 	_cleanup_free_ struct bpf_insn *insns = NULL;
 	char cgroup[PATH_MAX], detail[512] = "";
 	struct bpfbroker *b = NULL;
+	bool made = false;
 	size_t n;
 	int k;
 
@@ -193,11 +206,13 @@ static int enforce(struct hook *h)
 		k = own_child_cgroup(h, cgroup, sizeof(cgroup));
 		if (k < 0)
 			return k;
+		made = true;
 	}
 	k = bpfbroker_connect(NULL, &b);
 	if (k < 0)
-		return fail(h, k, NULL, "cannot connect to the broker");
-	k = load(h, b, insns, n);
+		fail(h, k, NULL, "cannot connect to the broker");
+	else
+		k = load(h, b, insns, n);
 	if (k == 0) {
 		k = attach(h, b, cgroup);
 		if (k < 0)
@@ -205,6 +220,9 @@ static int enforce(struct hook *h)
 	}
 	if (k == 0)
 		sweep(b, h);
+	/* Leave nothing: the container goes back where the runtime put it. */
+	if (k < 0 && made && move_to(h->st.pid, h->own_cgroup) == 0)
+		(void)rmdir(cgroup);
 	bpfbroker_close(b);
 	return k;
 }
