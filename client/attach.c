@@ -72,6 +72,7 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 	}
 	p = (struct proto_attach_params){.program = (char *)o.program,
 					 .pin = o.pin,
+					 .protect = o.protect,
 					 .target = attach_target(&o, cgroup, uprobe),
 					 .object = (char *)o.object};
 	k = bpfbroker_request(b, PROTO_METHOD_ATTACH, &p, n_fds ? fds : NULL, n_fds, &m, &result,

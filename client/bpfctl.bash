@@ -170,7 +170,7 @@ _bpfctl()
 		check-insns) opts+=" $_bpfctl_insns_opts" ;;
 		load-insns) opts+=" $_bpfctl_insns_opts --name" ;;
 		list) opts+=" --all --user --shared" ;;
-		attach) opts+=" --attach-type --pin --pid --retprobe --semaphore --" ;;
+		attach) opts+=" --attach-type --pin --protect --pid --retprobe --semaphore --" ;;
 		test-run) opts+=" --data-in --ctx-in --repeat" ;;
 		map) opts+=" --proxy --noexist --exist" ;;
 		ringbuf) opts+=" --count" ;;

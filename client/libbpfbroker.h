@@ -314,6 +314,13 @@ struct bpfbroker_attach_opts {
 	/* USDT: the semaphore the kernel counts up while attached, by symbol or file offset */
 	const char *semaphore;
 	uint64_t semaphore_offset; /* 0: none */
+	/*
+	 * cgroup, with pin: the link confines the target cgroup's processes, so
+	 * none of them (connecting from that cgroup or one below it, a
+	 * container's own processes running as your uid included) may detach
+	 * it, unload its object or change it; you still may from outside.
+	 */
+	bool protect;
 };
 
 #define BPFBROKER_TEST_RUN_MAX_DATA (16u * 1024)

@@ -115,6 +115,7 @@ struct proto_link_target {
 struct proto_attach_params {
 	char *program;
 	bool pin;
+	bool protect; /* cgroup: the target cgroup's processes may not remove the link */
 	struct proto_link_target target;
 	char *object;
 };

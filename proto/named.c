@@ -163,6 +163,7 @@ static const struct proto_custom target_custom = {
 static const struct proto_field attach_fields[] = {
 	STRING(struct proto_attach_params, program, true),
 	BOOL(struct proto_attach_params, pin),
+	BOOL(struct proto_attach_params, protect),
 	{.key = "target",
 	 .kind = PROTO_FIELD_CUSTOM,
 	 .required = true,

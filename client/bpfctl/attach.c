@@ -109,6 +109,7 @@ int cmd_attach(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	o.program = prog;
 	o.target_type = argv[1];
 	o.pin = c->pin;
+	o.protect = c->protect;
 	if ((c->pid || c->retprobe || c->semaphore) && strcmp(argv[1], "uprobe") != 0) {
 		fprintf(stderr, "bpfctl: --pid, --retprobe and --semaphore are for uprobes\n");
 		return EXIT_ERROR;

@@ -27,6 +27,7 @@ enum {
 	OPT_SHARED,
 	OPT_ATTACH_TYPE,
 	OPT_PIN,
+	OPT_PROTECT,
 	OPT_DATA_IN,
 	OPT_CTX_IN,
 	OPT_REPEAT,
@@ -61,6 +62,7 @@ struct cli {
 	const char *pid, *semaphore; /* attach uprobe */
 	bool retprobe;
 	bool pin;
+	bool protect;
 	bool map_proxy; /* map: through the broker even where bpf() works */
 	uint64_t update_flags; /* map update: BPF_ANY, BPF_NOEXIST or BPF_EXIST */
 	uint32_t repeat;

@@ -54,7 +54,8 @@ void usage(FILE *f)
 		"  unload REF                detach, unpin and unload an object\n"
 		"  run --name REF [--] CMD [ARG...]  exec CMD with the object's fds, as run "
 		"does\n"
-		"  attach REF/PROG cgroup PATH [--attach-type TYPE] [--pin] [-- CMD [ARG...]]\n"
+		"  attach REF/PROG cgroup PATH [--attach-type TYPE] [--pin [--protect]]\n"
+		"      [-- CMD [ARG...]]\n"
 		"  attach REF/PROG raw_tracepoint NAME --pin\n"
 		"  attach REF/PROG tracepoint CATEGORY:NAME --pin\n"
 		"  attach REF/PROG xdp IFNAME [--pin] [-- CMD [ARG...]]\n"
@@ -123,6 +124,8 @@ void usage(FILE *f)
 		"  --license LICENSE         load-insns: the program's license (default GPL)\n"
 		"  --prog-name NAME          load-insns: the program's name (default prog)\n"
 		"  --pin                     attach: pin the link under the object\n"
+		"  --protect                 attach cgroup (with --pin): processes in the\n"
+		"                            cgroup may not detach, unload or change it\n"
 		"  --pid PID                 attach uprobe: the process to probe\n"
 		"  --retprobe                attach uprobe: on return from the function\n"
 		"  --semaphore SYM|OFFSET    attach uprobe: a USDT semaphore to count up\n"
@@ -276,6 +279,7 @@ int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 		{"shared", no_argument, NULL, OPT_SHARED},
 		{"attach-type", required_argument, NULL, OPT_ATTACH_TYPE},
 		{"pin", no_argument, NULL, OPT_PIN},
+		{"protect", no_argument, NULL, OPT_PROTECT},
 		{"data-in", required_argument, NULL, OPT_DATA_IN},
 		{"ctx-in", required_argument, NULL, OPT_CTX_IN},
 		{"repeat", required_argument, NULL, OPT_REPEAT},
@@ -327,6 +331,9 @@ int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 			break;
 		case OPT_PIN:
 			c->pin = true;
+			break;
+		case OPT_PROTECT:
+			c->protect = true;
 			break;
 		case OPT_DATA_IN:
 			c->data_in = optarg;

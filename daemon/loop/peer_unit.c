@@ -3,17 +3,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <systemd/sd-login.h>
 
 #include "common/macro.h"
+#include "daemon/shared/cgroupfs.h"
 #include "daemon/shared/log.h"
 #include "daemon/shared/procfs.h"
 
@@ -35,19 +34,6 @@ static int read_cgroup_path(pid_t pid, char **ret)
 	return procfs_cgroup_path(text, ret);
 }
 
-/* Where the cgroup v2 hierarchy is mounted: unified, or hybrid as libsystemd sees it. */
-static const char *cgroup2_mount(void)
-{
-	static const char *const candidates[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
-	struct statfs sfs;
-
-	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
-		if (statfs(candidates[i], &sfs) == 0 &&
-		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC)
-			return candidates[i];
-	return NULL;
-}
-
 /* Nobody but root can write it: no new children, no processes moved in or out. */
 static bool root_only(int dirfd, const char *name)
 {
@@ -66,7 +52,7 @@ static bool root_only(int dirfd, const char *name)
  */
 static size_t count_root_only_dirs(char *const *comp, size_t n_check)
 {
-	const char *mount = cgroup2_mount();
+	const char *mount = cgroupfs_mount();
 	_cleanup_close_ int fd = -EBADF;
 	size_t depth = 0;
 
@@ -221,5 +207,23 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 		return r;
 	}
 	*ret = u;
+	return 0;
+}
+
+int peer_cgroup_read(pid_t pid, int pidfd, char **ret)
+{
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	/* Without a pidfd, /proc/PID may be another process by now. */
+	if (pidfd < 0)
+		return -ESRCH;
+	r = read_cgroup_path(pid, &path);
+	if (r < 0)
+		return r;
+	/* Still alive after the read: the pid was the connecting process's all along. */
+	if (!pidfd_alive(pidfd))
+		return -ESRCH;
+	*ret = TAKE_PTR(path);
 	return 0;
 }

@@ -29,3 +29,11 @@
  * left NULL; that is never an error. 0, or -ENOMEM.
  */
 int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *ret);
+
+/*
+ * The cgroup v2 path (in the broker's cgroup namespace) of the peer, pid as
+ * SO_PEERCRED gave it and pidfd from SO_PEERPIDFD: read from /proc/PID/cgroup
+ * and kept only if the process is still alive after the read. -ESRCH without a
+ * pidfd or once it exited, or the read's error.
+ */
+int peer_cgroup_read(pid_t pid, int pidfd, char **ret);

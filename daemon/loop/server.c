@@ -43,6 +43,7 @@ struct conn {
 	size_t n_groups_over; /* more than that: how many; every request is refused */
 	int pidfd;
 	struct peer_unit unit; /* read only while some rule matches on units */
+	char *cgroup; /* peer_cgroup_read()'s, or NULL: protected links (NAMED.md) */
 	/* At most one request in flight: while busy, we stop reading the socket. */
 	struct worker_job *job;
 	int64_t job_id;
@@ -92,6 +93,7 @@ static struct conn *conn_free(struct conn *c)
 	safe_close(c->pidfd);
 	free(c->groups);
 	peer_unit_done(&c->unit);
+	free(c->cgroup);
 	free(c);
 	return NULL;
 }
@@ -159,6 +161,8 @@ static json_object *identity_json(const struct conn *c)
 	json_object_object_add(o, "groups", g);
 	if (o)
 		(void)peer_unit_to_json(&c->unit, o);
+	if (o && c->cgroup)
+		json_object_object_add(o, "peer_cgroup", json_object_new_string(c->cgroup));
 	return o;
 }
 
@@ -695,6 +699,9 @@ static int conn_read_identity(struct conn *c)
 	len = sizeof(c->pidfd);
 	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) < 0)
 		c->pidfd = -EBADF;
+	/* One read of /proc/PID/cgroup: who may change a protected link (NAMED.md). */
+	if (peer_cgroup_read(c->cred.pid, c->pidfd, &c->cgroup) < 0)
+		c->cgroup = NULL;
 	/* The systemd unit costs a dozen small reads: only when a rule can use it. */
 	if (policy_uses_units(*c->server->cfg.policy))
 		return peer_unit_read(c->fd, c->cred.pid, c->cred.uid, c->pidfd, &c->unit);

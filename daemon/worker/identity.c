@@ -15,12 +15,13 @@ void identity_done(struct identity *i)
 {
 	free(i->groups);
 	peer_unit_done(&i->unit);
+	free(i->peer_cgroup);
 	*i = (struct identity){};
 }
 
 int identity_from_job(json_object *job, struct identity *ret)
 {
-	json_object *identity, *groups;
+	json_object *identity, *groups, *cgroup;
 	int64_t uid = -1, gid = -1;
 	struct identity i = {};
 	size_t n;
@@ -47,6 +48,14 @@ int identity_from_job(json_object *job, struct identity *ret)
 			i.pid = (pid_t)pid;
 	}
 	r = peer_unit_from_json(identity, &i.unit);
+	if (r >= 0 && json_object_object_get_ex(identity, "peer_cgroup", &cgroup)) {
+		/* Anything but a string leaves it unknown, which confines the most. */
+		if (json_object_is_type(cgroup, json_type_string)) {
+			i.peer_cgroup = strdup(json_object_get_string(cgroup));
+			if (!i.peer_cgroup)
+				r = -ENOMEM;
+		}
+	}
 	if (r < 0) {
 		identity_done(&i);
 		return r;

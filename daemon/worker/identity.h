@@ -18,6 +18,12 @@ struct identity {
 	gid_t *groups;
 	pid_t pid; /* the caller's process at accept (for the audit trail), or 0 */
 	struct peer_unit unit; /* the caller's systemd unit, as far as known (peer_unit.h) */
+	/*
+	 * The cgroup v2 path (the broker's cgroup namespace) the caller connected
+	 * from, read at accept (loop/peer_unit.h peer_cgroup_read()), or NULL if
+	 * unknown: decides who a protected link confines (named_protect.c).
+	 */
+	char *peer_cgroup;
 };
 
 void identity_done(struct identity *i);

@@ -132,7 +132,8 @@ int named_attach(struct call *c, struct reply *r)
 	_cleanup_close_ int prog_fd = -EBADF, link_fd = -EBADF;
 	struct attach_req a = {};
 	json_object *prog, *result, *link;
-	const char *ref = ((const struct proto_attach_params *)c->req)->object;
+	const struct proto_attach_params *p = c->req;
+	const char *ref = p->object;
 	uint32_t link_id = 0;
 	int k, type;
 
@@ -150,6 +151,11 @@ int named_attach(struct call *c, struct reply *r)
 				"%s attachments are always pinned (the kernel cannot detach them "
 				"from a link fd you hold): attach with pin",
 				a.type);
+	if (k == 0 && p->protect && (strcmp(a.type, "cgroup") != 0 || !a.pin))
+		/* A link held as a client's fd ends when that fd closes: nothing to protect. */
+		k = reply_error(r, PROTO_ERR_INVALID, EINVAL,
+				"\"protect\" is for cgroup attachments with pin, not %s%s", a.type,
+				a.pin ? "" : " without pin");
 	if (k != 0)
 		return k;
 	prog = meta_find(o.meta, "programs", a.program);
@@ -202,6 +208,16 @@ int named_attach(struct call *c, struct reply *r)
 	if (k < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot query the new link: %s",
 				   strerror(-k));
+	/*
+	 * Recorded before the pin: until the pin exists, our fd is the link's only
+	 * reference, so a crash leaves a record of a link that is gone (which
+	 * protects nothing), never a pinned link without its protection.
+	 */
+	if (p->protect) {
+		k = protect_record(c, r, &o, link_fd, c->fds[a.fd_index]);
+		if (k != 0)
+			return k;
+	}
 	if (a.pin) {
 		char path[PATH_MAX + 16];
 
@@ -213,7 +229,8 @@ int named_attach(struct call *c, struct reply *r)
 	link = json_object_new_object();
 	if (json_add(result, "link", link) < 0 ||
 	    json_add(link, "id", json_object_new_int64(link_id)) < 0 ||
-	    json_add(link, "pinned", json_object_new_boolean(a.pin)) < 0) {
+	    json_add(link, "pinned", json_object_new_boolean(a.pin)) < 0 ||
+	    (p->protect && json_add(link, "protected", json_object_new_boolean(true)) < 0)) {
 		json_object_put(result);
 		return -ENOMEM;
 	}
@@ -233,8 +250,8 @@ int named_attach(struct call *c, struct reply *r)
 		if (k < 0)
 			return k;
 	}
-	log_info("uid %u attached %s/%s (link %u%s%s%s)", (unsigned)c->ident.id.uid, o.name,
-		 a.program, link_id, a.pin ? ", pinned" : "", c->target_desc[0] ? ", " : "",
-		 c->target_desc);
+	log_info("uid %u attached %s/%s (link %u%s%s%s%s)", (unsigned)c->ident.id.uid, o.name,
+		 a.program, link_id, a.pin ? ", pinned" : "", p->protect ? ", protected" : "",
+		 c->target_desc[0] ? ", " : "", c->target_desc);
 	return 0;
 }

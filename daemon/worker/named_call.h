@@ -184,3 +184,30 @@ int named_map(struct call *c, struct reply *r);
 
 /* named_policy.c */
 int named_policy(struct call *c, struct reply *r);
+
+/* named_protect.c */
+bool object_link_is_protected(const struct object *o, uint32_t link_id);
+/*
+ * Record the new cgroup link (link_fd, made on cgroup_fd) as protected in the
+ * object's metadata, re-read under the owner's lock. 0, > 0 refused, -errno.
+ */
+int protect_record(struct call *c, struct reply *r, const struct object *o, int link_fd,
+		   int cgroup_fd);
+/* Drop the records of the links whose ids the array holds (they were detached). */
+int protect_forget(struct call *c, const struct object *o, json_object *link_ids);
+/*
+ * Does one of the object's protected links (of program prog_id, and only link
+ * link_id; 0: any) confine the caller (its cgroup is the link's or below it,
+ * or unknown)? 1 with the link and its cgroup id, 0 no (always for root and
+ * the admin group), -errno.
+ */
+int protect_confines(struct call *c, const struct object *o, int64_t prog_id, int64_t link_id,
+		     uint32_t *ret_link, uint64_t *ret_cgroup_id);
+/*
+ * May the caller do what (a method's name, for the message) to the object's
+ * links (those of program prog_id, and only link link_id; 0: any)? 0 yes;
+ * > 0 the refusal in r when one of them is protected and confines the
+ * caller's cgroup (or the caller's cgroup is unknown); -errno.
+ */
+int protect_check(struct call *c, struct reply *r, const struct object *o, const char *what,
+		  int64_t prog_id, int64_t link_id);

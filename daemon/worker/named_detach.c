@@ -36,6 +36,9 @@ int named_detach(struct call *c, struct reply *r)
 	if (!prog)
 		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "object \"%s\" has no program \"%s\"", o.name, program);
+	k = protect_check(c, r, &o, "detach", meta_int(prog, "id"), link);
+	if (k != 0)
+		return k;
 	k = object_links(&o, &le, &n);
 	if (k < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot list links: %s",
@@ -65,6 +68,10 @@ int named_detach(struct call *c, struct reply *r)
 		json_object_array_add(detached, json_object_new_int64(le[i].id));
 	}
 	caps_clear_effective();
+	k = protect_forget(c, &o, detached);
+	if (k < 0)
+		log_warning("cannot drop the protection records of %s's detached links: %s", o.name,
+			    strerror(-k));
 	if (link && json_object_array_length(detached) == 0)
 		return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT,
 				   "program \"%s\" has no link %lld", program, (long long)link);

@@ -16,11 +16,20 @@ int named_fds(struct call *c, struct reply *r)
 	_cleanup_(btf_view_done) struct btf_view btf = {};
 	json_object *mp, *mm, *result = NULL, *progs = NULL, *maps = NULL;
 	const char *ref = ((const struct proto_object_params *)c->req)->object;
+	uint64_t cgroup_id;
+	uint32_t link;
+	bool confined;
 	int k, fd, idx = -1;
 
 	k = object_open(c, r, ref, VISIBLE_SHARED, &o);
 	if (k != 0)
 		return k;
+	/* A protected link's cgroup gets no writable fd: writing a map changes what it enforces. */
+	k = protect_confines(c, &o, 0, 0, &link, &cgroup_id);
+	if (k < 0)
+		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot list links: %s",
+				   strerror(-k));
+	confined = k > 0;
 	k = object_btf_view(c, &o, false, &btf);
 	if (k < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot read the object's BTF: %s",
@@ -91,6 +100,8 @@ int named_fds(struct call *c, struct reply *r)
 		uint32_t key_id, value_id;
 		int pinfd;
 
+		if (confined)
+			a = (enum map_access)(a & ~MAP_ACCESS_WO);
 		if (!o.is_owner && a == MAP_ACCESS_NONE)
 			continue; /* others don't even learn of maps not shared with them */
 		e = json_object_new_object();

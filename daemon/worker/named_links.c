@@ -190,5 +190,7 @@ json_object *link_json(const struct object *o, const struct link_entry *e)
 	if (target[0])
 		json_object_object_add(l, "target", json_object_new_string(target));
 	json_object_object_add(l, "pinned", json_object_new_boolean(e->pinned));
+	if (object_link_is_protected(o, e->id))
+		json_object_object_add(l, "protected", json_object_new_boolean(true));
 	return l;
 }

@@ -41,6 +41,8 @@ int named_map_insert(struct call *c, struct reply *r)
 				   "request");
 	inner_fd = c->fds[fd_index];
 	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
+	if (k == 0)
+		k = protect_check(c, r, &o, "map_insert", 0, 0);
 	if (k != 0)
 		return k;
 	m = meta_find(o.meta, "maps", map);
@@ -153,5 +155,10 @@ int named_map(struct call *c, struct reply *r)
 	type = meta_map_type(o.meta, req->map);
 	most = o.is_owner ? policy_map_access_for_type(MAP_ACCESS_RW | MAP_ACCESS_CONSUME, type)
 			  : share_access_for_type(MAP_ACCESS_RW, type);
+	if (req->op == PROTO_MAP_UPDATE || req->op == PROTO_MAP_DELETE) {
+		k = protect_check(c, r, &o, "writing a map", 0, 0);
+		if (k != 0)
+			return k;
+	}
 	return mapop_run(fd, &mb, req->map, a, most, o.is_owner ? "maps" : "shared", req, r);
 }

@@ -37,6 +37,9 @@ int named_test_run(struct call *c, struct reply *r)
 	int k, type;
 
 	k = object_open(c, r, ref, VISIBLE_OWNER, &o);
+	/* A run may write the object's maps, and so change what its links enforce. */
+	if (k == 0)
+		k = protect_check(c, r, &o, "test_run", 0, 0);
 	if (k != 0)
 		return k;
 	prog = meta_find(o.meta, "programs", program);

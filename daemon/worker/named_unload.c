@@ -18,6 +18,8 @@ int named_unload(struct call *c, struct reply *r)
 	k = object_open(c, r, ref, VISIBLE_OWNER_OR_ADMIN, &o);
 	if (k == 0)
 		k = call_lock(c, r, o.owner);
+	if (k == 0)
+		k = protect_check(c, r, &o, "unload", 0, 0);
 	if (k != 0)
 		return k;
 	/* Removing the metadata is the commit: from here on the object is gone (store.h). */

@@ -159,7 +159,7 @@ static int attach(struct hook *h, struct bpfbroker *b, const char *cgroup)
 		.attach_type = "cgroup_device",
 		.pin = true,
 		/* The container's processes may not detach or unload it through the broker. */
-		/*TMP*/ // .protect = true,
+		.protect = true,
 	};
 	struct bpfbroker_error *e = NULL;
 	int k;
