@@ -22,6 +22,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -41,6 +42,8 @@
 #define UID_DENIED 60502 /* no rule */
 #define RUNC_EXE "/usr/sbin/runc"
 #define CRUN_EXE "/usr/bin/crun"
+#define PODMAN_EXE "/usr/bin/podman"
+#define RUN_TIMEOUT_SEC 60
 
 static char cg_rel[2][128], cg_dir[2][PATH_MAX], fuse_node[160], hook_exe[512];
 
@@ -126,6 +129,37 @@ static int write_bundle(const struct run *r, const char *bundle)
 }
 
 /*
+ * Rootless podman (as the user, in the namespace runtime_child() made): import
+ * the busybox rootfs as an image, then run it without cgroups of its own (this
+ * host's hybrid layout) and /dev/fuse bound as a volume (--device would add a
+ * rule allowing it), hooks from H.dir/hooks.d when asked for.
+ */
+static int podman_child(const struct run *r, const char *home)
+{
+	char hooks_dir[300], tar[300], cmd[1024], env_home[320], env_run[320], run_dir[300];
+	char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", env_home, env_run, NULL};
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+
+	snprintf(hooks_dir, sizeof(hooks_dir), "%s/hooks.d", H.dir);
+	snprintf(tar, sizeof(tar), "%s/busybox.tar", H.dir);
+	snprintf(run_dir, sizeof(run_dir), "%s/run", home);
+	snprintf(env_home, sizeof(env_home), "HOME=%s", home);
+	snprintf(env_run, sizeof(env_run), "XDG_RUNTIME_DIR=%s", run_dir);
+	if (mkdir(run_dir, 0700) < 0 && errno != EEXIST)
+		return 104;
+	snprintf(cmd, sizeof(cmd),
+		 "podman --cgroup-manager=cgroupfs image exists localhost/bb || "
+		 "podman --cgroup-manager=cgroupfs import %s localhost/bb >/dev/null || exit 50; "
+		 "exec podman --cgroup-manager=cgroupfs %s%s run --rm --cgroups=disabled "
+		 "--network=none -v /dev/fuse:/dev/fuse localhost/bb /bin/busybox sh -c "
+		 "'(: </dev/null) && echo null-opened; (: </dev/fuse) && echo fuse-opened; true'",
+		 tar, r->hooks != NO_HOOK ? "--hooks-dir " : "",
+		 r->hooks != NO_HOOK ? hooks_dir : "");
+	execve(argv[0], argv, envp);
+	return 103;
+}
+
+/*
  * In a child: as root, a private mount namespace with cgroup2 on /sys/fs/cgroup
  * and the test's /dev/fuse, into the user's delegated cgroup; then as the user,
  * exec the runtime's "run" (which deletes the container when it ends).
@@ -154,6 +188,8 @@ static int runtime_child(const struct run *r, const char *bundle, const char *st
 	if (dup2(out_fd, 1) < 0 || dup2(out_fd, 2) < 0 || setgroups(0, NULL) < 0 ||
 	    setresgid(r->uid, r->uid, r->uid) < 0 || setresuid(r->uid, r->uid, r->uid) < 0)
 		return 102;
+	if (strcmp(r->runtime, PODMAN_EXE) == 0)
+		return podman_child(r, state);
 	argv[n++] = (char *)r->runtime;
 	if (strcmp(r->runtime, CRUN_EXE) == 0)
 		argv[n++] = "--cgroup-manager=disabled";
@@ -190,7 +226,15 @@ static int run_container(struct run *r)
 	pid = fork();
 	if (pid == 0)
 		_exit(runtime_child(r, bundle, state, fd));
-	if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+	/* A runtime that hangs fails the test, not the suite's time limit. */
+	for (int i = 0; pid > 0 && waitpid(pid, &status, WNOHANG) == 0; i++) {
+		if (i == RUN_TIMEOUT_SEC * 10) {
+			fprintf(stderr, "%s hangs: killed\n", r->runtime);
+			kill(pid, SIGKILL);
+		}
+		usleep(100 * 1000);
+	}
+	if (pid < 0) {
 		close(fd);
 		return -1;
 	}
@@ -285,6 +329,30 @@ static void test_runc(void **state)
 }
 
 /* The broker refuses (no rule for the uid): the container does not start. */
+/* Rootless podman 4.3 with crun, the hook from a hooks.d file as podman reads it. */
+static void test_podman(void **state)
+{
+	if (!find_runtime(PODMAN_EXE) || !find_runtime(CRUN_EXE))
+		skip();
+	run_ok(PODMAN_EXE);
+}
+
+/* podman leaves its rootless pause process in the caller's cgroup: the test's to end. */
+static int end_pause_process(void **state)
+{
+	char procs[PATH_MAX + 16], buf[32];
+	FILE *f;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg_dir[0]);
+	f = fopen(procs, "re");
+	if (!f)
+		return -1;
+	while (fgets(buf, sizeof(buf), f))
+		kill((pid_t)atoi(buf), SIGKILL);
+	fclose(f);
+	return 0;
+}
+
 static void test_refused(void **state)
 {
 	struct run r = {.runtime = CRUN_EXE, .uid = UID_DENIED, .cg = 1, .hooks = HOOK};
@@ -302,6 +370,42 @@ static void test_refused(void **state)
 	assert_non_null(strstr(warn.out, "WITHOUT its device rules"));
 	assert_non_null(strstr(warn.out, "fuse-opened"));
 	assert_nothing_left(UID_DENIED, 1);
+}
+
+/* hooks.d as installed (oci/bpfbroker-devices.json.in), with the test's hook and socket. */
+static int write_hooks_d(void)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/hooks.d", H.dir);
+	if (mkdir(path, 0755) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/hooks.d/bpfbroker-devices.json", H.dir);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	fprintf(f,
+		"{\"version\": \"1.0.0\", \"hook\": {\"path\": \"%s\", \"env\": "
+		"[\"BPFBROKER_SOCKET=%s\"]}, \"when\": {\"always\": true}, \"stages\": "
+		"[\"createRuntime\", \"poststop\"]}\n",
+		hook_exe, H.socket);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
+/* The busybox rootfs as a tar for podman import. */
+static int tar_rootfs(void)
+{
+	char cmd[1024];
+	struct run r = {.hooks = NO_HOOK, .uid = UID_CTR};
+
+	snprintf(cmd, sizeof(cmd), "%s/bundle", H.dir);
+	if (write_bundle(&r, cmd) < 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd),
+		 "tar -C %s/bundle/rootfs -cf %s/busybox.tar . && chmod 0644 %s/busybox.tar", H.dir,
+		 H.dir, H.dir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 static int setup(void **state)
@@ -325,6 +429,8 @@ static int setup(void **state)
 					sizeof(cg_dir[i])) < 0)
 			return -1;
 	}
+	if (write_hooks_d() < 0 || tar_rootfs() < 0)
+		return -1;
 	return harness_start_with_policy(policy);
 }
 
@@ -333,6 +439,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_crun),
 		cmocka_unit_test(test_runc),
+		cmocka_unit_test_teardown(test_podman, end_pause_process),
 		cmocka_unit_test(test_refused),
 	};
 
