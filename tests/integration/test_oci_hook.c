@@ -47,13 +47,15 @@
 
 static char cg_rel[2][128], cg_dir[2][PATH_MAX], fuse_node[160], hook_exe[512];
 
-enum hooks { NO_HOOK, HOOK, HOOK_WARN };
+/* HOOK_NO_STOP: no poststop hook, as for a container whose runtime died before it. */
+enum hooks { NO_HOOK, HOOK, HOOK_WARN, HOOK_NO_STOP };
 
 struct run {
 	const char *runtime; /* CRUN_EXE or RUNC_EXE */
 	uid_t uid;
 	int cg; /* 0: UID_CTR's cgroup, 1: UID_DENIED's */
 	enum hooks hooks;
+	const char *id; /* the container's id, or NULL for "ctr" */
 	char out[8192]; /* the runtime's and the container's stdout and stderr */
 };
 
@@ -90,7 +92,8 @@ static int write_bundle(const struct run *r, const char *bundle)
 			" \"createRuntime\": [{\"path\": \"%s\", \"env\": "
 			"[\"BPFBROKER_SOCKET=%s\"]}],"
 			" \"poststop\": [{\"path\": \"%s\", \"env\": [\"BPFBROKER_SOCKET=%s\"]}]},",
-			hook_exe, H.socket, hook_exe, H.socket);
+			hook_exe, H.socket, r->hooks == HOOK_NO_STOP ? "/bin/true" : hook_exe,
+			H.socket);
 	}
 	/* crun shows a hook's messages only where this annotation sends them. */
 	snprintf(annotations, sizeof(annotations),
@@ -198,7 +201,7 @@ static int runtime_child(const struct run *r, const char *bundle, const char *st
 	argv[n++] = "run";
 	argv[n++] = "--bundle";
 	argv[n++] = (char *)bundle;
-	argv[n++] = "ctr";
+	argv[n++] = (char *)(r->id ? r->id : "ctr");
 	argv[n] = NULL;
 	execve(r->runtime, argv, envp);
 	return 103;
@@ -328,6 +331,32 @@ static void test_runc(void **state)
 	run_ok(RUNC_EXE);
 }
 
+/*
+ * A container that ended without its poststop hook leaves its object and child
+ * cgroup; the next container's hook removes them once they are a minute old.
+ */
+static void test_leftovers(void **state)
+{
+	struct run lost = {
+		.runtime = CRUN_EXE, .uid = UID_CTR, .hooks = HOOK_NO_STOP, .id = "lost"};
+	struct run next = {.runtime = CRUN_EXE, .uid = UID_CTR, .hooks = HOOK, .id = "next"};
+	const struct user u = {UID_CTR, UID_CTR};
+
+	if (!find_runtime(CRUN_EXE))
+		skip();
+	assert_int_equal(run_container(&lost), 0);
+	assert_int_equal(harness_ctl(&u, "-j", "list", NULL), 0);
+	assert_non_null(strstr(harness_out, "\"oci-"));
+	/* Younger than a minute: it may be a container being started now, so it stays. */
+	assert_int_equal(run_container(&next), 0);
+	assert_int_equal(harness_ctl(&u, "-j", "list", NULL), 0);
+	assert_non_null(strstr(harness_out, "\"oci-"));
+	sleep(61);
+	assert_int_equal(run_container(&next), 0);
+	assert_null(strstr(next.out, "fuse-opened"));
+	assert_nothing_left(UID_CTR, 0);
+}
+
 /* The broker refuses (no rule for the uid): the container does not start. */
 /* Rootless podman 4.3 with crun, the hook from a hooks.d file as podman reads it. */
 static void test_podman(void **state)
@@ -440,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_crun),
 		cmocka_unit_test(test_runc),
 		cmocka_unit_test_teardown(test_podman, end_pause_process),
+		cmocka_unit_test(test_leftovers),
 		cmocka_unit_test(test_refused),
 	};
 
