@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a rootless container runtime does for its device rules, through the
- * broker: build a cgroup device program as raw instructions (as runc and
- * crun generate them: read the access type, major and minor from struct
- * bpf_cgroup_dev_ctx, allow what a rule matches, deny the rest), have the
- * broker load it under a name, and have it attach the program to the
- * container's delegated cgroup. Without the broker a runtime without
- * CAP_BPF cannot load it and skips the device rules.
+ * broker: build a cgroup device program as raw instructions from OCI
+ * linux.resources.devices rules (oci/devices.h, the code the OCI hook
+ * bpfbroker-oci-hook uses: runc's and crun's semantics, their default rules
+ * included), have the broker load it under a name, and have it attach the
+ * program to the container's delegated cgroup. Without the broker a runtime
+ * without CAP_BPF cannot load it and skips the device rules.
  *
- *   device-allow [--socket PATH] [--name NAME] CGROUP   load as NAME and attach (pinned)
- *   device-allow --dump FILE                           write the instructions to FILE
+ *   device-allow [--socket PATH] [--name NAME] [--runtime runc|crun|both] CGROUP
+ *                                                     load as NAME and attach (pinned)
+ *   device-allow [--runtime ...] --dump FILE           write the instructions to FILE
  *                                                       (for bpfctl load-insns)
  *
- * The rules: /dev/null (c 1:3) and /dev/zero (c 1:5), read, write and mknod;
- * every other device is denied. `bpfctl unload NAME` removes them.
+ * The rules: deny every device, allow /dev/null (c 1:3) and /dev/zero (c 1:5);
+ * the runtime adds its defaults (/dev/full, /dev/tty, ... and mknod of any
+ * device), so with --runtime both (the default) a device is allowed only if
+ * runc and crun would both allow it. `bpfctl unload NAME` removes them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,71 +28,31 @@
 #include <unistd.h>
 
 #include "libbpfbroker.h"
+#include "oci/devices.h"
 
-struct device_rule {
-	int type; /* BPF_DEVCG_DEV_CHAR or BPF_DEVCG_DEV_BLOCK */
-	unsigned major, minor;
-	int access; /* BPF_DEVCG_ACC_READ | _WRITE | _MKNOD */
+/* As config.json's linux.resources.devices would have them. */
+static const struct oci_device_rule rules[] = {
+	{.allow = false, .access = "rwm"},
+	{.allow = true,
+	 .type = "c",
+	 .has_major = true,
+	 .major = 1,
+	 .has_minor = true,
+	 .minor = 3,
+	 .access = "rwm"},
+	{.allow = true,
+	 .type = "c",
+	 .has_major = true,
+	 .major = 1,
+	 .has_minor = true,
+	 .minor = 5,
+	 .access = "rwm"},
 };
-
-static const struct device_rule allowed[] = {
-	{BPF_DEVCG_DEV_CHAR, 1, 3, BPF_DEVCG_ACC_READ | BPF_DEVCG_ACC_WRITE | BPF_DEVCG_ACC_MKNOD},
-	{BPF_DEVCG_DEV_CHAR, 1, 5, BPF_DEVCG_ACC_READ | BPF_DEVCG_ACC_WRITE | BPF_DEVCG_ACC_MKNOD},
-};
-
-#define MAX_INSNS 64
 
 struct program {
-	struct bpf_insn insns[MAX_INSNS];
+	struct bpf_insn *insns;
 	size_t n;
 };
-
-static void emit(struct program *p, uint8_t code, uint8_t dst, uint8_t src, int16_t off,
-		 int32_t imm)
-{
-	p->insns[p->n++] = (struct bpf_insn){
-		.code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm};
-}
-
-/*
- * r1 is the context: struct bpf_cgroup_dev_ctx { u32 access_type; u32 major;
- * u32 minor; }, access_type holding the device type in its low 16 bits and
- * the access asked for in its high 16 bits. A program returns 1 to allow.
- */
-static size_t build_program(struct program *p)
-{
-	p->n = 0;
-	/* w2 = type, w3 = access, w4 = major, w5 = minor */
-	emit(p, BPF_LDX | BPF_MEM | BPF_W, BPF_REG_2, BPF_REG_1, 0, 0);
-	emit(p, BPF_ALU | BPF_AND | BPF_K, BPF_REG_2, 0, 0, 0xffff);
-	emit(p, BPF_LDX | BPF_MEM | BPF_W, BPF_REG_3, BPF_REG_1, 0, 0);
-	emit(p, BPF_ALU | BPF_RSH | BPF_K, BPF_REG_3, 0, 0, 16);
-	emit(p, BPF_LDX | BPF_MEM | BPF_W, BPF_REG_4, BPF_REG_1, 4, 0);
-	emit(p, BPF_LDX | BPF_MEM | BPF_W, BPF_REG_5, BPF_REG_1, 8, 0);
-	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
-		const struct device_rule *r = &allowed[i];
-		/* Each test jumps past the rest of this rule's 8 instructions when it fails. */
-		size_t next = p->n + 8;
-
-		emit(p, BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_2, 0, (int16_t)(next - p->n - 1),
-		     r->type);
-		/* Access asked for must be within the rule's: (access & rule) == access. */
-		emit(p, BPF_ALU | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_3, 0, 0);
-		emit(p, BPF_ALU | BPF_AND | BPF_K, BPF_REG_1, 0, 0, r->access);
-		emit(p, BPF_JMP32 | BPF_JNE | BPF_X, BPF_REG_1, BPF_REG_3,
-		     (int16_t)(next - p->n - 1), 0);
-		emit(p, BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_4, 0, (int16_t)(next - p->n - 1),
-		     (int32_t)r->major);
-		emit(p, BPF_JMP32 | BPF_JNE | BPF_K, BPF_REG_5, 0, (int16_t)(next - p->n - 1),
-		     (int32_t)r->minor);
-		emit(p, BPF_ALU | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 1);
-		emit(p, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	}
-	/* No rule matched: deny. */
-	emit(p, BPF_ALU | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, 0);
-	emit(p, BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
-	return p->n;
-}
 
 static int dump(const struct program *p, const char *path)
 {
@@ -168,11 +131,16 @@ int main(int argc, char **argv)
 		{"socket", required_argument, NULL, 's'},
 		{"name", required_argument, NULL, 'n'},
 		{"dump", required_argument, NULL, 'd'},
+		{"runtime", required_argument, NULL, 'r'},
 		{},
 	};
+	const struct oci_device_config config = {.rules = rules,
+						 .n_rules = sizeof(rules) / sizeof(rules[0])};
 	const char *socket = NULL, *name = "devices", *dump_to = NULL;
-	struct program p;
-	int opt;
+	enum oci_runtime runtime = OCI_RUNTIME_BOTH;
+	struct program p = {0};
+	char err[256];
+	int opt, k;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0) {
 		switch (opt) {
@@ -185,17 +153,31 @@ int main(int argc, char **argv)
 		case 'd':
 			dump_to = optarg;
 			break;
+		case 'r':
+			if (oci_runtime_from_name(optarg, &runtime) < 0) {
+				fprintf(stderr, "device-allow: --runtime is runc, crun or both\n");
+				return EXIT_FAILURE;
+			}
+			break;
 		default:
 			return EXIT_FAILURE;
 		}
 	}
-	build_program(&p);
-	if (dump_to)
-		return optind == argc ? dump(&p, dump_to) : EXIT_FAILURE;
-	if (optind + 1 != argc) {
-		fprintf(stderr, "usage: device-allow [--socket PATH] [--name NAME] CGROUP\n"
-				"       device-allow --dump FILE\n");
+	k = oci_devices_program(&config, runtime, &p.insns, &p.n, err, sizeof(err));
+	if (k < 0) {
+		fprintf(stderr, "device-allow: %s\n", err);
 		return EXIT_FAILURE;
 	}
-	return load_and_attach(&p, socket, name, argv[optind]);
+	if (dump_to)
+		k = optind == argc ? dump(&p, dump_to) : EXIT_FAILURE;
+	else if (optind + 1 == argc)
+		k = load_and_attach(&p, socket, name, argv[optind]);
+	else {
+		fprintf(stderr, "usage: device-allow [--socket PATH] [--name NAME] [--runtime "
+				"runc|crun|both] CGROUP\n"
+				"       device-allow [--runtime runc|crun|both] --dump FILE\n");
+		k = EXIT_FAILURE;
+	}
+	free(p.insns);
+	return k;
 }

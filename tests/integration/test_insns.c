@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -30,7 +31,8 @@
 #define UID_RUNTIME 100000 /* a container runtime's mapped range: 100000-165535 */
 #define UID_SMALL 4321 /* socket filters only, 16 instructions */
 #define UID_KERNEL 4322 /* socket filters with kfuncs and kernel symbols: only the kernel's own */
-#define RUNTIME_MAX_INSNS 64
+/* A runtime's program with its default rules, for runc and crun at once (examples/device-allow). */
+#define RUNTIME_MAX_INSNS 256
 
 static const struct user runtime = {UID_RUNTIME, UID_RUNTIME};
 static const struct user small = {UID_SMALL, UID_SMALL};
@@ -38,6 +40,8 @@ static const struct user kernel_user = {UID_KERNEL, UID_KERNEL};
 static const struct user root_user = {0, 0};
 
 static char cg_ctr[PATH_MAX], insns_file[128];
+/* A device no runtime allows by default that anyone may open: /dev/fuse's numbers, mode 0666. */
+static char fuse_node[128];
 
 struct ask_fn {
 	int (*fn)(void *);
@@ -86,19 +90,22 @@ static int in_container(int (*fn)(void *), void *arg)
 	return harness_in_cgroup(cg_ctr, as_runtime, &a);
 }
 
-/* arg non-NULL: the device program is attached. */
+/*
+ * arg non-NULL: the device program is attached. Allowed: the rules' /dev/null and
+ * /dev/zero, and /dev/full, a default rule of both runtimes.
+ */
 static int open_devices(void *arg)
 {
-	static const char *const allowed[] = {"/dev/null", "/dev/zero"};
-	static const char *const denied[] = {"/dev/full", "/dev/urandom"};
+	static const char *const allowed[] = {"/dev/null", "/dev/zero", "/dev/full"};
+	const char *const denied[] = {fuse_node};
 	int fd;
 
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		fd = open(allowed[i], O_RDWR | O_CLOEXEC);
 		CHECK(fd >= 0, "%s refused: %m", allowed[i]);
 		close(fd);
 	}
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 1; i++) {
 		fd = open(denied[i], O_RDONLY | O_CLOEXEC);
 		if (arg)
 			CHECK(fd < 0 && errno == EPERM, "%s was not refused (fd %d, %m)", denied[i],
@@ -375,7 +382,7 @@ static void test_raw_denials(void **state)
 			       2 * sizeof(struct bpf_insn), "policy-denied",
 			       "has type cgroup_device, which your policy does not allow"});
 	run(&(struct raw_case){"too many", &runtime, "socket_filter", many, sizeof(many),
-			       "policy-denied", "has 65 instructions, over your limit of 64"});
+			       "policy-denied", "has 257 instructions, over your limit of 256"});
 	run(&(struct raw_case){"too many for small", &small, "socket_filter", many,
 			       17 * sizeof(struct bpf_insn), "policy-denied",
 			       "has 17 instructions, over your limit of 16"});
@@ -483,6 +490,9 @@ static int setup(void **state)
 	if (harness_init() < 0)
 		return -1;
 	snprintf(insns_file, sizeof(insns_file), "%s/device.insns", H.dir);
+	snprintf(fuse_node, sizeof(fuse_node), "%s/fuse", H.dir);
+	if (mknod(fuse_node, S_IFCHR | 0666, makedev(10, 229)) < 0 || chmod(fuse_node, 0666) < 0)
+		return -1;
 	snprintf(policy, sizeof(policy),
 		 "{\"rules\": ["
 		 " {\"match\": {\"uids\": [\"100000-165535\"]},"

@@ -11,7 +11,7 @@ set -uo pipefail
 
 : "${BUILD_DIR:?}" "${SRC_DIR:?}" "${PREFIX:?}" "${BINDIR:?}" "${SBINDIR:?}" "${LIBDIR:?}"
 : "${INCLUDEDIR:?}" "${MANDIR:?}" "${DOCDIR:?}" "${EXAMPLEDIR:?}" "${UNITDIR:?}" "${WORKEREXE:?}"
-: "${TMPFILESDIR:?}" "${BASHCOMPLETIONDIR:?}" "${CC:?}" "${SANITIZE:?}"
+: "${TMPFILESDIR:?}" "${BASHCOMPLETIONDIR:?}" "${CC:?}" "${SANITIZE:?}" "${OCIHOOK:?}" "${HOOKSDDIR:?}"
 
 failures=0
 fail() {
@@ -36,7 +36,7 @@ if ! meson install -C "$BUILD_DIR" --destdir "$D" --no-rebuild --quiet >"$work/i
 fi
 
 # --- layout ---
-for f in "$BINDIR/bpfctl" "$SBINDIR/bpfbrokerd" "$WORKEREXE" "$EXAMPLEDIR/netmon"; do
+for f in "$BINDIR/bpfctl" "$SBINDIR/bpfbrokerd" "$WORKEREXE" "$EXAMPLEDIR/netmon" "$OCIHOOK"; do
 	check "$f is not an installed executable" test -x "$D$f" -a -f "$D$f"
 done
 # The daemon execs its workers from where they are installed.
@@ -53,12 +53,17 @@ for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbr
 	"$DOCDIR/README.md" "$DOCDIR/SECURITY.md" "$DOCDIR/POLICY.md" "$DOCDIR/HELPERS.md" \
 	"$DOCDIR/PROTOCOL.md" "$DOCDIR/NAMED.md" "$DOCDIR/FLEET.md" \
 	"$DOCDIR/examples/policy.d/50-example.json" "$DOCDIR/examples/netmon.service" \
+	"$DOCDIR/examples/policy.d/60-rootless-containers.json" "$HOOKSDDIR/bpfbroker-devices.json" \
 	"$DOCDIR/examples/netmon.c" "$DOCDIR/examples/netmon.bpf.c"; do
 	check "$f is not installed" test -f "$D$f"
 done
 # The policy directory is there and empty: installing grants nobody anything.
 check "/etc/bpfbroker/policy.d is not an empty directory" \
 	test -d "$D/etc/bpfbroker/policy.d" -a -z "$(ls -A "$D/etc/bpfbroker/policy.d" 2>/dev/null)"
+# podman and CRI-O run the hook from where it is installed, at createRuntime and poststop.
+check "the installed hooks.d file does not run $OCIHOOK" \
+	grep -qF "\"path\": \"$OCIHOOK\"" "$D$HOOKSDDIR/bpfbroker-devices.json"
+check "the installed hook is setuid or setgid" bash -c "! test -u '$D$OCIHOOK' -o -g '$D$OCIHOOK'"
 # Nothing that is only for the tests or the benchmarks.
 stray=$(find "$D" -type f \( -name 'test_*' -o -name 'bench*' -o -name '*.a' \))
 check "installed test or bench files: $stray" test -z "$stray"

@@ -130,7 +130,8 @@ static void test_example_file(void **state)
 	assert_int_equal(
 		policy_load_dir(example_dir(dir, sizeof(dir)), collect_warning, &w, &p, &error), 0);
 	assert_null(error);
-	assert_int_equal(policy_n_rules(p), 1);
+	/* 50-example.json and 60-rootless-containers.json, one rule each. */
+	assert_int_equal(policy_n_rules(p), 2);
 	if (!getpwnam("netmon"))
 		assert_true(warnings_contain(
 			&w, "50-example.json: rules[0].match.users: no user \"netmon\"; this entry "
@@ -175,6 +176,42 @@ static void test_example_file(void **state)
 	policy_grant_free(g);
 
 	warnings_done(&w);
+	policy_free(p);
+}
+
+/*
+ * The rootless containers' example (bpfbroker-oci-hook): the host's users get
+ * device programs and their attach, their subordinate uid ranges nothing of it.
+ */
+static void test_rootless_example(void **state)
+{
+	static const uid_t users[] = {1000, 1001, 60000},
+			   others[] = {0, 999, 60001, 100000, 165535};
+	struct policy *p = NULL;
+	struct policy_grant *g;
+	char *error = NULL;
+	char dir[PATH_MAX];
+
+	assert_int_equal(policy_load_dir(example_dir(dir, sizeof(dir)), NULL, NULL, &p, &error), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(users); i++) {
+		g = resolve(p, users[i], users[i], NULL, 0);
+		assert_true(g->matched);
+		assert_string_equal(g->sources[0], "60-rootless-containers.json:rules[0]");
+		assert_int_equal(g->program_types, 1ull << BPF_PROG_TYPE_CGROUP_DEVICE);
+		assert_int_equal(g->helper_classes, 0);
+		assert_int_equal(g->program_fd_types, 0);
+		assert_true(policy_grant_attach_cgroup(g, BPF_CGROUP_DEVICE));
+		assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_INET_EGRESS));
+		assert_int_equal(g->limits.max_named_objects, 256);
+		assert_int_equal(g->limits.max_attachments, 256);
+		policy_grant_free(g);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(others); i++) {
+		g = resolve(p, others[i], others[i], NULL, 0);
+		assert_false(policy_grant_prog_type(g, BPF_PROG_TYPE_CGROUP_DEVICE));
+		assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_DEVICE));
+		policy_grant_free(g);
+	}
 	policy_free(p);
 }
 
@@ -2508,6 +2545,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example_file),
+		cmocka_unit_test(test_rootless_example),
 		cmocka_unit_test(test_limits_default),
 		cmocka_unit_test(test_unknown_names),
 		cmocka_unit_test(test_name_entries),
