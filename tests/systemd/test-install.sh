@@ -5,13 +5,15 @@
 # installed header and library), the man pages (formatted with warnings on,
 # and checked against --help and the header), the units (systemd-analyze
 # verify, and security --offline at exposure 2.0 or lower), the tmpfiles.d
-# snippet, the per-user example unit and the bash completion.
+# snippet, the per-user example unit, bpfbroker-user-net's user unit and drop-in, and the
+# bash completion.
 # meson test passes the build's directories in the environment (meson.build).
 set -uo pipefail
 
 : "${BUILD_DIR:?}" "${SRC_DIR:?}" "${PREFIX:?}" "${BINDIR:?}" "${SBINDIR:?}" "${LIBDIR:?}"
 : "${INCLUDEDIR:?}" "${MANDIR:?}" "${DOCDIR:?}" "${EXAMPLEDIR:?}" "${UNITDIR:?}" "${WORKEREXE:?}"
 : "${TMPFILESDIR:?}" "${BASHCOMPLETIONDIR:?}" "${CC:?}" "${SANITIZE:?}" "${OCIHOOK:?}" "${HOOKSDDIR:?}"
+: "${USERUNITDIR:?}" "${PKGDATADIR:?}" "${USERNETEXE:?}"
 
 failures=0
 fail() {
@@ -36,7 +38,7 @@ if ! meson install -C "$BUILD_DIR" --destdir "$D" --no-rebuild --quiet >"$work/i
 fi
 
 # --- layout ---
-for f in "$BINDIR/bpfctl" "$SBINDIR/bpfbrokerd" "$WORKEREXE" "$EXAMPLEDIR/netmon" "$OCIHOOK"; do
+for f in "$BINDIR/bpfctl" "$SBINDIR/bpfbrokerd" "$WORKEREXE" "$EXAMPLEDIR/netmon" "$OCIHOOK" "$USERNETEXE"; do
 	check "$f is not an installed executable" test -x "$D$f" -a -f "$D$f"
 done
 # The daemon execs its workers from where they are installed.
@@ -54,7 +56,8 @@ for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbr
 	"$DOCDIR/PROTOCOL.md" "$DOCDIR/NAMED.md" "$DOCDIR/FLEET.md" \
 	"$DOCDIR/examples/policy.d/50-example.json" "$DOCDIR/examples/netmon.service" \
 	"$DOCDIR/examples/policy.d/60-rootless-containers.json" "$HOOKSDDIR/bpfbroker-devices.json" \
-	"$DOCDIR/examples/netmon.c" "$DOCDIR/examples/netmon.bpf.c"; do
+	"$DOCDIR/examples/netmon.c" "$DOCDIR/examples/netmon.bpf.c" \
+	"$USERUNITDIR/bpfbroker-user-net.service" "$PKGDATADIR/bpfbroker-user-net.conf"; do
 	check "$f is not installed" test -f "$D$f"
 done
 # The policy directory is there and empty: installing grants nobody anything.
@@ -70,12 +73,19 @@ check "installed test or bench files: $stray" test -z "$stray"
 check "the installed unit does not start $SBINDIR/bpfbrokerd" \
 	grep -qx "ExecStart=$SBINDIR/bpfbrokerd" "$D$UNITDIR/bpfbrokerd.service"
 check "unsubstituted @...@ in the installed units" \
-	bash -c "! grep -q '@[a-z]*@' '$D$UNITDIR/bpfbrokerd.service' '$D$DOCDIR/examples/netmon.service'"
+	bash -c "! grep -q '@[a-z]*@' '$D$UNITDIR/bpfbrokerd.service' '$D$DOCDIR/examples/netmon.service' \
+		'$D$USERUNITDIR/bpfbroker-user-net.service' '$D$PKGDATADIR/bpfbroker-user-net.conf'"
+# The watcher's unit and the drop-in run the installed bpfbroker-user-net.
+check "the installed user unit does not run $USERNETEXE" \
+	grep -qx "ExecStart=$USERNETEXE watch" "$D$USERUNITDIR/bpfbroker-user-net.service"
+check "the installed drop-in does not run $USERNETEXE" \
+	grep -qx "ExecStartPre=$USERNETEXE apply-self" "$D$PKGDATADIR/bpfbroker-user-net.conf"
 
 # The installed programs run (bpfctl from the installed library).
 export LD_LIBRARY_PATH="$D$LIBDIR"
 check "installed bpfbrokerd --help" bash -c "'$D$SBINDIR/bpfbrokerd' --help >/dev/null"
 check "installed bpfctl --help" bash -c "'$D$BINDIR/bpfctl' --help >/dev/null"
+check "installed bpfbroker-user-net --help" bash -c "'$D$USERNETEXE' --help >/dev/null"
 check "installed bpfctl does not use the installed libbpfbroker" \
 	bash -c "ldd '$D$BINDIR/bpfctl' | grep -q '$D$LIBDIR/libbpfbroker.so.1'"
 
@@ -180,6 +190,13 @@ mkdir -p "$work/xdg"
 if ! out=$(XDG_RUNTIME_DIR="$work/xdg" MANPATH="$D$MANDIR" systemd-analyze verify --user \
 	"$units/netmon.service" 2>&1) || [ -n "$out" ]; then
 	fail "systemd-analyze verify --user of netmon.service: $out"
+fi
+# The network watcher's user unit, as the same.
+sed "s|^ExecStart=/|ExecStart=$D/|" "$D$USERUNITDIR/bpfbroker-user-net.service" \
+	>"$units/bpfbroker-user-net.service"
+if ! out=$(XDG_RUNTIME_DIR="$work/xdg" MANPATH="$D$MANDIR" systemd-analyze verify --user \
+	"$units/bpfbroker-user-net.service" 2>&1) || [ -n "$out" ]; then
+	fail "systemd-analyze verify --user of bpfbroker-user-net.service: $out"
 fi
 
 # --- tmpfiles.d ---

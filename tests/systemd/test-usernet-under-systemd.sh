@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --user units' network settings end to end, under a real systemd: boots systemd as PID 1
+# of new namespaces (container.sh), a network namespace with only lo among them, where a
+# listener waits on 127.0.0.2 and 127.0.0.3; starts a user manager (user@65534.service)
+# there, and runs --user units with IPAddressDeny=any that try to connect:
+#  1. without bpfbroker-user-net: the user manager takes IPAddressDeny=any, shows it on its
+#     D-Bus API, and the unit connects anyway (the manager cannot enforce it);
+#  2. with the watcher (bpfbroker-user-net.service, enabled with systemctl --global): it
+#     sees the unit start, reads IPAddressDeny=/IPAddressAllow= and the unit's control group
+#     (checked against the unit's own /proc/self/cgroup), and removes on stop;
+#  3. with the ExecStartPre= drop-in: apply-self applies before the main process runs;
+#  4. enforcement: the traffic refused. Runs only when `bpfbroker-user-net enforces` says
+#     the build has a real apply; otherwise it prints SKIP for that part only.
+# Needs root; exits 77 (skipped) where systemd cannot be booted like this.
+set -uo pipefail
+
+: "${BUILD_DIR:?}" "${SRC_DIR:?}" "${SANITIZE:?}"
+CONTAINER_NAME=test-usernet CONTAINER_NET=1
+. "$SRC_DIR/tests/systemd/container.sh"
+command -v ip >/dev/null || skip "needs ip (iproute2)"
+python=/usr/bin/python3
+[ -x $python ] || python=$(command -v python3) || skip "needs python3 (the listener)"
+uid=65534
+
+# --- what the container boots: the broker's units (for the enforcing part) and a user
+# manager for $uid. ---
+mkdir -p "$units/user@$uid.service.d"
+# The enforcing part's grant goes here, once the vetted network objects exist.
+echo '{ "rules": [] }' >"$work/policy.d/50-test.json"
+# The real user@.service, without what needs logind and a PAM stack: its runtime
+# directory made here instead of by systemd-user-runtime-dir (which asks logind), no PAM
+# session, and not pulling in sysinit.target (the container boots nothing else).
+cat >"$units/user-runtime-dir@.service" <<'EOF'
+[Unit]
+Description=/run/user/%i (test)
+DefaultDependencies=no
+StopWhenUnneeded=yes
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/sh -c 'mkdir -p /run/user/%i && chown %i:%i /run/user/%i && chmod 0700 /run/user/%i'
+ExecStop=/bin/rm -rf /run/user/%i
+EOF
+cat >"$units/user@$uid.service.d/test.conf" <<EOF
+[Unit]
+DefaultDependencies=no
+[Service]
+PAMName=
+Environment=XDG_RUNTIME_DIR=/run/user/$uid
+EOF
+container_boot
+inside mkdir -p /run/systemd/user /run/bpftest/user
+inside chown $uid /run/bpftest/user
+as_user() {
+	inside setpriv --reuid=$uid --regid=$uid --clear-groups -- \
+		env -i PATH=/usr/bin:/bin XDG_RUNTIME_DIR=/run/user/$uid "$@"
+}
+user_net="$BUILD_DIR/usernet/bpfbroker-user-net"
+ulog=/run/bpftest/user
+
+if ! inside systemctl start "user@$uid.service"; then
+	inside systemctl --no-pager status "user@$uid.service" >&2
+	cat "$work/systemd.log" >&2
+	skip "the user manager for $uid did not start in the namespaces"
+fi
+echo "a user manager for $uid runs"
+
+# The listener the units try to reach, in the container's network namespace.
+# A system unit of the container's: it goes with it.
+inside systemd-run --quiet --unit=listener "$python" -c '
+import socket, time
+ss = []
+for a in ("127.0.0.2", "127.0.0.3"):
+    s = socket.socket(); s.bind((a, 8080)); s.listen(64); ss.append(s)
+time.sleep(3600)' || fail "cannot start the listener"
+for _ in $(seq 50); do
+	inside ss -ltn | grep -q 127.0.0.3:8080 && break
+	sleep 0.1
+done
+
+out_of() { inside cat "$1" 2>/dev/null; }
+# run_unit NAME OUTFILE PROPERTY... : a --user service that prints its control group and
+# whether it reached 127.0.0.2 and 127.0.0.3, then waits in its control group to be read.
+run_unit() {
+	local name=$1 out=$2
+	shift 2
+	as_user systemd-run --user --quiet --unit="$name" \
+		-p StandardOutput=append:"$out" -p StandardError=append:"$out" "$@" \
+		/bin/bash -c 'sed -n "s/^0:://p" /proc/self/cgroup | sed "s/^/cgroup: /"
+			for a in 127.0.0.2 127.0.0.3; do
+				if (exec 3<>/dev/tcp/$a/8080) 2>/dev/null; then echo "connect $a: ok"
+				else echo "connect $a: refused"; fi
+			done
+			echo done
+			exec sleep 600' || return
+	for _ in $(seq 100); do
+		grep -qx done <<<"$(out_of "$out")" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# wait_for FILE PATTERN: up to 5 s for the watcher to log a line (it follows signals).
+wait_for() {
+	for _ in $(seq 50); do
+		grep -q "$2" <<<"$(out_of "$1")" && return
+		sleep 0.1
+	done
+}
+# Whether text has IPAddressDeny=any as the component spells it: both prefixes, in the
+# order the manager's set gives them.
+deny_any() { grep -qE 'IPAddressDeny=(0\.0\.0\.0/0 ::/0|::/0 0\.0\.0\.0/0)(;|$)' <<<"$1"; }
+has() { # description file expected-substring
+	grep -qF -- "$3" <<<"$(out_of "$2")" || fail "$1: no \"$3\" in $2: $(out_of "$2")"
+}
+
+# --- 1. without the component: accepted, shown, not enforced ---
+run_unit net-without.service $ulog/without.out -p IPAddressDeny=any ||
+	fail "systemd-run --user -p IPAddressDeny=any failed"
+shown=$(as_user systemctl --user show -p IPAddressDeny --value net-without.service)
+case $shown in *0.0.0.0/0*) ;; *) fail "the user manager does not show IPAddressDeny=any: $shown" ;; esac
+has "without the component, IPAddressDeny=any is ignored" $ulog/without.out "connect 127.0.0.2: ok"
+# What the component reads for that unit.
+read_out=$(as_user "$user_net" show net-without.service 2>&1) || fail "show: $read_out"
+deny_any "$(grep -x 'setting: .*' <<<"$read_out")" ||
+	fail "show does not read IPAddressDeny=any: $read_out"
+want_cg=$(sed -n 's/^cgroup: //p' <<<"$(out_of $ulog/without.out)")
+grep -qxF "cgroup: /sys/fs/cgroup$want_cg" <<<"$read_out" ||
+	fail "show's control group is not the unit's ($want_cg): $read_out"
+as_user systemctl --user stop net-without.service
+# Every setting, read back in unit-file syntax as the settings parser takes it.
+run_unit net-all.service $ulog/all.out -p IPAccounting=yes -p IPAddressAllow=10.0.0.0/8 \
+	-p IPAddressAllow=fe80::1 -p RestrictNetworkInterfaces="~lo veth0" \
+	-p SocketBindAllow=ipv6:udp:1024-2047 -p SocketBindDeny=tcp:22 -p SocketBindDeny=any ||
+	fail "systemd-run --user with every setting failed"
+read_out=$(as_user "$user_net" show net-all.service 2>&1) || fail "show: $read_out"
+want="setting: IPAccounting=yes
+setting: IPAddressAllow=10.0.0.0/8 fe80::1/128
+setting: RestrictNetworkInterfaces=~lo veth0
+setting: SocketBindAllow=ipv6:udp:1024-2047
+setting: SocketBindDeny=tcp:22
+setting: SocketBindDeny=any"
+got=$(grep '^setting: ' <<<"$read_out")
+# The manager keeps addresses, names and rules in sets and lists of its own order, and
+# sends properties in its own: compare sorted.
+sorted() { sed 's/=\(~\?\)/=\1 /' | while read -r k v; do
+	echo "$k $(tr ' ' '\n' <<<"$v" | sort | tr '\n' ' ')"; done | sort; }
+[ "$(sorted <<<"$got")" = "$(sorted <<<"$want")" ] || fail "show read: $got; want: $want"
+as_user systemctl --user stop net-all.service
+
+# --- 2. the watcher, enabled for every user as the README says ---
+inside cp "$BUILD_DIR/systemd/user/bpfbroker-user-net-build.service" \
+	/run/systemd/user/bpfbroker-user-net.service
+inside mkdir -p /run/systemd/user/bpfbroker-user-net.service.d
+inside sh -c "printf '[Service]\nStandardError=append:$ulog/watch.log\n' \
+	>/run/systemd/user/bpfbroker-user-net.service.d/test.conf"
+inside systemctl --global --runtime enable bpfbroker-user-net.service ||
+	fail "systemctl --global enable bpfbroker-user-net.service"
+inside systemctl restart "user@$uid.service" || fail "restarting the user manager"
+as_user systemctl --user is-active -q bpfbroker-user-net.service ||
+	fail "the watcher does not run: $(as_user systemctl --user status bpfbroker-user-net.service 2>&1)"
+has "the watcher started" $ulog/watch.log "watching the user manager's units"
+
+run_unit net-watched.service $ulog/watched.out -p IPAddressDeny=any -p IPAddressAllow=127.0.0.2 ||
+	fail "systemd-run --user (watched) failed"
+want_cg=$(sed -n 's/^cgroup: //p' <<<"$(out_of $ulog/watched.out)")
+[ -n "$want_cg" ] || fail "the watched unit did not report its control group"
+wait_for $ulog/watch.log "net-watched.service: would apply\|net-watched.service: applied"
+has "the watcher saw the unit start, in its control group" $ulog/watch.log \
+	"net-watched.service: would apply to /sys/fs/cgroup$want_cg "
+deny_any "$(grep "net-watched.service: would apply" <<<"$(out_of $ulog/watch.log)")" ||
+	fail "the watcher did not read IPAddressDeny=any: $(out_of $ulog/watch.log)"
+has "the watcher read IPAddressAllow=" $ulog/watch.log "IPAddressAllow=127.0.0.2/32"
+as_user systemctl --user stop net-watched.service
+wait_for $ulog/watch.log "net-watched.service: would remove"
+has "the watcher saw the unit stop" $ulog/watch.log \
+	"net-watched.service: would remove from /sys/fs/cgroup$want_cg "
+# A unit without network settings is left alone.
+run_unit net-none.service $ulog/none.out || fail "systemd-run --user (no settings) failed"
+as_user systemctl --user stop net-none.service
+grep -q "net-none" <<<"$(out_of $ulog/watch.log)" && fail "the watcher acted on a unit without settings"
+
+# --- 3. the ExecStartPre= drop-in: applied before the main process runs ---
+inside mkdir -p /run/systemd/user/service.d
+inside cp "$BUILD_DIR/systemd/user/bpfbroker-user-net-build.conf" \
+	/run/systemd/user/service.d/bpfbroker-user-net.conf
+as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager"
+run_unit net-pre.service $ulog/pre.out -p IPAddressDeny=any ||
+	fail "systemd-run --user with the drop-in failed: $(out_of $ulog/pre.out)"
+pre=$(out_of $ulog/pre.out)
+want_cg=$(sed -n 's/^cgroup: //p' <<<"$pre")
+first=$(head -1 <<<"$pre")
+case $first in
+"net-pre.service: would apply to /sys/fs/cgroup$want_cg "*) deny_any "$first" ;;
+*) false ;;
+esac || fail "apply-self did not apply IPAddressDeny=any before the main process ran: $pre"
+as_user systemctl --user stop net-pre.service
+# A unit without settings starts as before (apply-self exits 0 at once, saying nothing).
+run_unit net-pre-none.service $ulog/pre-none.out || fail "a unit without settings failed with the drop-in"
+has "a unit without settings, with the drop-in" $ulog/pre-none.out "connect 127.0.0.2: ok"
+grep -q "would apply" <<<"$(out_of $ulog/pre-none.out)" && fail "apply-self acted on a unit without settings"
+as_user systemctl --user stop net-pre-none.service
+
+# --- 4. enforcement: only once bpfbroker-user-net has a real apply ---
+if as_user "$user_net" enforces; then
+	run_unit net-deny.service $ulog/deny.out -p IPAddressDeny=any -p IPAddressAllow=127.0.0.2 ||
+		fail "systemd-run --user (enforced) failed: $(out_of $ulog/deny.out)"
+	has "IPAddressAllow=127.0.0.2 reaches it" $ulog/deny.out "connect 127.0.0.2: ok"
+	has "IPAddressDeny=any refuses 127.0.0.3" $ulog/deny.out "connect 127.0.0.3: refused"
+	as_user systemctl --user stop net-deny.service
+else
+	echo "SKIP: enforcement (this build's bpfbroker-user-net only logs what it would apply)"
+fi
+
+if [ "$failures" -gt 0 ]; then
+	echo "--- watcher log ---" >&2
+	out_of $ulog/watch.log >&2
+	echo "--- user manager ---" >&2
+	inside systemctl --no-pager status "user@$uid.service" >&2
+	echo "$failures check(s) failed" >&2
+	exit 1
+fi
+echo "--user units' network settings under systemd: all checks passed"

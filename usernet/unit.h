@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One unit of the user's service manager as this component needs it, read over sd-bus: its
+ * name, invocation, state, control group and network settings (as unit-file assignments,
+ * usernet/assign.h). The user manager keeps IPAddressAllow=, IPAddressDeny=, IPAccounting=,
+ * RestrictNetworkInterfaces=, SocketBindAllow= and SocketBindDeny= and shows them on its
+ * D-Bus API, although it cannot enforce them.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+
+#include "usernet/assign.h"
+
+struct usernet_unit {
+	char *name; /* "foo.service" */
+	char *invocation_id; /* 32 hex digits; "" when the unit has not run */
+	char *active_state; /* "activating", "active", "inactive", ... */
+	/* ControlGroup=, as the manager names it ("/user.slice/.../foo.service"), "" while
+	 * the unit has no control group; and the same under the cgroup2 mount. */
+	char *cgroup, *cgroup_path;
+	/* The network settings that are set, e.g. "IPAddressDeny=0.0.0.0/0 ::/0"; empty when
+	 * the unit asks for none (or its type has no control group). */
+	struct usernet_assignments settings;
+};
+
+void usernet_unit_done(struct usernet_unit *u);
+
+/* Whether the unit runs (or is about to): activating, active, reloading or deactivating. */
+bool usernet_unit_is_running(const struct usernet_unit *u);
+
+/*
+ * Read the unit at D-Bus object path from the manager. Everything is read by method calls,
+ * never taken from a signal. -EBADMSG (with a message on stderr) if a property has a type
+ * other than systemd 252's.
+ */
+int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret);
+
+/* The object path of the unit a process belongs to (Manager.GetUnitByPID). */
+int usernet_unit_path_by_pid(sd_bus *bus, pid_t pid, char **ret);
+
+/*
+ * Connect to the calling user's service manager: its private socket
+ * ($XDG_RUNTIME_DIR/systemd/private, as systemctl --user does; there from the manager's
+ * start, no bus daemon needed), else the user bus.
+ */
+int usernet_bus_open(sd_bus **ret);
+
+/* The object path of a loaded unit by name (Manager.GetUnit). */
+int usernet_unit_path_by_name(sd_bus *bus, const char *name, char **ret);

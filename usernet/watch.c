@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/* Follows the user manager's units and applies or removes their network settings. */
+#include "usernet/watch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+
+#include "common/macro.h"
+#include "usernet/apply.h"
+#include "usernet/unit.h"
+
+#define SD_DESTINATION "org.freedesktop.systemd1"
+#define SD_MANAGER_PATH "/org/freedesktop/systemd1"
+#define SD_MANAGER_IFACE "org.freedesktop.systemd1.Manager"
+
+/* A unit invocation usernet_apply() was called for (successfully or not: not retried). */
+struct applied {
+	struct applied *next;
+	char *path, *unit, *invocation_id, *cgroup_path;
+};
+
+struct watch {
+	sd_bus *bus;
+	struct applied *applied;
+};
+
+static void applied_free(struct applied *a)
+{
+	free(a->path);
+	free(a->unit);
+	free(a->invocation_id);
+	free(a->cgroup_path);
+	free(a);
+}
+
+static struct applied **applied_find(struct watch *w, const char *path)
+{
+	struct applied **a = &w->applied;
+
+	while (*a && strcmp((*a)->path, path) != 0)
+		a = &(*a)->next;
+	return a;
+}
+
+static void applied_remove(struct applied **slot)
+{
+	struct applied *a = *slot;
+	struct usernet_target t = {a->unit, a->invocation_id, a->cgroup_path};
+
+	usernet_remove(&t);
+	*slot = a->next;
+	applied_free(a);
+}
+
+/* A unit we could not enforce on must not run unrestricted: fail closed. */
+static void stop_unit(struct watch *w, const char *unit)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	int k;
+
+	fprintf(stderr, "%s: its network settings could not be applied; stopping it\n", unit);
+	k = sd_bus_call_method(w->bus, SD_DESTINATION, SD_MANAGER_PATH, SD_MANAGER_IFACE,
+			       "StopUnit", &error, NULL, "ss", unit, "replace");
+	if (k < 0)
+		fprintf(stderr, "%s: cannot stop it: %s\n", unit,
+			error.message ? error.message : strerror(-k));
+	sd_bus_error_free(&error);
+}
+
+static int watch_apply(struct watch *w, const char *path, const struct usernet_unit *u)
+{
+	struct usernet_target t = {u->name, u->invocation_id, u->cgroup_path};
+	struct applied *a;
+
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->path = strdup(path);
+	a->unit = strdup(u->name);
+	a->invocation_id = strdup(u->invocation_id);
+	a->cgroup_path = strdup(u->cgroup_path);
+	if (!a->path || !a->unit || !a->invocation_id || !a->cgroup_path) {
+		applied_free(a);
+		return -ENOMEM;
+	}
+	a->next = w->applied;
+	w->applied = a;
+	if (usernet_apply(&t, u->settings.v) < 0)
+		stop_unit(w, u->name);
+	return 0;
+}
+
+/* Look at the unit at path again and bring what is applied in line with it. */
+static int watch_check(struct watch *w, const char *path)
+{
+	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
+	struct applied **slot = applied_find(w, path);
+	bool want;
+	int k;
+
+	k = usernet_unit_read(w->bus, path, &u);
+	if (k < 0) {
+		/* Gone (unloaded) or unreadable: nothing of it may stay applied. */
+		if (*slot)
+			applied_remove(slot);
+		return 0;
+	}
+	want = usernet_unit_is_running(&u) && u.cgroup_path && u.settings.n > 0;
+	if (*slot && (!want || strcmp((*slot)->invocation_id, u.invocation_id) != 0))
+		applied_remove(slot);
+	if (want && !*applied_find(w, path))
+		return watch_apply(w, path, &u);
+	return 0;
+}
+
+static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const char *iface;
+
+	/* Only the Unit interface carries ActiveState; the type's interface changes with it. */
+	if (sd_bus_message_read(m, "s", &iface) < 0 ||
+	    strcmp(iface, "org.freedesktop.systemd1.Unit") != 0)
+		return 0;
+	return watch_check(userdata, sd_bus_message_get_path(m));
+}
+
+/* JobRemoved(u id, o job, s unit, s result): a start or stop has finished. */
+static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	struct watch *w = userdata;
+	_cleanup_free_ char *path = NULL;
+	const char *job, *unit, *result;
+	uint32_t id;
+
+	if (sd_bus_message_read(m, "uoss", &id, &job, &unit, &result) < 0)
+		return 0;
+	/* The unit's path by systemd's escaping, not GetUnit: the unit may be gone already. */
+	if (sd_bus_path_encode("/org/freedesktop/systemd1/unit", unit, &path) < 0)
+		return -ENOMEM;
+	return watch_check(w, path);
+}
+
+/* UnitRemoved(s id, o path): unloaded; whatever is still applied goes. */
+static int on_unit_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
+{
+	const char *unit, *path;
+
+	if (sd_bus_message_read(m, "so", &unit, &path) < 0)
+		return 0;
+	return watch_check(userdata, path);
+}
+
+static int watch_subscribe(struct watch *w)
+{
+	/* On the user bus anyone may send signals: take them from the manager only (they
+	 * only ever make us read again). The private socket has no other peer. */
+	const char *sender = sd_bus_is_bus_client(w->bus) ? SD_DESTINATION : NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	int k;
+
+	k = sd_bus_match_signal(w->bus, NULL, sender, NULL, "org.freedesktop.DBus.Properties",
+				"PropertiesChanged", on_properties_changed, w);
+	if (k >= 0)
+		k = sd_bus_match_signal(w->bus, NULL, sender, SD_MANAGER_PATH, SD_MANAGER_IFACE,
+					"JobRemoved", on_job_removed, w);
+	if (k >= 0)
+		k = sd_bus_match_signal(w->bus, NULL, sender, SD_MANAGER_PATH, SD_MANAGER_IFACE,
+					"UnitRemoved", on_unit_removed, w);
+	if (k < 0)
+		return k;
+	k = sd_bus_call_method(w->bus, SD_DESTINATION, SD_MANAGER_PATH, SD_MANAGER_IFACE,
+			       "Subscribe", &error, NULL, NULL);
+	if (k < 0)
+		fprintf(stderr, "Subscribe: %s\n", error.message ? error.message : strerror(-k));
+	sd_bus_error_free(&error);
+	return k;
+}
+
+/* The units that run already (started before us, or while we restarted). */
+static int watch_scan(struct watch *w)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	const char *name, *active, *path;
+	int k;
+
+	k = sd_bus_call_method(w->bus, SD_DESTINATION, SD_MANAGER_PATH, SD_MANAGER_IFACE,
+			       "ListUnits", &error, &reply, NULL);
+	if (k < 0) {
+		fprintf(stderr, "ListUnits: %s\n", error.message ? error.message : strerror(-k));
+		sd_bus_error_free(&error);
+		return k;
+	}
+	k = sd_bus_message_enter_container(reply, 'a', "(ssssssouso)");
+	if (k < 0)
+		return k;
+	while ((k = sd_bus_message_read(reply, "(ssssssouso)", &name, NULL, NULL, &active, NULL,
+					NULL, &path, NULL, NULL, NULL)) > 0) {
+		if (strcmp(active, "inactive") == 0)
+			continue;
+		k = watch_check(w, path);
+		if (k < 0)
+			return k;
+	}
+	return k;
+}
+
+int usernet_watch(sd_bus *bus)
+{
+	struct watch w = {.bus = bus};
+	int k;
+
+	k = watch_subscribe(&w);
+	if (k >= 0)
+		k = watch_scan(&w);
+	if (k < 0)
+		goto out;
+	fprintf(stderr, "watching the user manager's units%s\n",
+		usernet_apply_enforces() ? "" : " (this build does not enforce: it logs)");
+	sd_notify(0, "READY=1");
+	for (;;) {
+		k = sd_bus_process(bus, NULL);
+		if (k == -ECONNRESET || k == -ENOTCONN) {
+			k = 0;
+			break;
+		}
+		if (k < 0)
+			break;
+		if (k > 0)
+			continue;
+		k = sd_bus_wait(bus, UINT64_MAX);
+		if (k < 0 && k != -EINTR)
+			break;
+	}
+out:
+	/* What stays applied stays: a unit outlives its watcher's restart restricted. */
+	while (w.applied) {
+		struct applied *a = w.applied;
+
+		w.applied = a->next;
+		applied_free(a);
+	}
+	return k;
+}
