@@ -322,7 +322,9 @@ int proto_fields_decode(const struct proto_fields *t, json_object *o, size_t n_f
 	r = fields_decode_into(t, o, n_fds, p, error);
 	if (r < 0)
 		return r;
-	memcpy(ret, p, t->size);
+	/* A method without params has no struct (and ret may be NULL). */
+	if (t->size > 0)
+		memcpy(ret, p, t->size);
 	return 0;
 }
 

@@ -265,8 +265,11 @@ static int next_word(const char **p, char *buf, size_t size, bool unquote)
 static int array_append(void *list, size_t *count, const void *items, size_t n, size_t size)
 {
 	void **l = list;
-	char *grown = reallocarray(*l, *count + n, size);
+	char *grown;
 
+	if (n == 0)
+		return 0;
+	grown = reallocarray(*l, *count + n, size);
 	if (!grown)
 		return -ENOMEM;
 	memcpy(grown + *count * size, items, n * size);

@@ -135,7 +135,9 @@ static void on_done(void *userdata, struct proto_raw *reply, int error)
 	r->error = error;
 	r->order = ++F.finished;
 	if (reply) {
-		json_object *o = json_tokener_parse(reply->buf), *res, *v;
+		/* The reply's bytes as received: not NUL-terminated. */
+		_cleanup_free_ char *text = strndup(reply->buf, reply->len);
+		json_object *o = text ? json_tokener_parse(text) : NULL, *res, *v;
 
 		assert_non_null(o);
 		assert_true(json_object_object_get_ex(o, "result", &res));
