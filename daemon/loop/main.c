@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
@@ -631,6 +632,17 @@ int main(int argc, char **argv)
 	k = caps_daemon_init();
 	if (k < 0) {
 		log_error("cannot reduce our capabilities: %s", strerror(-k));
+		goto out;
+	}
+	/*
+	 * Not dumpable: a worker some object took over holds the same
+	 * capabilities, which would let it ptrace-access us (write our memory
+	 * through /proc/PID/mem, have a perf event SIGTRAP us); now only
+	 * CAP_SYS_PTRACE may. The spawner does the same after its exec.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0) {
+		k = negative_errno();
+		log_error("cannot make ourselves undumpable: %s", strerror(-k));
 		goto out;
 	}
 

@@ -39,8 +39,9 @@ static const struct sockaddr_un journal_address = {.sun_family = AF_UNIX,
  * filter (audit_connect_journal()) and shared with its workers, which may
  * neither make nor connect nor address sockets (worker/sandbox.c); other
  * processes connect their own. -EBADF: records go to stderr. journal_owner
- * is the process that decided; a forked child decides again, unless the
- * socket is the spawner's, which its workers inherit on purpose.
+ * is the process that decided (a socket made, or stderr chosen); a forked
+ * child decides again, unless the socket is the spawner's, which its
+ * workers inherit on purpose.
  */
 static int journal_fd = -EBADF;
 static pid_t journal_owner;
@@ -52,13 +53,19 @@ int audit_open(void)
 
 	if (journal_inherited || journal_owner == getpid())
 		return 0;
-	journal_owner = getpid();
 	journal_fd = -EBADF;
-	if (force_stderr)
+	if (force_stderr) {
+		journal_owner = getpid();
 		return 0;
+	}
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	/*
+	 * Undecided while no socket can be made (EMFILE, say): this record goes
+	 * to stderr, the next one tries again.
+	 */
 	if (fd < 0)
 		return -errno;
+	journal_owner = getpid();
 	/* No journald (a container, a test): the records go to stderr. */
 	if (connect(fd, (const struct sockaddr *)&journal_address, sizeof(journal_address)) < 0) {
 		safe_close(fd);

@@ -48,8 +48,9 @@ void audit_force_stderr(bool on);
 /*
  * Decide where this process's records go, once: journald if its socket
  * accepts a connection now, else stderr. Idempotent; 0 also without
- * journald, -errno only when no socket could be made (records then go to
- * stderr). The first record calls it where nobody did (the event loop); a
+ * journald, -errno only when no socket could be made (EMFILE): nothing is
+ * decided then, that record goes to stderr and the next call tries again.
+ * The first record calls it where nobody did (the event loop); a
  * worker keeps the spawner's socket (audit_connect_journal() below), since
  * its filter allows it no socket of its own. A record never connects.
  * journald's coming later is seen by processes started later.

@@ -177,8 +177,16 @@ int named_attach(struct call *c, struct reply *r)
 	if (prog_fd < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -prog_fd,
 				   "cannot open program \"%s\": %s", a.program, strerror(-prog_fd));
-	/* Checked before the link exists: the kernel enforces it from the moment it does. */
-	if (p->protect && a.fd_index >= 0 && (size_t)a.fd_index < c->n_fds) {
+	/*
+	 * Checked before the link exists: the kernel enforces it from the moment
+	 * it does. Never skipped: without the cgroup's fd there is nothing to
+	 * check against, so nothing to attach.
+	 */
+	if (p->protect) {
+		if (a.fd_index < 0 || (size_t)a.fd_index >= c->n_fds)
+			return reply_error(r, PROTO_ERR_FDS, EBADF,
+					   "\"protect\" needs the cgroup directory's fd (\"fd\": "
+					   "index of an fd sent with the request)");
 		k = protect_may_attach(c, r, &o, c->fds[a.fd_index]);
 		if (k != 0)
 			return k;

@@ -7,6 +7,7 @@
 #include "sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/nsfs.h>
@@ -35,8 +36,10 @@
  * bpf() and perf_event_open() for loads and attaches, setns() into the
  * caller's network namespace, capabilities, the verifier's timer, and
  * exiting. Not: fork, exec, ptrace, mount, module, keyring, reboot,
- * time-setting or namespace-making calls, nor connect(). Calls whose
- * arguments decide what they reach are below the list, with those.
+ * time-setting or namespace-making calls, nor connect(), nor what sends a
+ * signal to a process of one's choosing (timer_create(), mq_notify(),
+ * inotify, fanotify). Calls whose arguments decide what they reach are below
+ * the list, with those.
  */
 /* Grouped by purpose, several to a line. */
 /* clang-format off */
@@ -50,7 +53,7 @@ static const char *const allowed[] = {
 	"readlinkat", "getdents64", "mkdir", "mkdirat", "rmdir", "unlink", "unlinkat",
 	"rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
 	"fsync", "fdatasync", "flock", "ftruncate", "fchmod", "fchmodat", "fchown",
-	"fchownat", "umask", "getcwd", "fchdir", "chdir", "dup", "fcntl",
+	"fchownat", "umask", "getcwd", "fchdir", "chdir", "dup",
 	"memfd_create", "fadvise64", "sendfile", "copy_file_range",
 	/* sockets it holds: the event loop's, journald's (no connect(): below) */
 	"recvmsg", "recvfrom", "getsockopt", "setsockopt", "getsockname", "getpeername",
@@ -69,7 +72,11 @@ static const char *const allowed[] = {
 	/* the thread runtime glibc sets up, and capabilities (shared/caps.c) */
 	"set_robust_list", "get_robust_list", "rseq", "set_tid_address", "arch_prctl",
 	"prctl", "capget", "capset",
-	/* perf events (attach, uprobes) */
+	/*
+	 * perf events (attach, uprobes): on any pid, for a uprobe's process; a
+	 * SIGTRAP to another (perf_event_attr.sigtrap) is the kernel's to
+	 * refuse, which it does for the broker's processes, none dumpable.
+	 */
 	"perf_event_open",
 };
 
@@ -99,6 +106,19 @@ static const unsigned bpf_commands[] = {
  */
 static const unsigned ioctl_requests[] = {
 	SIOCGIFINDEX, NS_GET_USERNS, NS_GET_PARENT, NS_GET_OWNER_UID,
+};
+
+/*
+ * fcntl() commands workers make: libbpf 1.1.2 F_DUPFD_CLOEXEC (its fds kept
+ * above 2), libelf F_GETFD (elf_begin()'s check of its fd), glibc and ours
+ * F_GETFL (fdopendir(), handout.c, named_map.c), F_DUPFD_CLOEXEC (reply.c),
+ * F_GET_SEALS (loadobject.c); F_SETFL below, without O_ASYNC. Not F_SETOWN,
+ * F_SETOWN_EX, F_SETSIG, F_SETLEASE or F_NOTIFY: an fd's owner is who the
+ * kernel signals (SIGIO, SIGURG, a lease break, a directory's change), with
+ * the credentials of whoever set it, root's here, so any process.
+ */
+static const unsigned fcntl_commands[] = {
+	F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_ADD_SEALS, F_GET_SEALS,
 };
 /* clang-format on */
 
@@ -147,6 +167,15 @@ static int add_commands(scmp_filter_ctx ctx)
 	/* The kernel reads the request as 32 bits: so does the comparison. */
 	for (size_t i = 0; i < ARRAY_SIZE(ioctl_requests) && k >= 0; i++)
 		k = allow_arg(ctx, SCMP_SYS(ioctl), SCMP_A1_32(SCMP_CMP_EQ, ioctl_requests[i]));
+	/* The command and F_SETFL's flags are ints to the kernel too. */
+	for (size_t i = 0; i < ARRAY_SIZE(fcntl_commands) && k >= 0; i++)
+		k = allow_arg(ctx, SCMP_SYS(fcntl), SCMP_A1_32(SCMP_CMP_EQ, fcntl_commands[i]));
+	/* O_ASYNC: SIGIO to the fd's owner, which the process could not set; refused all the same.
+	 */
+	if (k >= 0)
+		k = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 2,
+				     SCMP_A1_32(SCMP_CMP_EQ, F_SETFL),
+				     SCMP_A2_32(SCMP_CMP_MASKED_EQ, O_ASYNC, 0));
 	return k;
 }
 
@@ -195,7 +224,9 @@ static int add_fd_rules(scmp_filter_ctx ctx)
  * Signals: a worker signals only itself (abort(), the store's simulated
  * crash), never the daemon, its spawner or another root process. The
  * spawner's filter cannot name its workers' pids, so it allows a signal to
- * one process (not to every process, kill(-1), or another process group);
+ * one process by its pid, 1 to 2^22 - 1 (PID_MAX_LIMIT): not to every
+ * process (kill(-1)), a process group (-pgrp), or its own group (0), which
+ * is the daemon's (the event loop starts it with no setsid(): spawn.c);
  * each worker's own filter narrows that to itself.
  */
 static int add_signal_rules(scmp_filter_ctx ctx, enum sandbox_kind kind, unsigned flags,
@@ -207,10 +238,16 @@ static int add_signal_rules(scmp_filter_ctx ctx, enum sandbox_kind kind, unsigne
 	for (size_t i = 0; i < ARRAY_SIZE(names) && k >= 0; i++) {
 		int nr = seccomp_syscall_resolve_name(names[i]);
 
-		if (kind == SANDBOX_WORKER)
+		if (kind == SANDBOX_WORKER) {
 			k = allow_arg(ctx, nr, SCMP_A0_32(SCMP_CMP_EQ, SELF_PID));
-		else /* tkill and tgkill refuse pids <= 0 themselves */
-			k = allow_arg(ctx, nr, SCMP_A0_32(SCMP_CMP_MASKED_EQ, 0xffc00000u, 0));
+			continue;
+		}
+		/*
+		 * One rule can't compare an argument twice (libseccomp): one per
+		 * highest bit set, b = 0..21, is pid & ~(2^b - 1) == 2^b.
+		 */
+		for (unsigned b = 0; b < 22 && k >= 0; b++)
+			k = allow_arg(ctx, nr, SCMP_A0_32(SCMP_CMP_MASKED_EQ, ~0u << b, 1u << b));
 	}
 	if (k >= 0 && kind == SANDBOX_WORKER && (flags & SANDBOX_KILL_DAEMON) && daemon > 0)
 		k = allow_arg(ctx, SCMP_SYS(kill), SCMP_A0_32(SCMP_CMP_EQ, (uint32_t)daemon));
@@ -276,7 +313,11 @@ int sandbox_build(enum sandbox_kind kind, unsigned flags, pid_t daemon, struct s
 	ctx = seccomp_init(flags & SANDBOX_LOG_ONLY ? SCMP_ACT_LOG : SCMP_ACT_ERRNO(EPERM));
 	if (!ctx)
 		return -ENOMEM;
-	/* Other ABIs (x32, 32-bit) have other numbers: refused by the default above. */
+	/*
+	 * Only this architecture's calls: the others (x32, 32-bit, with their
+	 * own numbers) meet libseccomp's bad-architecture action, which kills
+	 * the process (SIGSYS), not the EPERM above.
+	 */
 	k = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0); /* workers set no_new_privs */
 	if (k >= 0)
 		k = add_rules(ctx, kind, flags, daemon);

@@ -23,7 +23,8 @@ enum sandbox_kind {
 	/*
 	 * The spawner: what it does to fork workers, and what they do (a
 	 * filter is inherited: the workers run under both, so this one is the
-	 * wider), with the arguments that name a worker's own pid unchecked.
+	 * wider), with the arguments that name a worker's own pid narrowed to
+	 * one process's pid only.
 	 */
 	SANDBOX_SPAWNER,
 };

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -124,18 +125,29 @@ static int job_params_parse(const struct jobmsg *job, json_object **ret)
  * answer: signal the daemon and the spawner, reach a local service (make a
  * stream or an inet socket, connect the kind it may make), a terminal's
  * input (TIOCSTI), every program in the system, journald's socket
- * readdressed, the event loop's fd 3 replaced.
+ * readdressed, the event loop's fd 3 replaced, the daemon made an fd's
+ * owner, for the kernel to signal (SIGKILL) on its I/O, a perf event on the
+ * daemon or the spawner that would SIGTRAP it.
  */
 static void fault_escape(const struct load_config *cfg)
 {
 	static const struct sockaddr_un bus = {.sun_family = AF_UNIX,
 					       .sun_path = "/run/dbus/system_bus_socket"};
+	/* A SIGTRAP to the process it watches, at an overflow that never comes. */
+	struct perf_event_attr pa = {.size = sizeof(pa),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_TASK_CLOCK,
+				     .sample_period = 1ull << 62,
+				     .exclude_kernel = 1,
+				     .exclude_hv = 1,
+				     .remove_on_exec = 1,
+				     .sigtrap = 1};
 	union bpf_attr attr = {};
 	char c = 0;
 	struct {
 		const char *what;
 		long r;
-	} tries[9];
+	} tries[14];
 	size_t n = 0;
 	int fd;
 
@@ -157,10 +169,25 @@ static void fault_escape(const struct load_config *cfg)
 	    sendmsg(SPAWN_JOURNAL_FD,
 		    &(struct msghdr){.msg_name = (void *)&bus, .msg_namelen = sizeof(bus)}, 0));
 	TRY("dup2(2, 3)", dup2(STDERR_FILENO, SPAWN_WORKER_FD));
+	/* On a socket of its own, so that nothing is signalled should one be allowed. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	TRY("fcntl(F_SETOWN, daemon)", fcntl(fd, F_SETOWN, cfg->store.daemon_pid));
+	TRY("fcntl(F_SETSIG)", fcntl(fd, F_SETSIG, SIGKILL));
+	TRY("fcntl(F_SETFL, O_ASYNC)", fcntl(fd, F_SETFL, O_ASYNC));
+	safe_close(fd);
+	/* The kernel's own refusal (EACCES): neither is dumpable (spawner.c, loop/main.c). */
+	TRY("perf_event_open(daemon, sigtrap)",
+	    fd = (int)syscall(__NR_perf_event_open, &pa, cfg->store.daemon_pid, -1, -1,
+			      PERF_FLAG_FD_CLOEXEC));
+	safe_close(fd);
+	TRY("perf_event_open(spawner, sigtrap)",
+	    fd = (int)syscall(__NR_perf_event_open, &pa, getppid(), -1, -1, PERF_FLAG_FD_CLOEXEC));
+	safe_close(fd);
 #undef TRY
 	for (size_t i = 0; i < n; i++)
 		log_error("fault injection: worker-escape: %s: %s", tries[i].what,
-			  tries[i].r == -EPERM ? "refused" : "NOT REFUSED");
+			  tries[i].r == -EPERM || tries[i].r == -EACCES ? "refused"
+									: "NOT REFUSED");
 }
 
 /* One job: its reply sent (0), the socket closed by the pool (1), or broken (< 0). */

@@ -50,6 +50,15 @@ int spawner_prepare(pid_t parent)
 		return negative_errno();
 	if (getppid() != parent)
 		return -ESRCH;
+	/*
+	 * Not dumpable, for us and the workers we fork: a root process whose
+	 * capabilities include ours (a worker some object took over) could
+	 * otherwise ptrace-access us, and so write our memory (/proc/PID/mem) or
+	 * have a perf event SIGTRAP us (perf_event_attr.sigtrap); now only
+	 * CAP_SYS_PTRACE may. exec made us dumpable again (the daemon is not).
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0) < 0)
+		return negative_errno();
 	(void)prctl(PR_SET_NAME, "bpfbroker-spawn");
 	return 0;
 }

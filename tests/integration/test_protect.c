@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 
 #include "client/libbpfbroker.h"
 #include "harness.h"
+#include "proto/proto.h"
 #include "harness_client.h"
 
 #define UID_A 60501 /* runs rootless containers */
@@ -226,6 +228,41 @@ static void test_protect(void **state)
 	assert_int_equal(in_cgroup_as(cg_ctr, &user_a, open_devices, NULL), 0);
 }
 
+/*
+ * A protected attach whose "fd" names no fd of the request (bpfctl always
+ * sends a good one): refused at the protection's check, as the fds error
+ * (bad-fds), not left to the cgroup attach after it.
+ */
+static int protect_bad_fd(void *arg)
+{
+	static const char req[] =
+		"{\"bpfbroker\": 1, \"id\": 1, \"method\": \"attach\", \"params\": "
+		"{\"object\": \"devs\", \"program\": \"prog\", \"pin\": true, \"protect\": true, "
+		"\"target\": {\"type\": \"cgroup\", \"fd\": 1, \"attach_type\": "
+		"\"cgroup_device\"}}}";
+	struct proto_msg reply = {};
+	json_object *e, *code, *msg;
+	int k, sock = harness_connect(), cg = open(cg_a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	CHECK(sock >= 0 && cg >= 0, "connect, open: %m");
+	CHECK(proto_send_raw(sock, req, sizeof(req) - 1, &cg, 1) >= 0, "send");
+	/* proto_recv() does not wait. */
+	CHECK(poll(&(struct pollfd){.fd = sock, .events = POLLIN}, 1, 10000) == 1, "no reply");
+	k = proto_recv(sock, PROTO_MAX_REPLY_BYTES, PROTO_MAX_REPLY_FDS, &reply, NULL);
+	CHECK(k > 0, "receive: %s", strerror(k < 0 ? -k : EPIPE));
+	CHECK(json_object_object_get_ex(reply.json, "error", &e) &&
+		      json_object_object_get_ex(e, "code", &code) &&
+		      json_object_object_get_ex(e, "message", &msg),
+	      "no error in %s", json_object_to_json_string(reply.json));
+	CHECK(strcmp(json_object_get_string(code), "bad-fds") == 0 &&
+		      strstr(json_object_get_string(msg), "\"protect\" needs"),
+	      "reply: %s", json_object_get_string(e));
+	proto_msg_done(&reply);
+	close(cg);
+	close(sock);
+	return 0;
+}
+
 /* Only cgroup links, and only pinned ones (a link held as an fd ends with the fd). */
 static void test_protect_needs_pinned_cgroup(void **state)
 {
@@ -239,6 +276,7 @@ static void test_protect_needs_pinned_cgroup(void **state)
 	assert_int_not_equal(ctl(&user_a, "attach", "devs/prog", "raw_tracepoint", "sched_switch",
 				 "--pin", "--protect", NULL),
 			     0);
+	assert_int_equal(harness_as_user(&user_a, protect_bad_fd, NULL), 0);
 	assert_int_equal(link_of_devs(), 0);
 	assert_int_equal(ctl(&user_a, "unload", "devs", NULL), 0);
 }

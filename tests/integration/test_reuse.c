@@ -330,9 +330,12 @@ static void test_leaks_end_the_worker(void **state)
  * A worker some object took over, as --fault-inject=worker-escape plays it:
  * before each job it signals the daemon and its spawner, makes stream and
  * inet sockets, connects to D-Bus, a terminal's TIOCSTI, walks every
- * program, readdresses journald's socket and replaces the event loop's fd
- * (worker/serve.c, fault_escape()). Each fails with EPERM (sandbox.c), and
- * the worker still answers both requests of the connection.
+ * program, readdresses journald's socket, replaces the event loop's fd and
+ * makes the daemon an fd's owner, to be sent SIGKILL on its I/O, and opens
+ * a perf event on the daemon and on the spawner that would SIGTRAP them
+ * (worker/serve.c, fault_escape()). Each fails, with EPERM (sandbox.c) or,
+ * the perf events, EACCES (neither is dumpable), and the worker still
+ * answers both requests of the connection.
  */
 static void test_taken_over_worker_is_confined(void **state)
 {
@@ -346,6 +349,11 @@ static void test_taken_over_worker_is_confined(void **state)
 		"bpf(PROG_GET_NEXT_ID)",
 		"sendmsg(journald, address)",
 		"dup2(2, 3)",
+		"fcntl(F_SETOWN, daemon)",
+		"fcntl(F_SETSIG)",
+		"fcntl(F_SETFL, O_ASYNC)",
+		"perf_event_open(daemon, sigtrap)",
+		"perf_event_open(spawner, sigtrap)",
 	};
 	unsigned n_good = 1, first;
 

@@ -21,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
@@ -112,6 +115,31 @@ static void test_forbidden(void **state)
 	assert_int_equal(under_filter(SANDBOX_UNSHARE_NET, forbidden_child), 0);
 }
 
+/* 0 if the fcntl() commands libbpf, libelf, glibc and the worker make work. */
+static int fcntl_child(void)
+{
+	int fd = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING), dup;
+
+	if (fd < 0 || fcntl(fd, F_GETFD) != FD_CLOEXEC || fcntl(fd, F_SETFD, 0) < 0 ||
+	    fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return 4;
+	if (fcntl(fd, F_GETFL) < 0 || fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ||
+	    !(fcntl(fd, F_GETFL) & O_NONBLOCK))
+		return 5;
+	dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dup < 3)
+		return 6;
+	close(dup);
+	dup = fcntl(fd, F_DUPFD, 3);
+	if (dup < 3)
+		return 7;
+	close(dup);
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_GROW) < 0 || fcntl(fd, F_GET_SEALS) != F_SEAL_GROW)
+		return 8;
+	close(fd);
+	return 0;
+}
+
 /* 0 if what a worker does still works. */
 static int allowed_child(void)
 {
@@ -128,6 +156,40 @@ static int allowed_child(void)
 	if (fd < 0)
 		return 3;
 	close(fd);
+	return fcntl_child();
+}
+
+/*
+ * 0 if a worker can't have the kernel signal another process for it (fd a
+ * socket of its own): an fd's owner (SIGIO, SIGURG, lease breaks, directory
+ * changes) set to the daemon or a group, a timer's or a message queue's
+ * notification, inotify or fanotify.
+ */
+static int signal_by_kernel_child(int fd)
+{
+	struct sigevent sev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = SIGKILL};
+	int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), timer;
+
+	if (dir < 0)
+		return 99;
+	if (!refused(fcntl(fd, F_SETOWN, getppid())) || !refused(fcntl(fd, F_SETOWN, -getppid())) ||
+	    !refused(fcntl(fd, F_SETOWN_EX, &(struct f_owner_ex){F_OWNER_PID, getppid()})))
+		return 20;
+	if (!refused(fcntl(fd, F_SETSIG, SIGKILL)) || !refused(fcntl(fd, F_SETLEASE, F_RDLCK)) ||
+	    !refused(fcntl(dir, F_NOTIFY, DN_CREATE)))
+		return 21;
+	/* O_ASYNC refused, with other flags or alone; the flags without it still set. */
+	if (!refused(fcntl(fd, F_SETFL, O_ASYNC | O_NONBLOCK)) ||
+	    !refused(fcntl(fd, F_SETFL, O_ASYNC)) || (fcntl(fd, F_GETFL) & O_ASYNC) ||
+	    fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		return 22;
+	sev._sigev_un._tid = getppid(); /* sigev_notify_thread_id, which glibc 2.36 does not name */
+	if (!refused(syscall(SYS_timer_create, CLOCK_MONOTONIC, &sev, &timer)) ||
+	    !refused(syscall(SYS_mq_notify, -1, &sev)))
+		return 23;
+	if (!refused(inotify_init1(IN_CLOEXEC)) || !refused(syscall(SYS_fanotify_init, 0, 0)))
+		return 24;
+	close(dir);
 	return 0;
 }
 
@@ -143,7 +205,7 @@ static int escape_child(void)
 					      .sun_path = "/nonexistent/bpfbroker"};
 	union bpf_attr attr = {};
 	char c = 0;
-	int fd, sv[2];
+	int fd, sv[2], k;
 
 	/* fd 3 stands for the event loop's socket, as in a worker; ours come after it. */
 	if (fcntl(3, F_GETFD) < 0 && open("/dev/null", O_RDONLY | O_CLOEXEC) != 3)
@@ -195,8 +257,9 @@ static int escape_child(void)
 		return 15;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0 || errno != EPERM)
 		return 16;
+	k = signal_by_kernel_child(fd);
 	close(fd);
-	return 0;
+	return k;
 }
 
 static void test_escape(void **state)
@@ -228,13 +291,24 @@ static int spawner_forbidden_child(void)
 			     0)))
 		return 3;
 	if (!refused(socket(AF_UNIX, SOCK_STREAM, 0)) || !refused(socket(AF_INET, SOCK_DGRAM, 0)) ||
-	    !refused(kill(-1, 0)) || !refused(ioctl(STDERR_FILENO, TIOCSTI, "x")))
+	    !refused(ioctl(STDERR_FILENO, TIOCSTI, "x")))
 		return 4;
+	/* A signal to one process by its pid only: not to all, a group, or its own (the daemon's).
+	 */
+	if (!refused(kill(-1, 0)) || !refused(kill(0, 0)) || !refused(kill(-getppid(), 0)) ||
+	    !refused(kill(1 << 22, 0)) || kill(getppid(), 0) < 0 || kill(1, 0) < 0 ||
+	    kill(getpid(), 0) < 0)
+		return 8;
+
 	/* What it does: a pair for a worker, the worker, its pidfd, its end. */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return 5;
 	if (!refused(connect(sv[0], (const struct sockaddr *)&sa, sizeof(sa))))
 		return 6;
+	/* Nor by an fd's owner: the spawner's filter holds those back as the workers' does. */
+	if (!refused(fcntl(sv[0], F_SETOWN, getppid())) ||
+	    !refused(fcntl(sv[0], F_SETSIG, SIGKILL)) || !refused(fcntl(sv[0], F_SETFL, O_ASYNC)))
+		return 9;
 	pid = fork();
 	if (pid == 0)
 		_exit(0);
