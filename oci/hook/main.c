@@ -31,6 +31,7 @@
 #include "cgroup.h"
 #include "common/macro.h"
 #include "common/sha256.h"
+#include "confine.h"
 #include "libbpfbroker.h"
 #include "oci/devices.h"
 #include "spec.h"
@@ -211,11 +212,15 @@ static int enforce(struct hook *h)
 			return k;
 		made = true;
 	}
-	k = bpfbroker_connect(NULL, &b);
-	if (k < 0)
-		fail(h, k, NULL, "cannot connect to the broker");
-	else
-		k = load(h, b, insns, n);
+	/* Rules the container could walk out of are not enforced: say so, start nothing. */
+	k = hook_confine_check(h->st.pid, made, &h->sp, h->err, sizeof(h->err));
+	if (k == 0) {
+		k = bpfbroker_connect(NULL, &b);
+		if (k < 0)
+			fail(h, k, NULL, "cannot connect to the broker");
+		else
+			k = load(h, b, insns, n);
+	}
 	if (k == 0) {
 		k = attach(h, b, cgroup);
 		if (k < 0)

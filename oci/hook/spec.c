@@ -150,10 +150,15 @@ int hook_spec_read(const char *bundle, struct hook_spec *ret, char *errbuf, size
 	res = member(linux_, "resources", json_type_object, &k);
 	devs = member(res, "devices", json_type_array, &k);
 	nodes = member(linux_, "devices", json_type_array, &k);
+	s.mounts = member(s.root, "mounts", json_type_array, &k);
+	s.namespaces = member(linux_, "namespaces", json_type_array, &k);
+	s.process = member(s.root, "process", json_type_object, &k);
 	n_rules = devs ? json_object_array_length(devs) : 0;
 	n_nodes = nodes ? json_object_array_length(nodes) : 0;
 	if (k < 0) {
-		snprintf(errbuf, errsize, "config.json: linux.resources.devices is malformed");
+		snprintf(errbuf, errsize,
+			 "config.json: linux.resources.devices (or mounts, or namespaces) is "
+			 "malformed");
 		goto fail;
 	}
 	if (n_rules > OCI_DEVICES_MAX_RULES || n_nodes > OCI_DEVICES_MAX_RULES) {

@@ -23,6 +23,9 @@ struct hook_spec {
 	const char **device_paths;
 	size_t n_device_paths;
 	json_object *annotations; /* or NULL */
+	json_object *mounts; /* the config's "mounts", an array, or NULL */
+	json_object *namespaces; /* its linux.namespaces, an array, or NULL */
+	json_object *process; /* its process, an object, or NULL */
 };
 
 /* Parse the state from fd (at most 1 MiB); -EINVAL with a sentence in errbuf. */

@@ -7,7 +7,9 @@
  * without it, the same container opens /dev/fuse. After the container is
  * deleted nothing is left (program, link, pin, metadata, cgroup). A broker
  * refusal stops the container from starting, or, annotated warn, lets it
- * start with a warning.
+ * start with a warning. The container's root (its user's uid, with
+ * CAP_SYS_ADMIN in its user namespace) tries to leave the cgroup its rules
+ * confine (test_escape_*): the hook refuses every config that would let it.
  *
  * The runtimes run as on this machine they can: in a private mount namespace
  * where root has mounted cgroup2 on /sys/fs/cgroup (crun refuses the hybrid
@@ -56,6 +58,9 @@ struct run {
 	int cg; /* 0: UID_CTR's cgroup, 1: UID_DENIED's */
 	enum hooks hooks;
 	const char *id; /* the container's id, or NULL for "ctr" */
+	const char *script; /* run as /attack.sh instead of the open test, or NULL */
+	const char *namespaces; /* more "namespaces" entries, or NULL */
+	const char *mounts; /* more "mounts" entries, or NULL */
 	char out[8192]; /* the runtime's and the container's stdout and stderr */
 };
 
@@ -63,6 +68,23 @@ static const char *find_runtime(const char *exe)
 {
 	return access(exe, X_OK) == 0 ? exe : NULL;
 }
+
+/*
+ * An attacking container's root holds every capability its user namespace
+ * gives that matters here, and sees the host's /usr and libraries (util-linux,
+ * bpfctl), read-only.
+ */
+#define ATTACK_CAPS "[\"CAP_SYS_ADMIN\", \"CAP_MKNOD\", \"CAP_SYS_CHROOT\", \"CAP_DAC_OVERRIDE\"]"
+static const char attack_caps[] =
+	", \"capabilities\": {\"bounding\": " ATTACK_CAPS ", \"effective\": " ATTACK_CAPS
+	", \"permitted\": " ATTACK_CAPS "}";
+static const char attack_mounts[] =
+	", {\"destination\": \"/usr\", \"type\": \"bind\", \"source\": \"/usr\","
+	" \"options\": [\"rbind\", \"ro\"]}"
+	", {\"destination\": \"/lib\", \"type\": \"bind\", \"source\": \"/lib\","
+	" \"options\": [\"rbind\", \"ro\"]}"
+	", {\"destination\": \"/lib64\", \"type\": \"bind\", \"source\": \"/lib64\","
+	" \"options\": [\"rbind\", \"ro\"]}";
 
 /* A bundle in H.dir owned by uid: busybox rootfs and config.json for the run. */
 static int write_bundle(const struct run *r, const char *bundle)
@@ -81,6 +103,20 @@ static int write_bundle(const struct run *r, const char *bundle)
 		if (mkdir(path, 0755) < 0 && errno != EEXIST)
 			return -1;
 	}
+	/* Mount points of the attacks' mounts (bpfctl and its libraries, a cgroup tree). */
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "%s/rootfs/%s", bundle,
+			 (const char *[]){"lib", "lib64", "cg", "run", "usr"}[i]);
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	snprintf(path, sizeof(path), "mkdir -p %s/rootfs%s", bundle, H.build_dir);
+	if (system(path) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/rootfs/attack.sh", bundle);
+	f = fopen(path, "we");
+	if (!f || fputs(r->script ? r->script : "", f) < 0 || fclose(f) != 0)
+		return -1;
 	snprintf(path, sizeof(path), "%s/rootfs/bin/busybox", bundle);
 	if (access(path, X_OK) != 0 && harness_copy_file("/bin/busybox", path, 0, 0755) < 0)
 		return -1;
@@ -106,9 +142,9 @@ static int write_bundle(const struct run *r, const char *bundle)
 	fprintf(f,
 		"{\"ociVersion\": \"1.0.0\", %s %s"
 		" \"process\": {\"terminal\": false, \"user\": {\"uid\": 0, \"gid\": 0},"
-		"  \"args\": [\"/bin/busybox\", \"sh\", \"-c\", \"(: </dev/null) && echo "
+		"  \"args\": [\"/bin/busybox\", \"sh\", \"-c\", \"%s(: </dev/null) && echo "
 		"null-opened; (: </dev/fuse) && echo fuse-opened; true\"],"
-		"  \"env\": [\"PATH=/bin\"], \"cwd\": \"/\", \"noNewPrivileges\": true},"
+		"  \"env\": [\"PATH=/bin\"], \"cwd\": \"/\", \"noNewPrivileges\": true%s},"
 		" \"root\": {\"path\": \"rootfs\", \"readonly\": true},"
 		" \"hostname\": \"ctr\","
 		" \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": "
@@ -116,7 +152,7 @@ static int write_bundle(const struct run *r, const char *bundle)
 		"  {\"destination\": \"/dev\", \"type\": \"tmpfs\", \"source\": \"tmpfs\","
 		"   \"options\": [\"nosuid\", \"mode=755\", \"size=1024k\"]},"
 		"  {\"destination\": \"/dev/fuse\", \"type\": \"bind\", \"source\": \"/dev/fuse\","
-		"   \"options\": [\"bind\"]}],"
+		"   \"options\": [\"bind\"]}%s%s],"
 		" \"linux\": {"
 		"  \"uidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],"
 		"  \"gidMappings\": [{\"containerID\": 0, \"hostID\": %u, \"size\": 1}],"
@@ -124,8 +160,11 @@ static int write_bundle(const struct run *r, const char *bundle)
 		"   {\"allow\": true, \"type\": \"c\", \"major\": 1, \"minor\": 3, \"access\": "
 		"\"rwm\"}]},"
 		"  \"namespaces\": [{\"type\": \"pid\"}, {\"type\": \"ipc\"}, {\"type\": \"uts\"},"
-		"   {\"type\": \"user\"}, {\"type\": \"mount\"}]}}\n",
-		hooks, annotations, (unsigned)r->uid, (unsigned)r->uid);
+		"   {\"type\": \"user\"}, {\"type\": \"mount\"}%s]}}\n",
+		hooks, annotations, r->script ? "/bin/busybox sh /attack.sh; " : "",
+		r->script ? attack_caps : "", r->script ? attack_mounts : "",
+		r->mounts ? r->mounts : "", (unsigned)r->uid, (unsigned)r->uid,
+		r->namespaces ? r->namespaces : "");
 	if (fclose(f) != 0)
 		return -1;
 	return 0;
@@ -139,7 +178,7 @@ static int write_bundle(const struct run *r, const char *bundle)
  */
 static int podman_child(const struct run *r, const char *home)
 {
-	char hooks_dir[300], tar[300], cmd[1024], env_home[320], env_run[320], run_dir[300];
+	char hooks_dir[300], tar[300], cmd[2048], env_home[320], env_run[320], run_dir[300];
 	char *envp[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", env_home, env_run, NULL};
 	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
 
@@ -154,6 +193,7 @@ static int podman_child(const struct run *r, const char *home)
 		 "podman --cgroup-manager=cgroupfs image exists localhost/bb || "
 		 "podman --cgroup-manager=cgroupfs import %s localhost/bb >/dev/null || exit 50; "
 		 "exec podman --cgroup-manager=cgroupfs %s%s run --rm --cgroups=disabled "
+		 "--annotation run.oci.hooks.stderr=/dev/stderr "
 		 "--network=none -v /dev/fuse:/dev/fuse localhost/bb /bin/busybox sh -c "
 		 "'(: </dev/null) && echo null-opened; (: </dev/fuse) && echo fuse-opened; true'",
 		 tar, r->hooks != NO_HOOK ? "--hooks-dir " : "",
@@ -357,7 +397,90 @@ static void test_leftovers(void **state)
 	assert_nothing_left(UID_CTR, 0);
 }
 
-/* The broker refuses (no rule for the uid): the container does not start. */
+/*
+ * The container's root tries to leave the cgroup its rules are attached to:
+ * it mounts cgroup2 (directly, else in a cgroup namespace of its own) on
+ * /dev/cg, and writes its pid into cgroup.procs of every cgroup above its own
+ * that it can reach there and under /cg (a cgroup tree the config mounts). Then
+ * it opens /dev/fuse: "fuse-opened" is an escape.
+ */
+static const char escape_script[] =
+	"B=/bin/busybox\n"
+	"p=$($B sed -n 's/^0:://p' /proc/self/cgroup)\n"
+	"echo \"cgroup $p\"\n"
+	"$B mkdir -p /dev/cg\n"
+	"if $B mount -t cgroup2 none /dev/cg; then echo cgroup2-mounted;\n"
+	"elif /usr/bin/unshare -C $B mount -t cgroup2 none /dev/cg; then\n"
+	"  echo cgroup2-mounted-own-ns; fi\n"
+	"for d in /dev/cg /cg; do q=$p; while [ \"$q\" != / ]; do q=$($B dirname \"$q\");\n"
+	"  for f in \"$d$q/cgroup.procs\" \"$d/cgroup.procs\"; do\n"
+	"    [ -e \"$f\" ] && echo $$ >\"$f\" && echo \"wrote $f\"; done; done; done\n"
+	"echo \"now $($B sed -n 's/^0:://p' /proc/self/cgroup)\"\n"
+	"(: </dev/fuse) && echo fuse-opened-after-escape\n";
+
+/* Run r (the escape script, with the hook); it must not open /dev/fuse. */
+static void no_escape(struct run *r, bool refused)
+{
+	int status;
+
+	if (!find_runtime(r->runtime))
+		skip();
+	r->uid = UID_CTR;
+	r->hooks = HOOK;
+	r->script = escape_script;
+	status = run_container(r);
+	assert_null(strstr(r->out, "fuse-opened"));
+	/* Refused by the hook (it could leave), or ran confined. */
+	if (refused) {
+		assert_int_not_equal(status, 0);
+		assert_non_null(strstr(r->out, "bpfbroker-oci-hook: container ctr"));
+		assert_non_null(strstr(r->out, "move out of its rules"));
+		assert_null(strstr(r->out, "null-opened"));
+	} else {
+		assert_int_equal(status, 0);
+		assert_non_null(strstr(r->out, "null-opened"));
+	}
+	assert_nothing_left(UID_CTR, 0);
+}
+
+/* No cgroup namespace: cgroup2 mounts only in one of its own, rooted at its cgroup. */
+static void test_escape_no_cgroupns(void **state)
+{
+	no_escape(&(struct run){.runtime = CRUN_EXE}, false);
+}
+
+/* A cgroup namespace, made by the runtime before the hook moved it to its own cgroup. */
+static void test_escape_cgroupns(void **state)
+{
+	no_escape(&(struct run){.runtime = CRUN_EXE, .namespaces = ", {\"type\": \"cgroup\"}"},
+		  true);
+}
+
+static void test_escape_cgroupns_runc(void **state)
+{
+	no_escape(&(struct run){.runtime = RUNC_EXE, .namespaces = ", {\"type\": \"cgroup\"}"},
+		  true);
+}
+
+/* The config mounts a cgroup tree, without a cgroup namespace (the runtime binds the host's). */
+static void test_escape_cgroup_mount(void **state)
+{
+	no_escape(&(struct run){.runtime = CRUN_EXE,
+				.mounts = ", {\"destination\": \"/cg\", \"type\": \"cgroup\","
+					  " \"source\": \"cgroup\", \"options\": [\"rw\"]}"},
+		  true);
+}
+
+static void test_escape_cgroup_bind(void **state)
+{
+	no_escape(
+		&(struct run){.runtime = CRUN_EXE,
+			      .mounts =
+				      ", {\"destination\": \"/cg\", \"type\": \"bind\","
+				      " \"source\": \"/sys/fs/cgroup\", \"options\": [\"rbind\"]}"},
+		true);
+}
+
 /* Rootless podman 4.3 with crun, the hook from a hooks.d file as podman reads it. */
 static void test_podman(void **state)
 {
@@ -471,7 +594,15 @@ int main(void)
 		cmocka_unit_test_teardown(test_podman, end_pause_process),
 		cmocka_unit_test(test_leftovers),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_escape_no_cgroupns),
+		cmocka_unit_test(test_escape_cgroupns),
+		cmocka_unit_test(test_escape_cgroupns_runc),
+		cmocka_unit_test(test_escape_cgroup_mount),
+		cmocka_unit_test(test_escape_cgroup_bind),
 	};
 
+	/* OCI_HOOK_TESTS=PATTERN runs only those (test_leftovers waits a minute). */
+	if (getenv("OCI_HOOK_TESTS"))
+		cmocka_set_test_filter(getenv("OCI_HOOK_TESTS"));
 	return cmocka_run_group_tests(tests, setup, harness_group_teardown);
 }
