@@ -43,7 +43,7 @@
 struct hook {
 	struct hook_state st;
 	struct hook_spec sp;
-	char name[64]; /* NAME_PREFIX and 40 hex digits of the id's SHA-256 */
+	char name[64]; /* NAME_PREFIX and 40 hex digits of the SHA-256 of bundle and id */
 	char own_cgroup[PATH_MAX];
 	char err[1024];
 };
@@ -56,13 +56,27 @@ static int fail(struct hook *h, int k, struct bpfbroker_error *e, const char *wh
 	return k;
 }
 
-static int object_name(const char *id, char *name, size_t size)
+/*
+ * The container's object: named after its bundle and its id together, since
+ * two runtimes (runc's and crun's roots, podman's) may each run a container
+ * "ctr" at once, and one's hook must never take the other's rules for its
+ * own leftover. The bundle's path ends at its NUL, so no pair of strings
+ * hashes alike.
+ */
+static int object_name(const char *bundle, const char *id, char *name, size_t size)
 {
+	_cleanup_free_ char *key = NULL;
 	char hex[SHA256_HEX_SIZE];
+	size_t lb = strlen(bundle), li = strlen(id);
 	int k = sha256_init();
 
+	key = malloc(lb + 1 + li);
+	if (!key)
+		return -ENOMEM;
+	memcpy(key, bundle, lb + 1);
+	memcpy(key + lb + 1, id, li);
 	if (k == 0)
-		k = sha256_hex(id, strlen(id), hex);
+		k = sha256_hex(key, lb + 1 + li, hex);
 	if (k == 0)
 		snprintf(name, size, NAME_PREFIX "%.40s", hex);
 	return k;
@@ -384,7 +398,7 @@ int main(int argc, char **argv)
 		hook_state_done(&h.st);
 		return 0;
 	}
-	k = object_name(h.st.id, h.name, sizeof(h.name));
+	k = object_name(h.st.bundle ?: "", h.st.id, h.name, sizeof(h.name));
 	if (k == 0)
 		k = hook_cgroup_dir(0, h.own_cgroup, sizeof(h.own_cgroup));
 	if (k < 0)
