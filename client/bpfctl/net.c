@@ -147,21 +147,23 @@ static int write_cgroup_file(const char *dir, const char *file, const char *text
 
 /*
  * Kill what CMD left running in the sub-cgroup (cgroup.kill), wait until it is empty, and
- * remove it: no process runs on unfiltered once the objects go.
+ * remove it: 0, or -errno when it is still there, and then the objects must stay (no process
+ * may run on unfiltered once they go).
  */
-static void remove_cgroup(const char *dir)
+static int remove_cgroup(const char *dir)
 {
 	(void)write_cgroup_file(dir, "cgroup.kill", "1");
 	for (int i = 0; i < 500; i++) {
 		struct timespec ts = {0, 10 * 1000 * 1000};
 
 		if (rmdir(dir) == 0 || errno == ENOENT)
-			return;
+			return 0;
 		if (errno != EBUSY)
 			break;
 		nanosleep(&ts, NULL);
 	}
 	fprintf(stderr, "bpfctl: cannot remove cgroup %s: %m\n", dir);
+	return -errno;
 }
 
 /* Exec CMD once the parent has applied (a byte on go), else exit quietly. */
@@ -234,7 +236,7 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 	child = -1;
 	r = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (k < 0) {
-		remove_cgroup(sub);
+		(void)remove_cgroup(sub);
 		return net_fail(k, error, "cannot apply the network settings");
 	}
 	/* A new connection: the first may have idled out while CMD ran. */
@@ -246,7 +248,7 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 			"bpfctl: cannot connect to the broker to remove net-%s-*: %s; remove them "
 			"with bpfctl unload\n",
 			tag, strerror(-k));
-		remove_cgroup(sub);
+		(void)remove_cgroup(sub);
 		return r;
 	}
 	if (n->accounting) {
@@ -256,7 +258,13 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 		else
 			(void)net_fail(k, TAKE_PTR(error), "cannot read the accounting");
 	}
-	remove_cgroup(sub);
+	if (remove_cgroup(sub) < 0) {
+		fprintf(stderr,
+			"bpfctl: left net-%s-* in place over %s, which still has processes; remove "
+			"them with bpfctl net remove %s once it is empty\n",
+			tag, sub, tag);
+		return r;
+	}
 	k = net_enforce_remove(c->b, tag, &error);
 	if (k < 0)
 		(void)net_fail(k, error, "cannot remove the network settings");
