@@ -319,6 +319,7 @@ struct bpfbroker_attach_opts {
 	 * none of them (connecting from that cgroup or one below it, a
 	 * container's own processes running as your uid included) may detach
 	 * it, unload its object or change it; you still may from outside.
+	 * Since 1.1 (a 1.0 library refuses it: -EINVAL).
 	 */
 	bool protect;
 };

@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	const char *socket = NULL, *name = "devices", *dump_to = NULL;
 	enum oci_runtime runtime = OCI_RUNTIME_BOTH;
 	struct program p = {0};
-	char err[256];
+	char err[256] = "";
 	int opt, k;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) >= 0) {

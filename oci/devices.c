@@ -21,6 +21,7 @@
 #include "oci/devices.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,9 +366,23 @@ int oci_devices_program(const struct oci_device_config *config, enum oci_runtime
 		free(p.insns);
 		return k;
 	}
-	/* crun's allowing blocks go on to runc's rules, which decide then. */
-	for (size_t i = 0; i < p.n_chain; i++)
+	/*
+	 * crun's allowing blocks go on to runc's rules, which decide then. A jump's
+	 * offset is 16 bits: a program whose runc part starts beyond one is refused
+	 * rather than built with jumps that wrap.
+	 */
+	for (size_t i = 0; i < p.n_chain; i++) {
+		if (runc_start - chain_at[i] - 1 > INT16_MAX) {
+			free(p.insns);
+			snprintf(errbuf, errsize,
+				 "too many device rules for one program with both runtimes' "
+				 "semantics "
+				 "(a jump over %zu instructions)",
+				 runc_start - chain_at[i] - 1);
+			return -E2BIG;
+		}
 		p.insns[chain_at[i]].off = (int16_t)(runc_start - chain_at[i] - 1);
+	}
 	*ret = p.insns;
 	*ret_n = p.n;
 	return 0;

@@ -44,8 +44,11 @@ struct oci_device_config {
 	size_t n_device_paths;
 };
 
-/* Bounds the rules: 4096 of them, 8 instructions at most each, twice (both runtimes). */
-#define OCI_DEVICES_MAX_RULES 4096
+/*
+ * Bounds the rules: 2048 of them, 8 instructions at most each, twice (both
+ * runtimes), so that a jump over the crun part fits its 16-bit offset.
+ */
+#define OCI_DEVICES_MAX_RULES 2048
 
 /*
  * The program for config under runtime: *ret (free() it) holds *ret_n

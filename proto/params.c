@@ -328,21 +328,30 @@ int proto_fields_decode(const struct proto_fields *t, json_object *o, size_t n_f
 	return 0;
 }
 
+/* A value to send, or -ENOMEM in *r: a key is never left out for want of memory. */
+static json_object *sent(json_object *o, int *r)
+{
+	if (!o)
+		*r = -ENOMEM;
+	return o;
+}
+
 static json_object *encode_field(const struct proto_field *f, const void *p, int *r)
 {
 	const void *v = FIELD(p, f);
 
 	switch (f->kind) {
 	case PROTO_FIELD_STRING:
-		return *(char *const *)v ? json_object_new_string(*(char *const *)v) : NULL;
+		return *(char *const *)v ? sent(json_object_new_string(*(char *const *)v), r)
+					 : NULL;
 	case PROTO_FIELD_BOOL:
-		return *(const bool *)v ? json_object_new_boolean(true) : NULL;
+		return *(const bool *)v ? sent(json_object_new_boolean(true), r) : NULL;
 	case PROTO_FIELD_INT: {
 		int64_t x = int_load(f, p);
 		bool send = f->has_present ? *(const bool *)((const char *)p + f->present_offset)
 					   : f->required || x != f->def;
 
-		return send ? json_object_new_int64(x) : NULL;
+		return send ? sent(json_object_new_int64(x), r) : NULL;
 	}
 	case PROTO_FIELD_ENUM: {
 		int64_t x = int_load(f, p);

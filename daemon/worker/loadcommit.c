@@ -166,13 +166,18 @@ static int meta_add_pins(struct job *j, const char *dir, json_object *meta)
 /* The share, as the metadata keeps it: with the uid or gid its name had at load time. */
 static int meta_add_share(const struct proto_share *sh, json_object *shares)
 {
-	json_object *o = json_object_new_object();
+	json_object *o;
 	uint32_t who = 0;
+	int k;
 
-	if (sh->user)
-		identity_parse_user(sh->user, &who);
-	else
-		identity_parse_group(sh->group, &who);
+	/*
+	 * Checked at the start of the load; a name gone since must not become
+	 * uid or gid 0 (root's group) in the metadata: refused instead.
+	 */
+	k = sh->user ? identity_parse_user(sh->user, &who) : identity_parse_group(sh->group, &who);
+	if (k < 0)
+		return k;
+	o = json_object_new_object();
 	/* o is shares' from here on, also when a member below cannot be added. */
 	if (json_append(shares, o) < 0 || json_add(o, "map", json_object_new_string(sh->map)) < 0 ||
 	    json_add(o, sh->user ? "uid" : "gid", json_object_new_int64(who)) < 0 ||

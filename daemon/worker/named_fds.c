@@ -75,9 +75,13 @@ int named_fds(struct call *c, struct reply *r)
 				return -ENOMEM;
 		if (json_add(e, "test_run_only", json_object_new_boolean(test_run_only)) < 0)
 			return -ENOMEM;
-		/* As for load: the fd is the right to attach, so only where the policy says so now.
+		/*
+		 * As for load: the fd is the right to attach, so only where the policy
+		 * says so now; and never to a protected link's own cgroup, since with a
+		 * program fd it could test-run the program (no capability needed on
+		 * Linux 6.5 and later), and a run may write the object's maps.
 		 */
-		if (test_run_only || !policy_grant_prog_fd(c->grant, type))
+		if (test_run_only || confined || !policy_grant_prog_fd(c->grant, type))
 			continue;
 		fd = pin_open(&o, p);
 		k = fd < 0 ? fd : reply_add_fd(r, fd, &idx);

@@ -337,14 +337,18 @@ static int stop(struct hook *h)
 {
 	struct bpfbroker *b = NULL;
 	char child[PATH_MAX];
-	int k = bpfbroker_connect(NULL, &b);
+	int k;
 
+	/*
+	 * The cgroup we made for a container that ran in ours: its processes are
+	 * gone by now, and it goes even when the broker can't be reached.
+	 */
+	if ((size_t)snprintf(child, sizeof(child), "%s/%s", h->own_cgroup, h->name) < sizeof(child))
+		remove_cgroup(child);
+	k = bpfbroker_connect(NULL, &b);
 	if (k < 0)
 		return fail(h, k, NULL, "cannot connect to the broker");
 	k = unload(h, b, h->name);
-	/* The cgroup we made for a container that ran in ours. */
-	if ((size_t)snprintf(child, sizeof(child), "%s/%s", h->own_cgroup, h->name) < sizeof(child))
-		remove_cgroup(child);
 	sweep(b, h);
 	bpfbroker_close(b);
 	return k;

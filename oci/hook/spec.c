@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -126,6 +127,10 @@ static int parse_rule(json_object *o, struct oci_device_rule *r)
 	v = member(o, "minor", json_type_int, &k);
 	r->has_minor = v != NULL;
 	r->minor = v ? json_object_get_int64(v) : -1;
+	/* -1 (or absent) is the wildcard; other negatives mean nothing to runc: refused. */
+	if (k == 0 &&
+	    (r->major < -1 || r->minor < -1 || r->major > UINT32_MAX || r->minor > UINT32_MAX))
+		k = -EINVAL;
 	return k;
 }
 

@@ -305,8 +305,9 @@ static void test_bounds_and_names(void **state)
 	many = (struct oci_device_config){.rules = rules, .n_rules = OCI_DEVICES_MAX_RULES};
 	assert_int_equal(oci_devices_program(&many, OCI_RUNTIME_BOTH, &prog, &n, err, sizeof(err)),
 			 0);
-	assert_int_equal(run(prog, n, BPF_DEVCG_DEV_CHAR, R, 300, 4095), 1);
-	assert_int_equal(run(prog, n, BPF_DEVCG_DEV_CHAR, R | W, 300, 4095), 0);
+	assert_int_equal(run(prog, n, BPF_DEVCG_DEV_CHAR, R, 300, OCI_DEVICES_MAX_RULES - 1), 1);
+	assert_int_equal(run(prog, n, BPF_DEVCG_DEV_CHAR, R | W, 300, OCI_DEVICES_MAX_RULES - 1),
+			 0);
 	free(prog);
 	free(rules);
 	assert_int_equal(oci_runtime_from_name("crun", &rt), 0);
