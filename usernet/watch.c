@@ -147,14 +147,22 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 	return watch_check(w, path);
 }
 
-/* UnitRemoved(s id, o path): unloaded; whatever is still applied goes. */
+/*
+ * UnitRemoved(s id, o path): unloaded; whatever is still applied goes. Not read back: the
+ * manager loads a unit to answer for its path, unloads it again, and says so.
+ */
 static int on_unit_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+	struct watch *w = userdata;
+	struct applied **slot;
 	const char *unit, *path;
 
 	if (sd_bus_message_read(m, "so", &unit, &path) < 0)
 		return 0;
-	return watch_check(userdata, path);
+	slot = applied_find(w, path);
+	if (*slot)
+		applied_remove(slot);
+	return 0;
 }
 
 /*

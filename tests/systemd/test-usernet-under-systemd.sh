@@ -112,7 +112,7 @@ run_unit() {
 			fi
 			try() {
 				for a in 127.0.0.3 127.0.0.2; do
-					if (exec 3<>/dev/tcp/$a/8080) 2>/dev/null; then echo "connect $a: ok"
+					if timeout 2 bash -c "exec 3<>/dev/tcp/$a/8080" 2>/dev/null; then echo "connect $a: ok"
 					else echo "connect $a: refused"; fi
 				done
 			}
@@ -195,6 +195,7 @@ has "the watcher started" $ulog/watch.log "watching the user manager's units"
 
 # objects_of INVOCATION: the user's named objects and the broker's pins for it (none: "").
 objects_of() {
+	[ -n "$1" ] || { echo "(no invocation id)"; return; }
 	{ as_user "$bpfctl" list 2>&1; inside find /sys/fs/bpf -name "*$1*"; } | grep -- "$1"
 }
 # The watcher alone: the unit waits until it has applied (it has a window: README).
