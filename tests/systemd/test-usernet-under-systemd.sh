@@ -270,6 +270,28 @@ has "a unit without settings, with the drop-in" $ulog/pre-none.out "connect 127.
 grep -q "applied" <<<"$(out_of $ulog/pre-none.out)" && fail "apply-self acted on a unit without settings"
 as_user systemctl --user stop net-pre-none.service
 
+# The watcher's socket takes requests from its own user only (the runtime directory is
+# theirs, and it checks the peer's uid), and applies only for the asking process's own unit
+# and invocation (read from the manager by the peer's pid, never taken from the request).
+ask='import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("connect:", e.strerror); sys.exit()
+s.send(("apply " + sys.argv[2]).encode())
+print("answer:", s.recv(1024).decode())'
+sock=/run/user/$uid/bpfbroker-user-net.sock
+got=$(inside setpriv --reuid=65533 --regid=65533 --clear-groups -- $python -c "$ask" $sock 0123456789abcdef0123456789abcdef 2>&1)
+[ "$got" = "connect: Permission denied" ] || fail "another uid reached the watcher's socket: $got"
+got=$(as_user $python -c "$ask" $sock 0123456789abcdef0123456789abcdef 2>&1)
+case $got in "answer: "[1-9]*" bpfbroker-user-net: cannot read the unit of pid"*) ;;
+*) fail "a process outside the user's units was answered: $got" ;; esac
+got=$(as_user systemd-run --user --quiet --wait --pipe -p IPAddressDeny=any \
+	$python -c "$ask" $sock 0123456789abcdef0123456789abcdef 2>&1)
+case $got in *"answer: 116 bpfbroker-user-net: invocation 0123456789abcdef0123456789abcdef of pid "*) ;;
+*) fail "a request for an invocation not the asker's was not refused (ESTALE): $got" ;; esac
+
 # --- 4. a unit that stops while the watcher is down: cleaned up when it is back ---
 run_unit net-orphan.service $ulog/orphan.out -p IPAddressDeny=any ||
 	fail "systemd-run --user (orphan) failed: $(out_of $ulog/orphan.out)"
