@@ -110,3 +110,5 @@ int cmd_test_run(struct cli *c, struct bpfbroker *b, int argc, char **argv);
 int cmd_map(struct cli *c, struct bpfbroker *b, int argc, char **argv);
 int cmd_ringbuf(struct cli *c, struct bpfbroker *b, int argc, char **argv);
 int cmd_policy(struct cli *c, struct bpfbroker *b, int argc, char **argv);
+/* net.c: parses its own options and connects itself (b is NULL). */
+int cmd_net(struct cli *c, struct bpfbroker *b, int argc, char **argv);

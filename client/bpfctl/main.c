@@ -18,6 +18,8 @@
  *   bpfctl map dump|lookup|update|delete REF/MAP [KEY [VALUE]]  on the fd, or proxied
  *                                 by the broker where the kernel refuses bpf() (--proxy)
  *   bpfctl ringbuf REF/MAP [--count N]  print a ring buffer's records as they come
+ *   bpfctl net [--allow PREFIX]... [--deny PREFIX]... [--accounting] -- CMD [ARG...]
+ *                                 CMD in a sub-cgroup with systemd's network settings
  *
  * This file: the command table, where options end and arguments begin, and main().
  */
@@ -54,6 +56,7 @@ static const struct command {
 	{"doctor", NULL, 0, 0, "no arguments"},
 	{"load-insns", cmd_load_insns},
 	{"check-insns", cmd_check_insns},
+	{"net", cmd_net}, /* its own options and connection (net.c) */
 };
 
 int main(int argc, char **argv)
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_ERROR;
 	}
+	if (cmd->run == cmd_net)
+		return cmd_net(&c, NULL, argc - k, argv + k);
 	args = argv + k;
 	n_args = argc - k;
 	if (cmd->run == cmd_run) {

@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "libbpfbroker.h"
@@ -41,3 +42,9 @@ struct net_enforce_acct {
 /* The counters of tag's ip object: 0, -ENOENT (none), or -errno with *error. */
 int net_enforce_accounting(struct bpfbroker *b, const char *tag, struct net_enforce_acct *ret,
 			   char **error);
+
+/* Whether tag is 1..NET_ENFORCE_TAG_MAX of [A-Za-z0-9_-]. */
+bool net_enforce_tag_is_valid(const char *tag);
+
+/* The tag of a cgroup: "cg" and its cgroup id (its directory's inode number). 0 or -errno. */
+int net_enforce_cgroup_tag(const char *cgroup_path, char ret[NET_ENFORCE_TAG_MAX + 1]);

@@ -33,9 +33,9 @@
 #include "common/macro.h"
 #include "objects/net/net_apply.h"
 #include "tests/integration/harness.h"
+#include "tests/integration/udp.h"
 
 #define PORT 47001
-#define PAYLOAD 100 /* bytes of each datagram */
 
 static char cgroup[PATH_MAX];
 static pid_t peer = -1; /* holds the second network namespace */
@@ -62,7 +62,8 @@ static void net_unload(struct loaded *l)
 	*l = (struct loaded){};
 }
 
-/* Load objects/net/NAME.bpf.o, fill its maps from the assignments, attach to the cgroup. */
+/* Load the network object NAME (ip-firewall.bpf.o, ...), fill its maps from the assignments, attach
+ * to the cgroup. */
 static void net_load(const char *name, const char *const *assignments, struct loaded *ret)
 {
 	_cleanup_(net_settings_done) struct net_settings s = {};
@@ -79,7 +80,7 @@ static void net_load(const char *name, const char *const *assignments, struct lo
 	ret->obj = bpf_object__open_file(path, NULL);
 	assert_non_null(ret->obj);
 	assert_int_equal(bpf_object__load(ret->obj), 0);
-	if (strcmp(name, "ip_firewall") == 0) {
+	if (strcmp(name, "ip-firewall") == 0) {
 		struct net_ip_map_fds fds = {
 			.ipv4_allow = map_fd(ret->obj, NET_MAP_IPV4_ALLOW),
 			.ipv4_deny = map_fd(ret->obj, NET_MAP_IPV4_DENY),
@@ -87,7 +88,7 @@ static void net_load(const char *name, const char *const *assignments, struct lo
 			.ipv6_deny = map_fd(ret->obj, NET_MAP_IPV6_DENY),
 		};
 		k = net_ip_fill(&s, &fds, &error);
-	} else if (strcmp(name, "restrict_ifaces") == 0) {
+	} else if (strcmp(name, "restrict-ifaces") == 0) {
 		k = net_ifaces_fill(&s, map_fd(ret->obj, NET_MAP_IFACES),
 				    map_fd(ret->obj, NET_MAP_IFACES_MODE), &unknown, &error);
 		assert_int_equal(unknown, 0);
@@ -136,36 +137,6 @@ static int udp_bound(const char *addr, uint16_t port)
 		return -1;
 	}
 	return fd;
-}
-
-/* Send PAYLOAD bytes from fd to addr:port; 0 or -errno. */
-static int send_to(int fd, const char *addr, uint16_t port)
-{
-	char buf[PAYLOAD] = "netprogs";
-	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons(port)};
-	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
-	ssize_t n;
-
-	if (strchr(addr, ':')) {
-		inet_pton(AF_INET6, addr, &a6.sin6_addr);
-		n = sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&a6, sizeof(a6));
-	} else {
-		inet_pton(AF_INET, addr, &a4.sin_addr);
-		n = sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&a4, sizeof(a4));
-	}
-	return n == PAYLOAD ? 0 : n < 0 ? -errno : -EIO;
-}
-
-/* The number of datagrams fd receives within ms milliseconds of nothing more arriving. */
-static int received(int fd, int ms)
-{
-	char buf[PAYLOAD + 1];
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int n = 0;
-
-	while (poll(&p, 1, ms) == 1 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) == PAYLOAD)
-		n++;
-	return n;
 }
 
 /* A UDP socket made in the peer namespace (it stays there), bound to addr:port. */
@@ -290,7 +261,7 @@ static void ip_case(const char *allowed, const char *denied)
 
 	snprintf(allow, sizeof(allow), "IPAddressAllow=%s", allowed);
 	assert_true(f.out_allowed >= 0 && f.out_denied >= 0);
-	net_load("ip_firewall", (const char *const[]){"IPAddressDeny=any", allow, NULL}, &l);
+	net_load("ip-firewall", (const char *const[]){"IPAddressDeny=any", allow, NULL}, &l);
 	assert_int_equal(harness_in_cgroup(cgroup, child_ip, &f), 0);
 	/* Outside the cgroup nothing is filtered: the programs act on their cgroup only. */
 	assert_int_equal(send_to(f.out_allowed, denied, PORT), 0);
@@ -342,7 +313,7 @@ static void acct_case(const char *allowed, unsigned header)
 
 	snprintf(allow, sizeof(allow), "IPAddressAllow=%s", allowed);
 	assert_true(a.out >= 0 && a.out_sender >= 0);
-	net_load("ip_firewall",
+	net_load("ip-firewall",
 		 (const char *const[]){"IPAccounting=yes", "IPAddressDeny=any", allow, NULL}, &l);
 	assert_int_equal(harness_in_cgroup(cgroup, child_acct, &a), 0);
 	assert_int_equal(net_ip_acct_read(map_fd(l.obj, NET_MAP_IP_ACCT), &in, &out), 0);
@@ -392,7 +363,7 @@ static void iface_case(const char *setting, const char *setting2, bool lo_allowe
 			       peer_udp("10.77.0.2", PORT), peer_udp("10.77.0.2", 0)};
 
 	assert_true(c.lo_out >= 0);
-	net_load("restrict_ifaces", (const char *const[]){setting, setting2, NULL}, &l);
+	net_load("restrict-ifaces", (const char *const[]){setting, setting2, NULL}, &l);
 	assert_int_equal(harness_in_cgroup(cgroup, child_ifaces, &c), 0);
 	net_unload(&l);
 	close(c.lo_out);
@@ -408,23 +379,6 @@ static void test_ifaces(void **state)
 	/* Both kinds, systemd's way: the first decides, the second takes a name out again. */
 	iface_case("RestrictNetworkInterfaces=nv0 lo", "RestrictNetworkInterfaces=~nv0", true);
 	iface_case("RestrictNetworkInterfaces=~lo nv0", "RestrictNetworkInterfaces=nv0", false);
-}
-
-/* bind() of a new socket of family, type, port: 0 or -errno. */
-static int try_bind(int family, int type, uint16_t port)
-{
-	struct sockaddr_in a4 = {.sin_family = AF_INET, .sin_port = htons(port)};
-	struct sockaddr_in6 a6 = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
-	_cleanup_close_ int fd = socket(family, type | SOCK_CLOEXEC, 0);
-	int k;
-
-	if (fd < 0)
-		return -errno;
-	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	a6.sin6_addr = in6addr_loopback;
-	k = family == AF_INET ? bind(fd, (struct sockaddr *)&a4, sizeof(a4))
-			      : bind(fd, (struct sockaddr *)&a6, sizeof(a6));
-	return k < 0 ? -errno : 0;
 }
 
 static int child_bind_allow(void *arg)
@@ -466,7 +420,7 @@ static void test_bind(void **state)
 {
 	struct loaded l = {};
 
-	net_load("socket_bind",
+	net_load("socket-bind",
 		 (const char *const[]){"SocketBindAllow=ipv6:udp:5000", "SocketBindAllow=7000-7001",
 				       "SocketBindDeny=any", NULL},
 		 &l);
@@ -474,7 +428,7 @@ static void test_bind(void **state)
 	/* Outside the cgroup, nothing is refused. */
 	assert_int_equal(try_bind(AF_INET, SOCK_DGRAM, 5000), 0);
 	net_unload(&l);
-	net_load("socket_bind", (const char *const[]){"SocketBindDeny=ipv6:tcp:8080-8090", NULL},
+	net_load("socket-bind", (const char *const[]){"SocketBindDeny=ipv6:tcp:8080-8090", NULL},
 		 &l);
 	assert_int_equal(harness_in_cgroup(cgroup, child_bind_deny, NULL), 0);
 	net_unload(&l);

@@ -56,6 +56,10 @@ for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbr
 	"$DOCDIR/PROTOCOL.md" "$DOCDIR/NAMED.md" "$DOCDIR/FLEET.md" \
 	"$DOCDIR/examples/policy.d/50-example.json" "$DOCDIR/examples/netmon.service" \
 	"$DOCDIR/examples/policy.d/60-rootless-containers.json" "$HOOKSDDIR/bpfbroker-devices.json" \
+	"$DOCDIR/examples/policy.d/70-user-network.json" "$PKGDATADIR/objects/ip-firewall.bpf.o" \
+	"$PKGDATADIR/objects/ip-firewall.json" "$PKGDATADIR/objects/restrict-ifaces.bpf.o" \
+	"$PKGDATADIR/objects/restrict-ifaces.json" "$PKGDATADIR/objects/socket-bind.bpf.o" \
+	"$PKGDATADIR/objects/socket-bind.json" \
 	"$DOCDIR/examples/netmon.c" "$DOCDIR/examples/netmon.bpf.c" \
 	"$USERUNITDIR/bpfbroker-user-net.service" "$PKGDATADIR/bpfbroker-user-net.conf"; do
 	check "$f is not installed" test -f "$D$f"

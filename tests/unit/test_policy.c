@@ -130,8 +130,8 @@ static void test_example_file(void **state)
 	assert_int_equal(
 		policy_load_dir(example_dir(dir, sizeof(dir)), collect_warning, &w, &p, &error), 0);
 	assert_null(error);
-	/* 50-example.json and 60-rootless-containers.json, one rule each. */
-	assert_int_equal(policy_n_rules(p), 2);
+	/* 50-example.json, 60-rootless-containers.json and 70-user-network.json, one rule each. */
+	assert_int_equal(policy_n_rules(p), 3);
 	if (!getpwnam("netmon"))
 		assert_true(warnings_contain(
 			&w, "50-example.json: rules[0].match.users: no user \"netmon\"; this entry "
@@ -212,6 +212,59 @@ static void test_rootless_example(void **state)
 		assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_DEVICE));
 		policy_grant_free(g);
 	}
+	policy_free(p);
+}
+
+/*
+ * The --user units' network example (bpfctl net, bpfbroker-user-net): the host's users get
+ * the three network objects by name and quotas for a few units, and nothing else.
+ */
+static void test_user_network_example(void **state)
+{
+	struct policy *p = NULL;
+	struct policy_grant *g;
+	char *error = NULL;
+	char dir[PATH_MAX];
+
+	assert_int_equal(policy_load_dir(example_dir(dir, sizeof(dir)), NULL, NULL, &p, &error), 0);
+	g = resolve(p, 1000, 1000, NULL, 0);
+	assert_true(g->matched);
+	assert_int_equal(g->n_objects, 3);
+	assert_string_equal(g->objects[0], "ip-firewall");
+	assert_string_equal(g->objects[1], "restrict-ifaces");
+	assert_string_equal(g->objects[2], "socket-bind");
+	assert_int_equal(g->limits.max_named_objects, 256); /* the rootless example's, larger */
+	policy_grant_free(g);
+	/* The same file alone: no program type, class, map or attach type of its own. */
+	policy_free(p);
+	p = NULL;
+	{
+		char path[PATH_MAX + 64], text[2048];
+		FILE *f;
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/70-user-network.json", dir);
+		f = fopen(path, "re");
+		assert_non_null(f);
+		n = fread(text, 1, sizeof(text) - 1, f);
+		fclose(f);
+		text[n] = '\0';
+		p = load(text, NULL);
+	}
+	g = resolve(p, 60000, 60000, NULL, 0);
+	assert_true(g->matched);
+	assert_int_equal(g->n_objects, 3);
+	assert_int_equal(g->program_types, 0);
+	assert_int_equal(g->helper_classes, 0);
+	assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_INET_EGRESS));
+	assert_int_equal(policy_grant_map_access(g, "ipv4_allow"), MAP_ACCESS_NONE);
+	assert_int_equal(g->limits.max_named_objects, 24);
+	assert_int_equal(g->limits.max_attachments, 48);
+	policy_grant_free(g);
+	g = resolve(p, 60001, 60001, NULL, 0);
+	assert_false(g->matched);
+	assert_int_equal(g->n_objects, 0);
+	policy_grant_free(g);
 	policy_free(p);
 }
 
@@ -2546,6 +2599,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example_file),
 		cmocka_unit_test(test_rootless_example),
+		cmocka_unit_test(test_user_network_example),
 		cmocka_unit_test(test_limits_default),
 		cmocka_unit_test(test_unknown_names),
 		cmocka_unit_test(test_name_entries),

@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfctl net: systemd's IPAddressAllow=/IPAddressDeny=/IPAccounting=,
+ * RestrictNetworkInterfaces= and SocketBindAllow=/SocketBindDeny= for a command run in a new
+ * sub-cgroup of the caller's own (delegated) cgroup, or for a cgroup the caller owns, through
+ * the vetted network objects (objects/net/net_enforce.h); and their accounting.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/magic.h>
+
+#include "bpfctl.h"
+#include "common/macro.h"
+#include "objects/net/net_enforce.h"
+
+enum {
+	OPT_ALLOW = 0x200,
+	OPT_DENY,
+	OPT_ACCOUNTING,
+	OPT_IFACES,
+	OPT_BIND_ALLOW,
+	OPT_BIND_DENY,
+	OPT_CGROUP,
+};
+
+struct net_cli {
+	struct net_settings s;
+	bool accounting;
+	const char *cgroup;
+};
+
+static void net_cli_done(struct net_cli *n)
+{
+	net_settings_done(&n->s);
+}
+
+/* An error of net_enforce (errno k, message error): refusals 1, the rest 2. */
+static int net_fail(int k, char *error, const char *what)
+{
+	fprintf(stderr, "bpfctl: %s: %s\n", what, error ?: strerror(-k));
+	free(error);
+	return k == -EPERM || k == -EACCES || k == -EDQUOT ? EXIT_DENIED : EXIT_ERROR;
+}
+
+/* The cgroup v2 mount: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid layout. */
+static const char *cgroup_root(void)
+{
+	struct statfs f;
+
+	if (statfs("/sys/fs/cgroup", &f) == 0 && f.f_type == CGROUP2_SUPER_MAGIC)
+		return "/sys/fs/cgroup";
+	return "/sys/fs/cgroup/unified";
+}
+
+/* The caller's own cgroup's directory, from /proc/self/cgroup (its "0::" line). */
+static int own_cgroup(char ret[PATH_MAX])
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
+	char line[PATH_MAX - 64]; /* room for the mount point in ret */
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "0::/", 4) == 0) {
+			snprintf(ret, PATH_MAX, "%s%s", cgroup_root(),
+				 strcmp(line + 3, "/") == 0 ? "" : line + 3);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * Whether the caller owns cgroup dir as a delegated one (the directory and its cgroup.procs
+ * are the caller's): said here clearly, before anything is made. The broker checks it again.
+ */
+static int check_owned(const char *dir)
+{
+	char procs[PATH_MAX + 16];
+	struct stat st, sp;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	if (stat(dir, &st) < 0 || stat(procs, &sp) < 0) {
+		fprintf(stderr, "bpfctl: %s is not a cgroup: %m\n", dir);
+		return -ENOENT;
+	}
+	if (st.st_uid != getuid() || sp.st_uid != getuid()) {
+		fprintf(stderr,
+			"bpfctl: you do not own cgroup %s (it is uid %u's): use one delegated to "
+			"you, such as a user service's or a scope of systemd-run --user --scope -p "
+			"Delegate=yes\n",
+			dir, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+static void print_acct(FILE *f, bool json, const char *tag, const struct net_enforce_acct *a)
+{
+	if (json)
+		fprintf(f,
+			"{\"tag\":\"%s\",\"ingress\":{\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
+			"},\"egress\":{\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64 "}}\n",
+			tag, a->in_bytes, a->in_packets, a->out_bytes, a->out_packets);
+	else
+		fprintf(f,
+			"IP traffic received: %" PRIu64 " bytes, %" PRIu64 " packets\n"
+			"IP traffic sent: %" PRIu64 " bytes, %" PRIu64 " packets\n",
+			a->in_bytes, a->in_packets, a->out_bytes, a->out_packets);
+}
+
+static pid_t child = -1;
+
+/* SIGTERM and SIGHUP go on to CMD; bpfctl cleans up once CMD has exited. */
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+/* Write text to dir/file. */
+static int write_cgroup_file(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX + 32];
+	_cleanup_close_ int fd = -EBADF;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Kill what CMD left running in the sub-cgroup (cgroup.kill), wait until it is empty, and
+ * remove it: no process runs on unfiltered once the objects go.
+ */
+static void remove_cgroup(const char *dir)
+{
+	(void)write_cgroup_file(dir, "cgroup.kill", "1");
+	for (int i = 0; i < 500; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return;
+		if (errno != EBUSY)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "bpfctl: cannot remove cgroup %s: %m\n", dir);
+}
+
+/* Exec CMD once the parent has applied (a byte on go), else exit quietly. */
+static _Noreturn void run_child(int go, char **cmd)
+{
+	char c;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	if (read(go, &c, 1) != 1)
+		_exit(EXIT_ERROR);
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "bpfctl: cannot run %s: %m\n", cmd[0]);
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
+static int net_run(struct cli *c, struct net_cli *n, char **cmd)
+{
+	char own[PATH_MAX], sub[PATH_MAX + 32], tag[NET_ENFORCE_TAG_MAX + 1], pid[32],
+		*error = NULL;
+	struct net_enforce_acct acct;
+	struct sigaction fw = {.sa_handler = forward};
+	int go[2], status, k, r;
+
+	k = own_cgroup(own);
+	if (k < 0)
+		return die_errno(k, "cannot read your cgroup from /proc/self/cgroup");
+	if (check_owned(own) < 0)
+		return EXIT_DENIED;
+	snprintf(sub, sizeof(sub), "%s/bpfctl-net-%d", own, (int)getpid());
+	if (mkdir(sub, 0755) < 0) {
+		fprintf(stderr, "bpfctl: cannot make cgroup %s: %m\n", sub);
+		return EXIT_ERROR;
+	}
+	k = net_enforce_cgroup_tag(sub, tag);
+	if (k < 0 || pipe2(go, O_CLOEXEC) < 0) {
+		rmdir(sub);
+		return die_errno(k < 0 ? k : -errno, "cannot prepare the command");
+	}
+	/* As system() does: ^C and ^\ are CMD's; bpfctl waits for it and cleans up. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	sigaction(SIGTERM, &fw, NULL);
+	sigaction(SIGHUP, &fw, NULL);
+	fflush(NULL);
+	child = fork();
+	if (child == 0) {
+		close(go[1]);
+		run_child(go[0], cmd);
+	}
+	close(go[0]);
+	if (child < 0) {
+		close(go[1]);
+		rmdir(sub);
+		return die_errno(-errno, "fork");
+	}
+	/* CMD goes in, bpfctl stays outside (a protected link is refused from inside). */
+	snprintf(pid, sizeof(pid), "%d", (int)child);
+	k = write_cgroup_file(sub, "cgroup.procs", pid);
+	if (k < 0)
+		error = strdup("cannot move the command into its cgroup");
+	else
+		k = net_enforce_apply(c->b, tag, &n->s, sub, &error);
+	if (k == 0 && write(go[1], "x", 1) != 1)
+		k = -errno;
+	close(go[1]); /* without the byte, the child exits */
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return die_errno(-errno, "waitpid");
+	child = -1;
+	r = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	if (k < 0) {
+		remove_cgroup(sub);
+		return net_fail(k, error, "cannot apply the network settings");
+	}
+	/* A new connection: the first may have idled out while CMD ran. */
+	bpfbroker_close(c->b);
+	c->b = NULL;
+	k = bpfbroker_connect(c->socket_path, &c->b);
+	if (k < 0) {
+		fprintf(stderr,
+			"bpfctl: cannot connect to the broker to remove net-%s-*: %s; remove them "
+			"with bpfctl unload\n",
+			tag, strerror(-k));
+		remove_cgroup(sub);
+		return r;
+	}
+	if (n->accounting) {
+		k = net_enforce_accounting(c->b, tag, &acct, &error);
+		if (k == 0)
+			print_acct(stderr, c->json, tag, &acct);
+		else
+			(void)net_fail(k, TAKE_PTR(error), "cannot read the accounting");
+	}
+	remove_cgroup(sub);
+	k = net_enforce_remove(c->b, tag, &error);
+	if (k < 0)
+		(void)net_fail(k, error, "cannot remove the network settings");
+	return r;
+}
+
+static int net_apply_cgroup(struct cli *c, struct net_cli *n)
+{
+	char tag[NET_ENFORCE_TAG_MAX + 1], *error = NULL;
+	int k;
+
+	if (check_owned(n->cgroup) < 0)
+		return EXIT_DENIED;
+	k = net_enforce_cgroup_tag(n->cgroup, tag);
+	if (k < 0)
+		return die_errno(k, n->cgroup);
+	k = net_enforce_apply(c->b, tag, &n->s, n->cgroup, &error);
+	if (k < 0)
+		return net_fail(k, error, "cannot apply the network settings");
+	printf("applied to %s as net-%s-*; remove with: bpfctl net remove --cgroup %s\n", n->cgroup,
+	       tag, n->cgroup);
+	return 0;
+}
+
+/* net show|remove [--cgroup PATH | TAG]: the tag meant (default: the caller's own cgroup). */
+static int net_tag(struct net_cli *n, int argc, char **argv, char tag[NET_ENFORCE_TAG_MAX + 1])
+{
+	char own[PATH_MAX];
+	int k;
+
+	if (argc > 1 || (argc == 1 && n->cgroup)) {
+		fprintf(stderr, "bpfctl: net show and net remove take --cgroup PATH or a TAG\n");
+		return -EINVAL;
+	}
+	if (argc == 1) {
+		if (!net_enforce_tag_is_valid(argv[0])) {
+			fprintf(stderr, "bpfctl: invalid tag \"%s\"\n", argv[0]);
+			return -EINVAL;
+		}
+		snprintf(tag, NET_ENFORCE_TAG_MAX + 1, "%s", argv[0]);
+		return 0;
+	}
+	k = n->cgroup ? 0 : own_cgroup(own);
+	if (k == 0)
+		k = net_enforce_cgroup_tag(n->cgroup ?: own, tag);
+	if (k < 0)
+		fprintf(stderr, "bpfctl: cannot find the cgroup's tag: %s\n", strerror(-k));
+	return k;
+}
+
+static int parse_net_options(struct cli *c, struct net_cli *n, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"allow", required_argument, NULL, OPT_ALLOW},
+		{"deny", required_argument, NULL, OPT_DENY},
+		{"accounting", no_argument, NULL, OPT_ACCOUNTING},
+		{"restrict-ifaces", required_argument, NULL, OPT_IFACES},
+		{"bind-allow", required_argument, NULL, OPT_BIND_ALLOW},
+		{"bind-deny", required_argument, NULL, OPT_BIND_DENY},
+		{"cgroup", required_argument, NULL, OPT_CGROUP},
+		{"socket", required_argument, NULL, 'S'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	static const char *const settings[] = {
+		[OPT_ALLOW - OPT_ALLOW] = "IPAddressAllow",
+		[OPT_DENY - OPT_ALLOW] = "IPAddressDeny",
+		[OPT_ACCOUNTING - OPT_ALLOW] = "IPAccounting",
+		[OPT_IFACES - OPT_ALLOW] = "RestrictNetworkInterfaces",
+		[OPT_BIND_ALLOW - OPT_ALLOW] = "SocketBindAllow",
+		[OPT_BIND_DENY - OPT_ALLOW] = "SocketBindDeny",
+	};
+	char *error = NULL;
+	int opt;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "+jh", longopts, NULL)) >= 0) {
+		switch (opt) {
+		case 'S':
+			c->socket_path = optarg;
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case OPT_CGROUP:
+			n->cgroup = optarg;
+			break;
+		case OPT_ALLOW:
+		case OPT_DENY:
+		case OPT_ACCOUNTING:
+		case OPT_IFACES:
+		case OPT_BIND_ALLOW:
+		case OPT_BIND_DENY:
+			if (opt == OPT_ACCOUNTING)
+				n->accounting = true;
+			/* An empty value would reset the setting, as in a unit file: refused. */
+			if ((optarg && !*optarg) ||
+			    net_settings_set(&n->s, settings[opt - OPT_ALLOW], optarg ?: "yes",
+					     &error) < 0) {
+				fprintf(stderr, "bpfctl: --%s %s: %s\n",
+					longopts[opt - OPT_ALLOW].name, optarg ?: "",
+					error ?: "an empty value");
+				free(error);
+				return -EINVAL;
+			}
+			break;
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	return optind;
+}
+
+int cmd_net(struct cli *c, struct bpfbroker *b, int argc, char **argv)
+{
+	_cleanup_(net_cli_done) struct net_cli n = {};
+	const char *sub =
+		argc > 1 && (strcmp(argv[1], "show") == 0 || strcmp(argv[1], "remove") == 0)
+			? argv[1]
+			: NULL;
+	char tag[NET_ENFORCE_TAG_MAX + 1], *error = NULL;
+	struct net_enforce_acct acct;
+	int k, args;
+
+	(void)b;
+	if (sub) {
+		argc--;
+		argv++;
+	}
+	args = parse_net_options(c, &n, argc, argv);
+	if (args < 0)
+		return EXIT_ERROR;
+	if (sub && (net_settings_want_ip(&n.s) || net_settings_want_ifaces(&n.s) ||
+		    net_settings_want_bind(&n.s))) {
+		fprintf(stderr, "bpfctl: net %s takes only --cgroup PATH or a TAG\n", sub);
+		return EXIT_ERROR;
+	}
+	if (sub && net_tag(&n, argc - args, argv + args, tag) < 0)
+		return EXIT_ERROR;
+	if (!sub) {
+		bool dashdash = args > 0 && args <= argc && strcmp(argv[args - 1], "--") == 0;
+
+		if (n.cgroup ? args != argc : !dashdash || args == argc) {
+			fprintf(stderr, "bpfctl: net takes -- CMD [ARG...], or --cgroup PATH "
+					"(bpfctl --help)\n");
+			return EXIT_ERROR;
+		}
+	}
+	k = bpfbroker_connect(c->socket_path, &c->b);
+	if (k < 0)
+		return die_errno(k, "cannot connect to the broker");
+	if (sub && strcmp(sub, "remove") == 0) {
+		k = net_enforce_remove(c->b, tag, &error);
+		k = k < 0 ? net_fail(k, error, "cannot remove") : 0;
+	} else if (sub) {
+		k = net_enforce_accounting(c->b, tag, &acct, &error);
+		if (k == 0)
+			print_acct(stdout, c->json, tag, &acct);
+		k = k < 0 ? net_fail(k, error, "no accounting") : 0;
+	} else if (n.cgroup) {
+		k = net_apply_cgroup(c, &n);
+	} else {
+		k = net_run(c, &n, argv + args);
+	}
+	bpfbroker_close(c->b);
+	c->b = NULL;
+	return k;
+}
