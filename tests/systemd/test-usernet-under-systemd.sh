@@ -228,6 +228,10 @@ grep -q '^detach: .*confines your own cgroup' <<<"$watched" ||
 connect 127.0.0.2: ok" ] || fail "the rules changed after the unit's tries to remove them: $watched"
 watched_id=$(as_user systemctl --user show -p InvocationID --value net-watched.service)
 [ -n "$(objects_of "$watched_id")" ] || fail "no objects named after invocation $watched_id"
+# IPAccounting= per unit: what the ip object let through (the connects to 127.0.0.2).
+acct=$(as_user "$bpfctl" net show "unit-$watched_id" 2>&1)
+grep -qE '^IP traffic sent: [1-9][0-9]* bytes, [1-9][0-9]* packets$' <<<"$acct" ||
+	fail "bpfctl net show unit-$watched_id: $acct"
 as_user systemctl --user stop net-watched.service
 wait_for $ulog/watch.log "net-watched.service: removed"
 has "the watcher saw the unit stop" $ulog/watch.log \
