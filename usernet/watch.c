@@ -3,6 +3,7 @@
 #include "usernet/watch.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,18 @@ static int on_unit_removed(sd_bus_message *m, void *userdata, sd_bus_error *erro
 	return 0;
 }
 
+/* k with *ret_message: what on_apply_request() answers (-ENOMEM if it cannot say it). */
+_printf_(3, 4) static int answer(int k, char **ret_message, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(ret_message, fmt, ap);
+	va_end(ap);
+	return n < 0 ? -ENOMEM : k;
+}
+
 /*
  * apply-self of the unit pid runs in asks us (request.h): bring the unit in line as for a
  * signal, and answer with the result for that invocation.
@@ -173,6 +186,7 @@ static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_mes
 			    void *userdata)
 {
 	struct watch *w = userdata;
+	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
 	_cleanup_free_ char *path = NULL;
 	struct applied *a;
 	int k;
@@ -181,38 +195,27 @@ static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_mes
 	if (k >= 0)
 		k = watch_check(w, path);
 	if (k < 0)
-		return asprintf(ret_message,
-				"bpfbroker-user-net: cannot read the unit of pid %d: %s", (int)pid,
-				strerror(-k)) < 0
-			       ? -ENOMEM
-			       : k;
+		return answer(k, ret_message,
+			      "bpfbroker-user-net: cannot read the unit of pid %d: %s", (int)pid,
+			      strerror(-k));
 	a = *applied_find(w, path);
-	if (!a || strcmp(a->invocation_id, invocation_id) != 0) {
-		/* Not running (any more), not this run of it, or no settings to apply. */
-		_cleanup_(usernet_unit_done) struct usernet_unit u = {};
-
-		k = usernet_unit_read(w->bus, path, &u);
-		if (k >= 0 && strcmp(u.invocation_id, invocation_id) == 0 && u.settings.n == 0)
-			return 0;
-		if (asprintf(ret_message,
-			     "bpfbroker-user-net: invocation %s of pid %d's unit "
-			     "does not run (any more)",
-			     invocation_id, (int)pid) < 0)
-			return -ENOMEM;
-		return -ESTALE;
+	if (a && strcmp(a->invocation_id, invocation_id) == 0) {
+		if (a->result < 0)
+			return answer(a->result, ret_message,
+				      "%s: bpfbroker-user-net.service could not apply its network "
+				      "settings (its journal says why): %s",
+				      a->unit, strerror(-a->result));
+		return answer(0, ret_message,
+			      "%s: bpfbroker-user-net.service applied its network settings to %s",
+			      a->unit, a->cgroup_path);
 	}
-	if (a->result < 0)
-		return asprintf(ret_message,
-				"%s: bpfbroker-user-net.service could not apply its network "
-				"settings (its journal says why): %s",
-				a->unit, strerror(-a->result)) < 0
-			       ? -ENOMEM
-			       : a->result;
-	if (asprintf(ret_message,
-		     "%s: bpfbroker-user-net.service applied its network settings to %s", a->unit,
-		     a->cgroup_path) < 0)
-		return -ENOMEM;
-	return 0;
+	/* Nothing applied for it: no settings to apply, or not this run of the unit. */
+	k = usernet_unit_read(w->bus, path, &u);
+	if (k >= 0 && strcmp(u.invocation_id, invocation_id) == 0 && u.settings.n == 0)
+		return 0;
+	return answer(-ESTALE, ret_message,
+		      "bpfbroker-user-net: invocation %s of pid %d's unit does not run (any more)",
+		      invocation_id, (int)pid);
 }
 
 /* An invocation the broker holds objects for: removed unless a unit runs with it. */
