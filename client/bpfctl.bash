@@ -7,7 +7,7 @@
 # with what the broker lets you see.
 
 _bpfctl_commands="check run policy doctor load check-insns load-insns list show unload attach detach
-	test-run map ringbuf"
+	test-run map ringbuf net"
 _bpfctl_global_opts="--socket --json -j --help -h"
 _bpfctl_load_opts="--global --map-size --map-key-size --map-value-size --inner-map --attach-target --program --object-name --freeze --libbpf-log"
 _bpfctl_insns_opts="--type --attach-type --license --prog-name"
@@ -110,7 +110,17 @@ _bpfctl()
 		;;
 	--global | --map-size | --map-key-size | --map-value-size | --inner-map | --attach-target | \
 		--program | --object-name | --share | --repeat | --freeze | --count | \
-		--semaphore | --license | --prog-name | --system)
+		--semaphore | --license | --prog-name | --system | --allow | --deny | --bind-allow | \
+		--bind-deny)
+		return
+		;;
+	--cgroup)
+		COMPREPLY=($(compgen -d -- "$cur"))
+		compopt -o filenames 2>/dev/null
+		return
+		;;
+	--restrict-ifaces)
+		COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur"))
 		return
 		;;
 	--pid)
@@ -126,7 +136,8 @@ _bpfctl()
 		--socket | --data-in | --ctx-in | --user | --attach-type | --name | --global | \
 			--map-size | --map-key-size | --map-value-size | --inner-map | --attach-target | \
 			--program | --object-name | --share | --repeat | --freeze | --count | --pid | \
-			--semaphore | --type | --license | --prog-name | --system)
+			--semaphore | --type | --license | --prog-name | --system | --allow | --deny | \
+			--restrict-ifaces | --bind-allow | --bind-deny | --cgroup)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -151,7 +162,7 @@ _bpfctl()
 		return
 	fi
 
-	# After "--" of run and attach: a command and its arguments.
+	# After "--" of run, attach and net: a command and its arguments.
 	if ((after_dashdash)); then
 		if ((${#args[@]} == 0)); then
 			COMPREPLY=($(compgen -c -- "$cur"))
@@ -174,6 +185,7 @@ _bpfctl()
 		test-run) opts+=" --data-in --ctx-in --repeat" ;;
 		map) opts+=" --proxy --noexist --exist" ;;
 		ringbuf) opts+=" --count" ;;
+		net) opts+=" --allow --deny --accounting --restrict-ifaces --bind-allow --bind-deny --cgroup --" ;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
@@ -236,6 +248,9 @@ _bpfctl()
 		;;
 	ringbuf)
 		((n_args == 0)) && _bpfctl_complete_ref "$cur" map
+		;;
+	net)
+		((n_args == 0)) && COMPREPLY=($(compgen -W "show remove" -- "$cur"))
 		;;
 	esac
 }

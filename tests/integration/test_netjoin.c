@@ -402,6 +402,16 @@ static void test_cgroup_mode(void **state)
 	char tag[NET_ENFORCE_TAG_MAX + 1], ref[128], map[160];
 
 	assert_int_equal(net_enforce_cgroup_tag(cg_applied, tag), 0);
+	/* An object of the name loaded but not attached there is no enforcement: refused. */
+	{
+		char name[80];
+
+		snprintf(name, sizeof(name), "net-%s-ip", tag);
+		assert_int_equal(ctl(&ua, "load", "--system", "ip-firewall", "--name", name, NULL),
+				 0);
+		assert_int_equal(ctl(&ua, "net", "--deny", "any", "--cgroup", cg_applied, NULL), 2);
+		assert_int_equal(ctl(&ua, "unload", name, NULL), 0);
+	}
 	assert_int_equal(ctl(&ua, "net", "--deny", "any", "--accounting", "--restrict-ifaces", "lo",
 			     "--bind-deny", "any", "--cgroup", cg_applied, NULL),
 			 0);
