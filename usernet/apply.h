@@ -21,6 +21,17 @@
  *  - Both return 0 or a negative errno, and say why on stderr (the journal).
  *  - Failing closed is the caller's business: apply-self exits non-zero (and the unit does
  *    not start) when usernet_apply() fails.
+ *
+ * How it is done: the settings are parsed with net_settings_assign() (one that does not
+ * parse refuses the unit: -EINVAL), and net_enforce_apply() (objects/net/net_enforce.h) loads
+ * the vetted objects as named objects "net-unit-INVOCATION-ip|ifaces|bind" of the user and
+ * attaches their programs to the cgroup pinned and protected, so that the unit's own
+ * processes (the same uid) cannot detach them, unload them or write their maps. The broker
+ * refuses a protected attach from inside the target cgroup, so usernet_apply() must run
+ * outside the unit: in the watcher (its own unit). apply-self, which runs inside its unit
+ * (ExecStartPre=), does not call it: it asks the watcher over the watcher's socket
+ * (usernet/request.h) and waits for its answer; the unit's main process starts only after
+ * the watcher has applied (no window), and fails to start if it could not.
  */
 #pragma once
 
@@ -40,3 +51,10 @@ int usernet_apply(const struct usernet_target *t, char *const *settings);
 
 /* Detach and unload what usernet_apply() attached for t. */
 int usernet_remove(const struct usernet_target *t);
+
+/*
+ * Call f for the invocation id of each set of objects usernet_apply() made that the broker
+ * holds for the calling user (the watcher's clean-up of units that stopped while it was
+ * down); stops at f's first negative return. 0 or -errno.
+ */
+int usernet_applied_each(int (*f)(const char *invocation_id, void *userdata), void *userdata);

@@ -12,6 +12,7 @@
 
 #include "common/macro.h"
 #include "usernet/apply.h"
+#include "usernet/request.h"
 #include "usernet/unit.h"
 #include "usernet/watch.h"
 
@@ -23,10 +24,10 @@ static void usage(FILE *f)
 	      "  watch           (default) follow the user manager's units: apply a unit's\n"
 	      "                  settings to its control group when it starts, remove them\n"
 	      "                  when it stops (bpfbroker-user-net.service runs this)\n"
-	      "  apply-self      apply the settings of the unit this process runs in, before its\n"
-	      "                  main process starts (ExecStartPre=, see "
-	      "bpfbroker-user-net.conf);\n"
-	      "                  exit 1 if they cannot be applied, so the unit does not start\n"
+	      "  apply-self      have the watcher apply the settings of the unit this process\n"
+	      "                  runs in, and wait for it, before its main process starts\n"
+	      "                  (ExecStartPre=, see bpfbroker-user-net.conf); exit 1 if they\n"
+	      "                  cannot be applied, so the unit does not start\n"
 	      "  show [UNIT]     the settings and control group read for UNIT (default: mine)\n"
 	      "  enforces        exit 0 if this build enforces the settings, 1 if it only logs\n",
 	      f);
@@ -53,6 +54,11 @@ static int read_unit(sd_bus *bus, const char *name, struct usernet_unit *ret)
 	return usernet_unit_read(bus, path, ret);
 }
 
+/*
+ * We run in the unit's control group, where the broker refuses the protected attach that
+ * keeps the unit's own processes from removing their rules: the watcher, outside it,
+ * applies, and we wait for it (usernet/request.h). The unit's main process starts after.
+ */
 static int apply_self(sd_bus *bus)
 {
 	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
@@ -75,8 +81,7 @@ static int apply_self(sd_bus *bus)
 		fprintf(stderr, "%s: the manager names no control group for it\n", u.name);
 		return -ENOENT;
 	}
-	return usernet_apply(&(struct usernet_target){u.name, u.invocation_id, u.cgroup_path},
-			     u.settings.v);
+	return usernet_request_apply(u.invocation_id);
 }
 
 int main(int argc, char **argv)

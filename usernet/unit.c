@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "common/macro.h"
 
 #define SD_DESTINATION "org.freedesktop.systemd1"
@@ -383,6 +384,40 @@ int usernet_unit_path_by_pid(sd_bus *bus, pid_t pid, char **ret)
 int usernet_unit_path_by_name(sd_bus *bus, const char *name, char **ret)
 {
 	return manager_get_path(bus, "GetUnit", "s", name, ret);
+}
+
+int usernet_unit_path_by_invocation(sd_bus *bus, const char *invocation_id, char **ret)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	uint8_t id[16];
+	int k;
+
+	if (strlen(invocation_id) != 2 * sizeof(id))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(id); i++) {
+		int hi = hex_digit_value(invocation_id[2 * i]);
+		int lo = hex_digit_value(invocation_id[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		id[i] = (uint8_t)(hi << 4 | lo);
+	}
+	k = sd_bus_message_new_method_call(bus, &m, SD_DESTINATION, SD_MANAGER_PATH,
+					   SD_MANAGER_IFACE, "GetUnitByInvocationID");
+	if (k >= 0)
+		k = sd_bus_message_append_array(m, 'y', id, sizeof(id));
+	if (k >= 0)
+		k = sd_bus_call(bus, m, 0, &error, &reply);
+	/* No unit has it (any more): not worth a line in the journal. */
+	if (k < 0 &&
+	    !sd_bus_error_has_name(&error, "org.freedesktop.systemd1.NoUnitForInvocationID"))
+		fprintf(stderr, "GetUnitByInvocationID: %s\n",
+			error.message ? error.message : strerror(-k));
+	sd_bus_error_free(&error);
+	if (k < 0)
+		return k;
+	return read_dup(reply, 'o', ret);
 }
 
 int usernet_bus_open(sd_bus **ret)

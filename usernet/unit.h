@@ -48,5 +48,9 @@ int usernet_unit_path_by_pid(sd_bus *bus, pid_t pid, char **ret);
  */
 int usernet_bus_open(sd_bus **ret);
 
+/* The object path of the unit with an invocation id (Manager.GetUnitByInvocationID; the
+ * manager keeps it with the unit after it stops): -ENXIO or such, quietly, if none has it. */
+int usernet_unit_path_by_invocation(sd_bus *bus, const char *invocation_id, char **ret);
+
 /* The object path of a loaded unit by name (Manager.GetUnit). */
 int usernet_unit_path_by_name(sd_bus *bus, const char *name, char **ret);

@@ -3,13 +3,16 @@
 #include "usernet/watch.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
 
 #include "common/macro.h"
 #include "usernet/apply.h"
+#include "usernet/request.h"
 #include "usernet/unit.h"
 
 #define SD_DESTINATION "org.freedesktop.systemd1"
@@ -20,6 +23,7 @@
 struct applied {
 	struct applied *next;
 	char *path, *unit, *invocation_id, *cgroup_path;
+	int result; /* usernet_apply()'s */
 };
 
 struct watch {
@@ -88,7 +92,8 @@ static int watch_apply(struct watch *w, const char *path, const struct usernet_u
 	}
 	a->next = w->applied;
 	w->applied = a;
-	if (usernet_apply(&t, u->settings.v) < 0)
+	a->result = usernet_apply(&t, u->settings.v);
+	if (a->result < 0)
 		stop_unit(w, u->name);
 	return 0;
 }
@@ -143,14 +148,95 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 	return watch_check(w, path);
 }
 
-/* UnitRemoved(s id, o path): unloaded; whatever is still applied goes. */
+/*
+ * UnitRemoved(s id, o path): unloaded; whatever is still applied goes. Not read back: the
+ * manager loads a unit to answer for its path, unloads it again, and says so.
+ */
 static int on_unit_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
+	struct watch *w = userdata;
+	struct applied **slot;
 	const char *unit, *path;
 
 	if (sd_bus_message_read(m, "so", &unit, &path) < 0)
 		return 0;
-	return watch_check(userdata, path);
+	slot = applied_find(w, path);
+	if (*slot)
+		applied_remove(slot);
+	return 0;
+}
+
+/* k with *ret_message: what on_apply_request() answers (-ENOMEM if it cannot say it). */
+_printf_(3, 4) static int answer(int k, char **ret_message, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(ret_message, fmt, ap);
+	va_end(ap);
+	return n < 0 ? -ENOMEM : k;
+}
+
+/*
+ * apply-self of the unit pid runs in asks us (request.h): bring the unit in line as for a
+ * signal, and answer with the result for that invocation.
+ */
+static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_message,
+			    void *userdata)
+{
+	struct watch *w = userdata;
+	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
+	_cleanup_free_ char *path = NULL;
+	struct applied *a;
+	int k;
+
+	k = usernet_unit_path_by_pid(w->bus, pid, &path);
+	if (k >= 0)
+		k = watch_check(w, path);
+	if (k < 0)
+		return answer(k, ret_message,
+			      "bpfbroker-user-net: cannot read the unit of pid %d: %s", (int)pid,
+			      strerror(-k));
+	a = *applied_find(w, path);
+	if (a && strcmp(a->invocation_id, invocation_id) == 0) {
+		if (a->result < 0)
+			return answer(a->result, ret_message,
+				      "%s: bpfbroker-user-net.service could not apply its network "
+				      "settings (its journal says why): %s",
+				      a->unit, strerror(-a->result));
+		return answer(0, ret_message,
+			      "%s: bpfbroker-user-net.service applied its network settings to %s",
+			      a->unit, a->cgroup_path);
+	}
+	/* Nothing applied for it: no settings to apply, or not this run of the unit. */
+	k = usernet_unit_read(w->bus, path, &u);
+	if (k >= 0 && strcmp(u.invocation_id, invocation_id) == 0 && u.settings.n == 0)
+		return 0;
+	return answer(-ESTALE, ret_message,
+		      "bpfbroker-user-net: invocation %s of pid %d's unit does not run (any more)",
+		      invocation_id, (int)pid);
+}
+
+/* An invocation the broker holds objects for: removed unless a unit runs with it. */
+static int remove_if_stale(const char *invocation_id, void *userdata)
+{
+	struct watch *w = userdata;
+	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
+	_cleanup_free_ char *path = NULL;
+	bool found;
+
+	for (struct applied *a = w->applied; a; a = a->next)
+		if (strcmp(a->invocation_id, invocation_id) == 0)
+			return 0;
+	/* The manager keeps an invocation id with its unit after it stops: check it runs. */
+	found = usernet_unit_path_by_invocation(w->bus, invocation_id, &path) >= 0 &&
+		usernet_unit_read(w->bus, path, &u) >= 0;
+	if (found && usernet_unit_is_running(&u) && strcmp(u.invocation_id, invocation_id) == 0)
+		return 0;
+	usernet_remove(&(struct usernet_target){found ? u.name : "a stopped unit", invocation_id,
+						found ? u.cgroup_path : NULL});
+	return 0;
 }
 
 static int watch_subscribe(struct watch *w)
@@ -210,32 +296,43 @@ static int watch_scan(struct watch *w)
 
 int usernet_watch(sd_bus *bus)
 {
+	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
+	_cleanup_(sd_event_source_unrefp) sd_event_source *listener = NULL;
 	struct watch w = {.bus = bus};
 	int k;
 
-	k = watch_subscribe(&w);
+	k = sd_event_new(&e);
+	if (k >= 0)
+		k = sd_bus_attach_event(bus, e, SD_EVENT_PRIORITY_NORMAL);
+	/* The manager gone (the user's session ends): so are we. */
+	if (k >= 0)
+		k = sd_bus_set_exit_on_disconnect(bus, true);
+	if (k >= 0)
+		k = watch_subscribe(&w);
 	if (k >= 0)
 		k = watch_scan(&w);
 	if (k < 0)
 		goto out;
+	/* Units that stopped while no watcher ran left their objects: after the scan, which
+	 * took in every unit that runs. A broker that does not answer now is no reason not to
+	 * watch. */
+	if (usernet_applied_each(remove_if_stale, &w) < 0)
+		fprintf(stderr, "could not look for objects of units that stopped meanwhile\n");
+	/* Before READY=1: units after us (basic.target) may ask at once. */
+	k = usernet_request_listen(e, on_apply_request, &w, &listener);
+	if (k < 0) {
+		fprintf(stderr, "cannot listen for apply-self: %s\n", strerror(-k));
+		goto out;
+	}
 	fprintf(stderr, "watching the user manager's units%s\n",
 		usernet_apply_enforces() ? "" : " (this build does not enforce: it logs)");
 	sd_notify(0, "READY=1");
-	for (;;) {
-		k = sd_bus_process(bus, NULL);
-		if (k == -ECONNRESET || k == -ENOTCONN) {
-			k = 0;
-			break;
-		}
-		if (k < 0)
-			break;
-		if (k > 0)
-			continue;
-		k = sd_bus_wait(bus, UINT64_MAX);
-		if (k < 0 && k != -EINTR)
-			break;
-	}
+	/* Ends when the manager goes (the bus exits the loop with a code of its own). */
+	k = sd_event_loop(e);
+	if (k > 0)
+		k = 0;
 out:
+	sd_bus_detach_event(bus);
 	/* What stays applied stays: a unit outlives its watcher's restart restricted. */
 	while (w.applied) {
 		struct applied *a = w.applied;

@@ -8,6 +8,9 @@
 # boots systemd as PID 1 of new mount, pid, cgroup, UTS and IPC namespaces (and network,
 # with only lo up, if CONTAINER_NET=1), with its own /run, /tmp, cgroup2 and bpffs; inside
 # runs a command there. Set CONTAINER_NAME (names the work directory and the cgroup) first.
+# A test that puts system objects (NAME.bpf.o and NAME.json) into $work/objects before
+# container_boot gets them in /run/bpftest/objects, root's, and the daemon started with
+# --objects-dir there.
 
 : "${BUILD_DIR:?}" "${SRC_DIR:?}" "${SANITIZE:?}" "${CONTAINER_NAME:?}"
 
@@ -80,7 +83,7 @@ cat >"$units/bpfbrokerd.service.d/test.conf" <<EOF
 DefaultDependencies=no
 [Service]
 ExecStart=
-ExecStart=/run/bpftest/bpfbrokerd --policy-dir /run/bpftest/policy.d --worker-exe /run/bpftest/bpfbroker-worker --verbose
+ExecStart=/run/bpftest/bpfbrokerd --policy-dir /run/bpftest/policy.d --worker-exe /run/bpftest/bpfbroker-worker --objects-dir /run/bpftest/objects --verbose
 StandardOutput=append:/run/bpftest/daemon.log
 StandardError=append:/run/bpftest/daemon.log
 EOF
@@ -117,6 +120,8 @@ mkdir -p /run/systemd/system /run/bpftest
 cp "$BUILD_DIR/daemon/bpfbrokerd" "$BUILD_DIR/daemon/bpfbroker-worker" /run/bpftest/
 cp -r "$units"/. /run/systemd/system/
 cp -r "$work/policy.d" /run/bpftest/
+mkdir -m 0755 /run/bpftest/objects
+[ ! -d "$work/objects" ] || cp -r "$work/objects"/. /run/bpftest/objects/
 # The service may write only what the tmpfiles.d snippet makes: make it so.
 systemd-tmpfiles --create "$SRC_DIR/systemd/tmpfiles.d/bpfbroker.conf"
 export container=bpfbroker-test

@@ -8,10 +8,13 @@
 #     D-Bus API, and the unit connects anyway (the manager cannot enforce it);
 #  2. with the watcher (bpfbroker-user-net.service, enabled with systemctl --global): it
 #     sees the unit start, reads IPAddressDeny=/IPAddressAllow= and the unit's control group
-#     (checked against the unit's own /proc/self/cgroup), and removes on stop;
-#  3. with the ExecStartPre= drop-in: apply-self applies before the main process runs;
-#  4. enforcement: the traffic refused. Runs only when `bpfbroker-user-net enforces` says
-#     the build has a real apply; otherwise it prints SKIP for that part only.
+#     (checked against the unit's own /proc/self/cgroup), has the broker attach the vetted
+#     network objects (the test policy grants them to $uid, as the example drop-in
+#     70-user-network.json does): 127.0.0.2 reachable, 127.0.0.3 refused; the unit's own
+#     processes cannot unload or detach them; on stop nothing is left (named objects, pins);
+#  3. with the ExecStartPre= drop-in: apply-self has the watcher apply before the main
+#     process runs, so the unit's very first connect is already refused (no window);
+#  4. the watcher, restarted, removes the objects of a unit that stopped while it was down.
 # Needs root; exits 77 (skipped) where systemd cannot be booted like this.
 set -uo pipefail
 
@@ -26,8 +29,19 @@ uid=65534
 # --- what the container boots: the broker's units (for the enforcing part) and a user
 # manager for $uid. ---
 mkdir -p "$units/user@$uid.service.d"
-# The enforcing part's grant goes here, once the vetted network objects exist.
-echo '{ "rules": [] }' >"$work/policy.d/50-test.json"
+# The vetted network objects, as the package installs them, granted to $uid as the example
+# drop-in (examples/policy.d/70-user-network.json) grants them.
+mkdir "$work/objects"
+for o in ip-firewall restrict-ifaces socket-bind; do
+	cp "$BUILD_DIR/objects/net/$o.bpf.o" "$BUILD_DIR/objects/$o.json" "$work/objects/" ||
+		fail "no system object $o in the build"
+done
+cat >"$work/policy.d/50-test.json" <<EOF
+{ "rules": [ { "match": { "uids": ["$uid"] },
+               "allow": { "objects": ["ip-firewall", "restrict-ifaces", "socket-bind"] },
+               "limits": { "max_named_objects": 24, "max_attachments": 48,
+                           "max_loaded_programs": 64 } } ] }
+EOF
 # The real user@.service, without what needs logind and a PAM stack: its runtime
 # directory made here instead of by systemd-user-runtime-dir (which asks logind), no PAM
 # session, and not pulling in sysinit.target (the container boots nothing else).
@@ -57,6 +71,7 @@ as_user() {
 		env -i PATH=/usr/bin:/bin XDG_RUNTIME_DIR=/run/user/$uid "$@"
 }
 user_net="$BUILD_DIR/usernet/bpfbroker-user-net"
+bpfctl="$BUILD_DIR/client/bpfctl"
 ulog=/run/bpftest/user
 
 if ! inside systemctl start "user@$uid.service"; then
@@ -81,17 +96,34 @@ done
 
 out_of() { inside cat "$1" 2>/dev/null; }
 # run_unit NAME OUTFILE PROPERTY... : a --user service that prints its control group and
-# whether it reached 127.0.0.2 and 127.0.0.3, then waits in its control group to be read.
+# whether it reached 127.0.0.3 and 127.0.0.2 (in that order: the first is the one a deny
+# refuses), then waits in its control group to be read. With GO=FILE it waits for FILE
+# before it connects; with TRY_REMOVE=1 it then tries to unload and detach its own rules
+# through the broker, and connects again.
 run_unit() {
 	local name=$1 out=$2
 	shift 2
 	as_user systemd-run --user --quiet --unit="$name" \
-		-p StandardOutput=append:"$out" -p StandardError=append:"$out" "$@" \
+		-p StandardOutput=append:"$out" -p StandardError=append:"$out" \
+		-E GO="${GO:-}" -E TRY_REMOVE="${TRY_REMOVE:-}" -E BPFCTL="$bpfctl" "$@" \
 		/bin/bash -c 'sed -n "s/^0:://p" /proc/self/cgroup | sed "s/^/cgroup: /"
-			for a in 127.0.0.2 127.0.0.3; do
-				if (exec 3<>/dev/tcp/$a/8080) 2>/dev/null; then echo "connect $a: ok"
-				else echo "connect $a: refused"; fi
-			done
+			if [ -n "$GO" ]; then
+				while [ ! -e "$GO" ]; do sleep 0.05; done
+			fi
+			try() {
+				for a in 127.0.0.3 127.0.0.2; do
+					if timeout 2 bash -c "exec 3<>/dev/tcp/$a/8080" 2>/dev/null; then echo "connect $a: ok"
+					else echo "connect $a: refused"; fi
+				done
+			}
+			try
+			if [ -n "$TRY_REMOVE" ]; then
+				o=net-unit-$INVOCATION_ID-ip
+				"$BPFCTL" unload $o 2>&1 | sed "s/^/unload: /"
+				"$BPFCTL" detach $o/ip_egress 2>&1 | sed "s/^/detach: /"
+				echo "again:"
+				try
+			fi
 			echo done
 			exec sleep 600' || return
 	for _ in $(seq 100); do
@@ -161,20 +193,51 @@ as_user systemctl --user is-active -q bpfbroker-user-net.service ||
 	fail "the watcher does not run: $(as_user systemctl --user status bpfbroker-user-net.service 2>&1)"
 has "the watcher started" $ulog/watch.log "watching the user manager's units"
 
-run_unit net-watched.service $ulog/watched.out -p IPAddressDeny=any -p IPAddressAllow=127.0.0.2 ||
-	fail "systemd-run --user (watched) failed"
+# objects_of INVOCATION: the user's named objects and the broker's pins for it (none: "").
+objects_of() {
+	[ -n "$1" ] || { echo "(no invocation id)"; return; }
+	{ as_user "$bpfctl" list 2>&1; inside find /sys/fs/bpf -name "*$1*"; } | grep -- "$1"
+}
+# The watcher alone: the unit waits until it has applied (it has a window: README).
+GO=$ulog/watched.go TRY_REMOVE=1 run_unit net-watched.service $ulog/watched.out \
+	-p IPAddressDeny=any -p IPAddressAllow=127.0.0.2 &
+runner=$!
+for _ in $(seq 50); do
+	grep -q "^cgroup: " <<<"$(out_of $ulog/watched.out)" && break
+	sleep 0.1
+done
 want_cg=$(sed -n 's/^cgroup: //p' <<<"$(out_of $ulog/watched.out)")
 [ -n "$want_cg" ] || fail "the watched unit did not report its control group"
-wait_for $ulog/watch.log "net-watched.service: would apply\|net-watched.service: applied"
+wait_for $ulog/watch.log "net-watched.service: applied\|net-watched.service: cannot"
+inside touch $ulog/watched.go
+wait $runner || fail "systemd-run --user (watched) failed: $(out_of $ulog/watched.out)"
 has "the watcher saw the unit start, in its control group" $ulog/watch.log \
-	"net-watched.service: would apply to /sys/fs/cgroup$want_cg "
-deny_any "$(grep "net-watched.service: would apply" <<<"$(out_of $ulog/watch.log)")" ||
-	fail "the watcher did not read IPAddressDeny=any: $(out_of $ulog/watch.log)"
+	"net-watched.service: applied to /sys/fs/cgroup$want_cg "
+deny_any "$(grep "net-watched.service: applied" <<<"$(out_of $ulog/watch.log)")" ||
+	fail "the watcher did not apply IPAddressDeny=any: $(out_of $ulog/watch.log)"
 has "the watcher read IPAddressAllow=" $ulog/watch.log "IPAddressAllow=127.0.0.2/32"
+watched=$(out_of $ulog/watched.out)
+[ "$(sed -n '/^connect/p' <<<"$watched" | head -2)" = "connect 127.0.0.3: refused
+connect 127.0.0.2: ok" ] || fail "the watcher's IPAddressDeny=any + IPAddressAllow=127.0.0.2: $watched"
+# The unit's own processes (same uid) cannot take their rules away: protected links.
+grep -q '^unload: .*confines your own cgroup' <<<"$watched" ||
+	fail "the unit's own process could unload its rules (or failed otherwise): $watched"
+grep -q '^detach: .*confines your own cgroup' <<<"$watched" ||
+	fail "the unit's own process could detach its rules (or failed otherwise): $watched"
+[ "$(sed -n '/^again:/,$p' <<<"$watched" | grep '^connect')" = "connect 127.0.0.3: refused
+connect 127.0.0.2: ok" ] || fail "the rules changed after the unit's tries to remove them: $watched"
+watched_id=$(as_user systemctl --user show -p InvocationID --value net-watched.service)
+[ -n "$(objects_of "$watched_id")" ] || fail "no objects named after invocation $watched_id"
+# IPAccounting= per unit: what the ip object let through (the connects to 127.0.0.2).
+acct=$(as_user "$bpfctl" net show "unit-$watched_id" 2>&1)
+grep -qE '^IP traffic sent: [1-9][0-9]* bytes, [1-9][0-9]* packets$' <<<"$acct" ||
+	fail "bpfctl net show unit-$watched_id: $acct"
 as_user systemctl --user stop net-watched.service
-wait_for $ulog/watch.log "net-watched.service: would remove"
+wait_for $ulog/watch.log "net-watched.service: removed"
 has "the watcher saw the unit stop" $ulog/watch.log \
-	"net-watched.service: would remove from /sys/fs/cgroup$want_cg "
+	"net-watched.service: removed from /sys/fs/cgroup$want_cg "
+left=$(objects_of "$watched_id")
+[ -z "$left" ] || fail "after the unit stopped, left: $left"
 # A unit without network settings is left alone.
 run_unit net-none.service $ulog/none.out || fail "systemd-run --user (no settings) failed"
 as_user systemctl --user stop net-none.service
@@ -185,32 +248,65 @@ inside mkdir -p /run/systemd/user/service.d
 inside cp "$BUILD_DIR/systemd/user/bpfbroker-user-net-build.conf" \
 	/run/systemd/user/service.d/bpfbroker-user-net.conf
 as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager"
-run_unit net-pre.service $ulog/pre.out -p IPAddressDeny=any ||
+TRY_REMOVE=1 run_unit net-pre.service $ulog/pre.out -p IPAddressDeny=any \
+	-p IPAddressAllow=127.0.0.2 ||
 	fail "systemd-run --user with the drop-in failed: $(out_of $ulog/pre.out)"
 pre=$(out_of $ulog/pre.out)
 want_cg=$(sed -n 's/^cgroup: //p' <<<"$pre")
-first=$(head -1 <<<"$pre")
-case $first in
-"net-pre.service: would apply to /sys/fs/cgroup$want_cg "*) deny_any "$first" ;;
-*) false ;;
-esac || fail "apply-self did not apply IPAddressDeny=any before the main process ran: $pre"
+[ "$(head -1 <<<"$pre")" = \
+	"net-pre.service: bpfbroker-user-net.service applied its network settings to /sys/fs/cgroup$want_cg" ] ||
+	fail "apply-self did not have the settings applied before the main process ran: $pre"
+deny_any "$(grep "net-pre.service: applied to /sys/fs/cgroup$want_cg " <<<"$(out_of $ulog/watch.log)")" ||
+	fail "the watcher did not apply net-pre's IPAddressDeny=any: $(out_of $ulog/watch.log)"
+# No window: the main process's very first connect is refused already.
+[ "$(sed -n '/^connect/p' <<<"$pre" | head -2)" = "connect 127.0.0.3: refused
+connect 127.0.0.2: ok" ] || fail "with the drop-in, the first connects: $pre"
+grep -q '^unload: .*confines your own cgroup' <<<"$pre" ||
+	fail "with the drop-in, the unit's own process could unload its rules: $pre"
+pre_id=$(as_user systemctl --user show -p InvocationID --value net-pre.service)
 as_user systemctl --user stop net-pre.service
+wait_for $ulog/watch.log "net-pre.service: removed"
+left=$(objects_of "$pre_id")
+[ -z "$left" ] || fail "after net-pre stopped, left: $left"
 # A unit without settings starts as before (apply-self exits 0 at once, saying nothing).
 run_unit net-pre-none.service $ulog/pre-none.out || fail "a unit without settings failed with the drop-in"
 has "a unit without settings, with the drop-in" $ulog/pre-none.out "connect 127.0.0.2: ok"
-grep -q "would apply" <<<"$(out_of $ulog/pre-none.out)" && fail "apply-self acted on a unit without settings"
+grep -q "applied" <<<"$(out_of $ulog/pre-none.out)" && fail "apply-self acted on a unit without settings"
 as_user systemctl --user stop net-pre-none.service
 
-# --- 4. enforcement: only once bpfbroker-user-net has a real apply ---
-if as_user "$user_net" enforces; then
-	run_unit net-deny.service $ulog/deny.out -p IPAddressDeny=any -p IPAddressAllow=127.0.0.2 ||
-		fail "systemd-run --user (enforced) failed: $(out_of $ulog/deny.out)"
-	has "IPAddressAllow=127.0.0.2 reaches it" $ulog/deny.out "connect 127.0.0.2: ok"
-	has "IPAddressDeny=any refuses 127.0.0.3" $ulog/deny.out "connect 127.0.0.3: refused"
-	as_user systemctl --user stop net-deny.service
-else
-	echo "SKIP: enforcement (this build's bpfbroker-user-net only logs what it would apply)"
-fi
+# The watcher's socket takes requests from its own user only (the runtime directory is
+# theirs, and it checks the peer's uid), and applies only for the asking process's own unit
+# and invocation (read from the manager by the peer's pid, never taken from the request).
+ask='import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("connect:", e.strerror); sys.exit()
+s.send(("apply " + sys.argv[2]).encode())
+print("answer:", s.recv(1024).decode())'
+sock=/run/user/$uid/bpfbroker-user-net.sock
+got=$(inside setpriv --reuid=65533 --regid=65533 --clear-groups -- $python -c "$ask" $sock 0123456789abcdef0123456789abcdef 2>&1)
+[ "$got" = "connect: Permission denied" ] || fail "another uid reached the watcher's socket: $got"
+got=$(as_user $python -c "$ask" $sock 0123456789abcdef0123456789abcdef 2>&1)
+case $got in "answer: "[1-9]*" bpfbroker-user-net: cannot read the unit of pid"*) ;;
+*) fail "a process outside the user's units was answered: $got" ;; esac
+got=$(as_user systemd-run --user --quiet --wait --pipe -p IPAddressDeny=any \
+	$python -c "$ask" $sock 0123456789abcdef0123456789abcdef 2>&1)
+case $got in *"answer: 116 bpfbroker-user-net: invocation 0123456789abcdef0123456789abcdef of pid "*) ;;
+*) fail "a request for an invocation not the asker's was not refused (ESTALE): $got" ;; esac
+
+# --- 4. a unit that stops while the watcher is down: cleaned up when it is back ---
+run_unit net-orphan.service $ulog/orphan.out -p IPAddressDeny=any ||
+	fail "systemd-run --user (orphan) failed: $(out_of $ulog/orphan.out)"
+orphan_id=$(as_user systemctl --user show -p InvocationID --value net-orphan.service)
+[ -n "$(objects_of "$orphan_id")" ] || fail "net-orphan has no objects"
+as_user systemctl --user stop bpfbroker-user-net.service
+as_user systemctl --user stop net-orphan.service
+[ -n "$(objects_of "$orphan_id")" ] || fail "net-orphan's objects went without the watcher"
+as_user systemctl --user start bpfbroker-user-net.service || fail "restarting the watcher"
+left=$(objects_of "$orphan_id")
+[ -z "$left" ] || fail "the restarted watcher left net-orphan's objects: $left"
 
 if [ "$failures" -gt 0 ]; then
 	echo "--- watcher log ---" >&2

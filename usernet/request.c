@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* apply-self's request to the watcher over the watcher's socket: both ends (request.h). */
+#include "usernet/request.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+
+#define SOCKET_NAME "bpfbroker-user-net.sock"
+/* "apply " and 32 hex digits fit; so does any answer we send (messages are cut to it). */
+#define PACKET_MAX 1024
+
+int usernet_request_socket_path(char **ret)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	char *p;
+
+	if (!runtime || runtime[0] != '/')
+		return -ENXIO;
+	if (asprintf(&p, "%s/" SOCKET_NAME, runtime) < 0)
+		return -ENOMEM;
+	*ret = p;
+	return 0;
+}
+
+static int socket_address(struct sockaddr_un *ret, socklen_t *ret_len)
+{
+	_cleanup_free_ char *path = NULL;
+	int k;
+
+	k = usernet_request_socket_path(&path);
+	if (k < 0)
+		return k;
+	if (strlen(path) >= sizeof(ret->sun_path))
+		return -ENAMETOOLONG;
+	*ret = (struct sockaddr_un){.sun_family = AF_UNIX};
+	strcpy(ret->sun_path, path);
+	*ret_len = offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1;
+	return 0;
+}
+
+struct server {
+	usernet_request_handler_t handler;
+	void *userdata;
+};
+
+/* Send "ERRNO MESSAGE"; a peer that has gone is its business. */
+static void answer(int fd, int k, const char *message)
+{
+	char buf[PACKET_MAX];
+	int n = snprintf(buf, sizeof(buf), "%d %s", -k, message ? message : "");
+
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	(void)send(fd, buf, n, MSG_NOSIGNAL);
+}
+
+static int on_request(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct server *srv = userdata;
+	_cleanup_free_ char *message = NULL;
+	char buf[PACKET_MAX];
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	const char *id;
+	ssize_t n;
+	int k;
+
+	n = recv(fd, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		goto done;
+	buf[n] = '\0';
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0) {
+		answer(fd, -EIO, "cannot tell who asks");
+		goto done;
+	}
+	/* The runtime directory is ours alone; this holds if it were not. */
+	if (cred.uid != geteuid()) {
+		answer(fd, -EPERM, "only the watcher's own user may ask it");
+		goto done;
+	}
+	if (strncmp(buf, "apply ", 6) != 0) {
+		answer(fd, -EINVAL, "unknown request");
+		goto done;
+	}
+	id = buf + 6;
+	k = srv->handler(cred.pid, id, &message, srv->userdata);
+	answer(fd, k, message);
+done:
+	sd_event_source_disable_unref(s);
+	return 0;
+}
+
+static int on_connect(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	_cleanup_close_ int conn = -EBADF;
+	sd_event_source *c;
+	int k;
+
+	conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (conn < 0)
+		return 0; /* gone already, or out of fds: the peer sees its connect fail */
+	k = sd_event_add_io(sd_event_source_get_event(s), &c, conn, EPOLLIN, on_request, userdata);
+	if (k < 0)
+		return 0;
+	/* The source closes the connection when it goes (after the answer, or at exit). */
+	(void)sd_event_source_set_io_fd_own(c, true);
+	(void)sd_event_source_set_floating(c, true);
+	sd_event_source_unref(c);
+	TAKE_FD(conn);
+	return 0;
+}
+
+static void server_free(void *p)
+{
+	free(p);
+}
+
+int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void *userdata,
+			   sd_event_source **ret)
+{
+	_cleanup_close_ int fd = -EBADF;
+	_cleanup_free_ struct server *srv = NULL;
+	struct sockaddr_un sa;
+	sd_event_source *s;
+	socklen_t sa_len;
+	int k;
+
+	k = socket_address(&sa, &sa_len);
+	if (k < 0)
+		return k;
+	srv = malloc(sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	*srv = (struct server){handler, userdata};
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	/* An earlier watcher's socket (it does not unlink at exit: it may be killed). */
+	if (unlink(sa.sun_path) < 0 && errno != ENOENT)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sa_len) < 0 || listen(fd, SOMAXCONN) < 0)
+		return -errno;
+	k = sd_event_add_io(e, &s, fd, EPOLLIN, on_connect, srv);
+	if (k < 0)
+		return k;
+	(void)sd_event_source_set_io_fd_own(s, true);
+	(void)sd_event_source_set_destroy_callback(s, server_free);
+	TAKE_FD(fd);
+	TAKE_PTR(srv);
+	*ret = s;
+	return 0;
+}
+
+int usernet_request_apply(const char *invocation_id)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char buf[PACKET_MAX];
+	struct sockaddr_un sa;
+	socklen_t sa_len;
+	const char *message;
+	ssize_t n;
+	int k, err;
+
+	k = socket_address(&sa, &sa_len);
+	if (k < 0) {
+		fprintf(stderr, "no $XDG_RUNTIME_DIR: cannot find bpfbroker-user-net.service\n");
+		return k;
+	}
+	if (snprintf(buf, sizeof(buf), "apply %s", invocation_id) >= (int)sizeof(buf))
+		return -EINVAL;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sa_len) < 0) {
+		k = -errno;
+		fprintf(stderr,
+			"cannot ask bpfbroker-user-net.service (%s: %s); it must run: systemctl "
+			"--global enable bpfbroker-user-net.service (README)\n",
+			sa.sun_path, strerror(-k));
+		return k;
+	}
+	if (send(fd, buf, strlen(buf), MSG_NOSIGNAL) < 0)
+		return -errno;
+	/* No timeout of ours: the unit's start timeout bounds the wait, and fails the unit. */
+	do
+		n = recv(fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0) {
+		fprintf(stderr, "bpfbroker-user-net.service went away without an answer\n");
+		return -ECONNRESET;
+	}
+	buf[n] = '\0';
+	message = strchr(buf, ' ');
+	if (!message || sscanf(buf, "%d", &err) != 1 || err < 0 || err > 4095) {
+		fprintf(stderr, "bpfbroker-user-net.service answered nonsense\n");
+		return -EBADMSG;
+	}
+	if (message[1])
+		fprintf(stderr, "%s\n", message + 1);
+	return -err;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * apply-self's request to the watcher: "apply my unit's settings, and tell me when they are",
+ * over a SOCK_SEQPACKET socket of the watcher's in the user's runtime directory. apply-self
+ * runs inside its unit's control group, where the broker refuses the protected attach that
+ * keeps the unit's processes from removing their rules; the watcher runs outside it.
+ *
+ * The watcher takes nothing from the request but an invocation id to compare: which unit
+ * to apply for it reads from the manager by the peer's pid (SO_PEERCRED), and it answers
+ * only its own uid's processes. So a process can at most have its own unit's settings
+ * applied to its own unit, which the watcher does anyway.
+ *
+ * Wire: request "apply INVOCATION_ID" (one packet); answer "ERRNO MESSAGE" (one packet,
+ * ERRNO 0 when applied or nothing to apply, else a positive errno).
+ */
+#pragma once
+
+#include <sys/types.h>
+#include <systemd/sd-event.h>
+
+/* $XDG_RUNTIME_DIR/bpfbroker-user-net.sock, malloc'd; -ENXIO without an absolute runtime dir. */
+int usernet_request_socket_path(char **ret);
+
+/*
+ * Answer one request from pid (a process of ours) for invocation_id: 0 with *ret_message
+ * (malloc'd, or NULL) when the unit's settings are applied or it has none, -errno (the
+ * message saying why) when not.
+ */
+typedef int (*usernet_request_handler_t)(pid_t pid, const char *invocation_id, char **ret_message,
+					 void *userdata);
+
+/*
+ * Bind the socket (a stale one of an earlier watcher replaced) and serve requests on e with
+ * handler, one at a time. *ret is the listening source (unref it to stop). 0 or -errno.
+ */
+int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void *userdata,
+			   sd_event_source **ret);
+
+/*
+ * apply-self's side: ask the watcher to apply the settings of the unit with invocation_id
+ * (ours) and wait for the answer, printing its message on stderr. 0, or -errno: the watcher's
+ * answer, or why it could not be asked (-ENOENT/-ECONNREFUSED: it does not run).
+ */
+int usernet_request_apply(const char *invocation_id);
