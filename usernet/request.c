@@ -9,10 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "common/macro.h"
+
+/* How long apply-self waits for the watcher (a broker load and attach take far less). */
+#define APPLY_SELF_TIMEOUT_SEC 90
 
 #define SOCKET_NAME "bpfbroker-user-net.sock"
 /* "apply " and 32 hex digits fit; so does any answer we send (messages are cut to it). */
@@ -192,10 +196,22 @@ int usernet_request_apply(const char *invocation_id)
 	}
 	if (send(fd, buf, strlen(buf), MSG_NOSIGNAL) < 0)
 		return -errno;
-	/* No timeout of ours: the unit's start timeout bounds the wait, and fails the unit. */
+	/*
+	 * A bound of our own: a unit may start without a timeout (oneshot), and a
+	 * hung watcher must fail it, not hold it forever.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
+		       &(struct timeval){.tv_sec = APPLY_SELF_TIMEOUT_SEC},
+		       sizeof(struct timeval)) < 0)
+		return -errno;
 	do
 		n = recv(fd, buf, sizeof(buf) - 1, 0);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		fprintf(stderr, "bpfbroker-user-net.service did not answer in %d s\n",
+			APPLY_SELF_TIMEOUT_SEC);
+		return -ETIMEDOUT;
+	}
 	if (n < 0)
 		return -errno;
 	if (n == 0) {

@@ -74,6 +74,18 @@ static void stop_unit(struct watch *w, const char *unit)
 	sd_bus_error_free(&error);
 }
 
+/*
+ * Whether u's settings restrict anything: IPAccounting= alone only counts, so a unit
+ * whose accounting could not be applied still runs (it gives up nothing it asked for).
+ */
+static bool restricts(const struct usernet_unit *u)
+{
+	for (size_t i = 0; i < u->settings.n; i++)
+		if (strncmp(u->settings.v[i], "IPAccounting=", strlen("IPAccounting=")) != 0)
+			return true;
+	return false;
+}
+
 static int watch_apply(struct watch *w, const char *path, const struct usernet_unit *u)
 {
 	struct usernet_target t = {u->name, u->invocation_id, u->cgroup_path};
@@ -93,8 +105,11 @@ static int watch_apply(struct watch *w, const char *path, const struct usernet_u
 	a->next = w->applied;
 	w->applied = a;
 	a->result = usernet_apply(&t, u->settings.v);
-	if (a->result < 0)
+	if (a->result < 0 && restricts(u))
 		stop_unit(w, u->name);
+	else if (a->result < 0)
+		fprintf(stderr, "%s: IPAccounting= could not be applied; it runs uncounted\n",
+			u->name);
 	return 0;
 }
 
@@ -113,7 +128,12 @@ static int watch_check(struct watch *w, const char *path)
 			applied_remove(slot);
 		return 0;
 	}
-	want = usernet_unit_is_running(&u) && u.cgroup_path && u.settings.n > 0;
+	/*
+	 * Never our own unit (DefaultIPAccounting=yes gives it a setting): the broker
+	 * refuses a protected link from inside, and we would stop ourselves.
+	 */
+	want = usernet_unit_is_running(&u) && u.cgroup_path && u.settings.n > 0 &&
+	       strcmp(u.name, "bpfbroker-user-net.service") != 0;
 	if (*slot && (!want || strcmp((*slot)->invocation_id, u.invocation_id) != 0))
 		applied_remove(slot);
 	if (want && !*applied_find(w, path))
@@ -175,6 +195,8 @@ _printf_(3, 4) static int answer(int k, char **ret_message, const char *fmt, ...
 	va_start(ap, fmt);
 	n = vasprintf(ret_message, fmt, ap);
 	va_end(ap);
+	if (n < 0)
+		*ret_message = NULL; /* undefined after a failure */
 	return n < 0 ? -ENOMEM : k;
 }
 
