@@ -173,6 +173,9 @@ static _Noreturn void run_child(int go, char **cmd)
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGQUIT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL); /* ignored survives exec: CMD gets the default back */
+	signal(SIGTERM, SIG_DFL); /* the parent's forwarding is not ours */
+	signal(SIGHUP, SIG_DFL);
 	if (read(go, &c, 1) != 1)
 		_exit(EXIT_ERROR);
 	execvp(cmd[0], cmd);
@@ -187,12 +190,21 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 	struct net_enforce_acct acct;
 	struct sigaction fw = {.sa_handler = forward};
 	int go[2], status, k, r;
+	bool applied = false;
 
 	k = own_cgroup(own);
 	if (k < 0)
 		return die_errno(k, "cannot read your cgroup from /proc/self/cgroup");
 	if (check_owned(own) < 0)
 		return EXIT_DENIED;
+	/*
+	 * As system() does: ^C and ^\ are CMD's; bpfctl waits for it and cleans up.
+	 * Before the cgroup exists, so no ^C leaves it behind; SIGPIPE ignored, so
+	 * a child gone before its go byte leaves bpfctl alive to remove what it applied.
+	 */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
 	snprintf(sub, sizeof(sub), "%s/bpfctl-net-%d", own, (int)getpid());
 	if (mkdir(sub, 0755) < 0) {
 		fprintf(stderr, "bpfctl: cannot make cgroup %s: %m\n", sub);
@@ -203,9 +215,6 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 		rmdir(sub);
 		return die_errno(k < 0 ? k : -errno, "cannot prepare the command");
 	}
-	/* As system() does: ^C and ^\ are CMD's; bpfctl waits for it and cleans up. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
 	sigaction(SIGTERM, &fw, NULL);
 	sigaction(SIGHUP, &fw, NULL);
 	fflush(NULL);
@@ -227,8 +236,11 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 		error = strdup("cannot move the command into its cgroup");
 	else
 		k = net_enforce_apply(c->b, tag, &n->s, sub, &error);
-	if (k == 0 && write(go[1], "x", 1) != 1)
+	applied = k == 0;
+	if (k == 0 && write(go[1], "x", 1) != 1) {
 		k = -errno;
+		error = strdup("the command went away before it could run");
+	}
 	close(go[1]); /* without the byte, the child exits */
 	while (waitpid(child, &status, 0) < 0)
 		if (errno != EINTR)
@@ -236,7 +248,9 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 	child = -1;
 	r = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (k < 0) {
-		(void)remove_cgroup(sub);
+		/* What was applied goes too, once nothing can run in the cgroup any more. */
+		if (remove_cgroup(sub) == 0 && applied)
+			(void)net_enforce_remove(c->b, tag, NULL);
 		return net_fail(k, error, "cannot apply the network settings");
 	}
 	/* A new connection: the first may have idled out while CMD ran. */
@@ -271,9 +285,30 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 	return r;
 }
 
+/* Whether any of tag's objects is loaded already (then net_enforce_apply() keeps it as is). */
+static bool tag_loaded(struct bpfbroker *b, const char *tag)
+{
+	static const char *const kinds[] = {"ip", "ifaces", "bind"};
+
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		struct bpfbroker_error *e = NULL;
+		char name[80], *text = NULL;
+		int k;
+
+		snprintf(name, sizeof(name), "net-%s-%s", tag, kinds[i]);
+		k = bpfbroker_show(b, name, &text, &e);
+		free(text);
+		bpfbroker_error_free(e);
+		if (k == 0)
+			return true;
+	}
+	return false;
+}
+
 static int net_apply_cgroup(struct cli *c, struct net_cli *n)
 {
 	char tag[NET_ENFORCE_TAG_MAX + 1], *error = NULL;
+	bool before;
 	int k;
 
 	if (check_owned(n->cgroup) < 0)
@@ -281,9 +316,16 @@ static int net_apply_cgroup(struct cli *c, struct net_cli *n)
 	k = net_enforce_cgroup_tag(n->cgroup, tag);
 	if (k < 0)
 		return die_errno(k, n->cgroup);
+	before = tag_loaded(c->b, tag);
 	k = net_enforce_apply(c->b, tag, &n->s, n->cgroup, &error);
 	if (k < 0)
 		return net_fail(k, error, "cannot apply the network settings");
+	/* Applied before: those settings stay, whatever this call named. Say so. */
+	if (before)
+		fprintf(stderr,
+			"bpfctl: %s had net-%s-* already: they stay as they were applied; to "
+			"change them, bpfctl net remove --cgroup %s first\n",
+			n->cgroup, tag, n->cgroup);
 	printf("applied to %s as net-%s-*; remove with: bpfctl net remove --cgroup %s\n", n->cgroup,
 	       tag, n->cgroup);
 	return 0;

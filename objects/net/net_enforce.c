@@ -157,12 +157,20 @@ static int existing_applied(struct bpfbroker *b, const char *name, uint64_t cgro
 				json_object_get_string(json_object_object_get(l, "program"));
 			const char *t = json_object_get_string(json_object_object_get(l, "target"));
 
-			found = p && prog && t && strcmp(p, prog) == 0 && strcmp(t, target) == 0;
+			/*
+			 * Pinned and protected, as only we attach from outside: an object of
+			 * the tag the cgroup's own processes made (and attached unprotected,
+			 * with empty maps) must not pass for the rules.
+			 */
+			found = p && prog && t && strcmp(p, prog) == 0 && strcmp(t, target) == 0 &&
+				json_object_get_boolean(json_object_object_get(l, "pinned")) &&
+				json_object_get_boolean(json_object_object_get(l, "protected"));
 		}
 		if (!found)
 			return error_setf(error, -EEXIST,
 					  "%s exists but its program %s is not attached to this "
-					  "cgroup (id %" PRIu64 "): remove it first",
+					  "cgroup (id %" PRIu64
+					  ") pinned and protected: remove it first",
 					  name, prog ?: "?", cgroup_id);
 	}
 	return 0;
