@@ -8,12 +8,15 @@ set -euo pipefail
 # for the man page checks; util-linux: unshare, nsenter, setpriv; iproute2: ip, for
 # the veth pairs of the interface attach tests; binutils: nm, for the library's exports;
 # libseccomp-dev: the workers' system call filter; crun, runc, podman and busybox-static: the
-# OCI hook's end-to-end test runs rootless containers of a busybox rootfs with each.
+# OCI hook's end-to-end test runs rootless containers of a busybox rootfs with each;
+# dbus-user-session: the --user units' test (systemd-run --user --wait talks to the user bus);
+# procps: pgrep in the systemd tests.
 packages=(meson ninja-build pkg-config gcc clang llvm libbpf-dev libelf-dev zlib1g-dev
 	libsystemd-dev libcap-dev libseccomp-dev libjson-c-dev libssl-dev libcmocka-dev bpftool
 	systemd util-linux
 	man-db groff-base iproute2 binutils
-	crun runc podman busybox-static)
+	crun runc podman busybox-static
+	dbus-user-session procps)
 
 missing=()
 for p in "${packages[@]}"; do

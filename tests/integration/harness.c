@@ -291,6 +291,8 @@ int harness_stop(void)
 
 	if (H.daemon > 0) {
 		kill(H.daemon, SIGTERM);
+		/* A test that stopped it (SIGSTOP) and failed before it went on. */
+		kill(H.daemon, SIGCONT);
 		waitpid(H.daemon, &status, 0);
 		H.daemon = -1;
 	}

@@ -222,9 +222,8 @@ static int teardown(void **state)
 	}
 	safe_close(peer_ns);
 	safe_close(own_ns);
-	if (harness_cgroups_remove() < 0)
-		return -1;
-	return harness_check_no_kernel_objects_left();
+	/* The harness's directory too (harness_stop()), and its cgroups. */
+	return harness_finish();
 }
 
 /* The addresses of one family: allowed, denied, and the bound sockets outside the cgroup. */

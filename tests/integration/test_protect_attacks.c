@@ -264,7 +264,9 @@ static void test_pinned_map(void **state)
 	(void)ctl(&user_a, "unload", "pg", NULL);
 	assert_int_equal(
 		ctl(&user_a, "load", harness_object("protect_pinned"), "--name", "pg", NULL), 0);
-	if (harness_as_user(&user_a, protect_pg, NULL) != 0 && first_link("pg") != 0) {
+	int refused = harness_as_user(&user_a, protect_pg, NULL);
+
+	if (refused != 0 && first_link("pg") != 0) {
 		/* Protected anyway: then the write from inside must not reach pg's map. */
 		int wrote = in_cgroup_as_a(cg_inner, write_through_own_object, NULL) == 0;
 
@@ -275,6 +277,8 @@ static void test_pinned_map(void **state)
 			       : "could not rewrite it");
 	}
 	assert_int_equal(first_link("pg"), 0);
+	/* Refused for the reason it must be (protect_pg checks the code and message). */
+	assert_int_equal(refused, 0);
 	assert_int_equal(ctl(&user_a, "unload", "pg", NULL), 0);
 }
 

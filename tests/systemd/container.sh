@@ -104,6 +104,9 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup
 exec 7<"$SRC_DIR" 8<"$BUILD_DIR"
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs tmpfs /tmp
+# And /var/tmp (PrivateTmp= units' directories), so that nothing of the container's
+# systemd lands on the host's; the journal stays in /run (below).
+mount -t tmpfs tmpfs /var/tmp
 for tree in "7:$SRC_DIR" "8:$BUILD_DIR"; do
 	if [ ! -d "\${tree#*:}" ]; then
 		mkdir -p "\${tree#*:}"
@@ -114,7 +117,8 @@ done
 exec 7<&- 8<&-
 mount -t bpf -o mode=0700 bpf /sys/fs/bpf
 ${CONTAINER_NET:+ip link set lo up}
-mkdir -p /run/systemd/system /run/bpftest
+mkdir -p /run/systemd/system /run/bpftest /run/systemd/journald.conf.d
+printf '[Journal]\nStorage=volatile\n' >/run/systemd/journald.conf.d/bpftest.conf
 # The service gets its own /tmp and no /home or /root (PrivateTmp=,
 # ProtectHome=): it runs a copy of the build's daemon and worker from /run, which it sees.
 cp "$BUILD_DIR/daemon/bpfbrokerd" "$BUILD_DIR/daemon/bpfbroker-worker" /run/bpftest/

@@ -83,7 +83,8 @@ echo "a user manager for $uid runs"
 
 # The listener the units try to reach, in the container's network namespace.
 # A system unit of the container's: it goes with it.
-inside systemd-run --quiet --unit=listener "$python" -c '
+# No default dependencies: it must not pull sysinit.target (tmpfiles, utmp) into the container.
+inside systemd-run --quiet --unit=listener -p DefaultDependencies=no "$python" -c '
 import socket, time
 ss = []
 for a in ("127.0.0.2", "127.0.0.3"):
