@@ -83,7 +83,7 @@ check "unsubstituted @...@ in the installed units" \
 check "the installed user unit does not run $USERNETEXE" \
 	grep -qx "ExecStart=$USERNETEXE watch" "$D$USERUNITDIR/bpfbroker-user-net.service"
 check "the installed drop-in does not run $USERNETEXE" \
-	grep -qx "ExecStartPre=$USERNETEXE apply-self" "$D$PKGDATADIR/bpfbroker-user-net.conf"
+	grep -qx "ExecStartPre=+$USERNETEXE apply-self" "$D$PKGDATADIR/bpfbroker-user-net.conf"
 
 # The installed programs run (bpfctl from the installed library).
 export LD_LIBRARY_PATH="$D$LIBDIR"
