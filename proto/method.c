@@ -107,6 +107,9 @@ bool proto_method_when(enum proto_when w, json_object *params)
 int proto_method_decode(const struct proto_method *m, json_object *params, size_t n_fds, void *ret,
 			char **error)
 {
+	/* load's fds are checked beyond its table too (a system object carries none). */
+	if (m->id == PROTO_METHOD_LOAD)
+		return proto_load_request_decode(params, n_fds, ret, error);
 	if (m->fields)
 		return proto_fields_decode(m->fields, params, n_fds, ret, error);
 	return 0; /* hello: params are ignored */

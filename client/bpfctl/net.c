@@ -6,6 +6,7 @@
  * the vetted network objects (objects/net/net_enforce.h); and their accounting.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -150,20 +151,31 @@ static int write_cgroup_file(const char *dir, const char *file, const char *text
  * remove it: 0, or -errno when it is still there, and then the objects must stay (no process
  * may run on unfiltered once they go).
  */
+/* Each directory on the way back up (FTW_DP): CMD's own child cgroups, then dir itself. */
+static int rmdir_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	if (flag == FTW_DP)
+		(void)rmdir(path);
+	return 0;
+}
+
 static int remove_cgroup(const char *dir)
 {
 	(void)write_cgroup_file(dir, "cgroup.kill", "1");
 	for (int i = 0; i < 500; i++) {
 		struct timespec ts = {0, 10 * 1000 * 1000};
 
-		if (rmdir(dir) == 0 || errno == ENOENT)
+		/* Children CMD made (empty once killed) would keep dir busy: deepest first. */
+		(void)nftw(dir, rmdir_entry, 16, FTW_DEPTH | FTW_PHYS);
+		if (access(dir, F_OK) < 0 && errno == ENOENT)
 			return 0;
-		if (errno != EBUSY)
-			break;
 		nanosleep(&ts, NULL);
 	}
+	errno = EBUSY;
 	fprintf(stderr, "bpfctl: cannot remove cgroup %s: %m\n", dir);
-	return -errno;
+	return -EBUSY;
 }
 
 /* Exec CMD once the parent has applied (a byte on go), else exit quietly. */

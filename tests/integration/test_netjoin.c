@@ -328,6 +328,14 @@ static void test_exit_status(void **state)
 			 2);
 	assert_int_equal(net_in(cg_a, &ua, "net", "--deny", "", "--", "/bin/true", NULL), 2);
 	assert_nothing_left(&ua, cg_a);
+	/* A child cgroup CMD made in its own: removed with it, and so the objects go too. */
+	assert_int_equal(
+		net_in(cg_a, &ua, "net", "--deny", "any", "--", "/bin/sh", "-c",
+		       "m=$(awk '$9 == \"cgroup2\" { print $5; exit }' /proc/self/mountinfo) "
+		       "&& mkdir \"$m$(sed -n 's/^0:://p' /proc/self/cgroup)/nested\"",
+		       NULL),
+		0);
+	assert_nothing_left(&ua, cg_a);
 }
 
 static void test_accounting(void **state)
