@@ -116,11 +116,9 @@ static int read_invocation_id(sd_bus_message *m, char **ret)
 		return k;
 	if (n != 0 && n != 16)
 		return -EBADMSG;
-	s = calloc(1, 2 * n + 1);
+	s = hex_encode(id, n);
 	if (!s)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		sprintf(s + 2 * i, "%02x", id[i]);
 	free(*ret);
 	*ret = s;
 	return 0;
@@ -390,23 +388,17 @@ int usernet_unit_path_by_invocation(sd_bus *bus, const char *invocation_id, char
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
-	uint8_t id[16];
+	_cleanup_free_ uint8_t *id = NULL;
+	size_t n = 0;
 	int k;
 
-	if (strlen(invocation_id) != 2 * sizeof(id))
+	/* 16 bytes, as the manager's InvocationID is. */
+	if (strlen(invocation_id) != 32 || hex_decode(invocation_id, 32, &id, &n) < 0 || n != 16)
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(id); i++) {
-		int hi = hex_digit_value(invocation_id[2 * i]);
-		int lo = hex_digit_value(invocation_id[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		id[i] = (uint8_t)(hi << 4 | lo);
-	}
 	k = sd_bus_message_new_method_call(bus, &m, SD_DESTINATION, SD_MANAGER_PATH,
 					   SD_MANAGER_IFACE, "GetUnitByInvocationID");
 	if (k >= 0)
-		k = sd_bus_message_append_array(m, 'y', id, sizeof(id));
+		k = sd_bus_message_append_array(m, 'y', id, n);
 	if (k >= 0)
 		k = sd_bus_call(bus, m, 0, &error, &reply);
 	/* No unit has it (any more): not worth a line in the journal. */

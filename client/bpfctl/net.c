@@ -140,9 +140,15 @@ static int write_cgroup_file(const char *dir, const char *file, const char *text
 	_cleanup_close_ int fd = -EBADF;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	ssize_t n;
+
 	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+	if (fd < 0)
 		return -errno;
+	n = write(fd, text, strlen(text));
+	/* A short write leaves errno as it was (maybe 0): never a success. */
+	if (n != (ssize_t)strlen(text))
+		return n < 0 ? -errno : -EIO;
 	return 0;
 }
 

@@ -117,9 +117,15 @@ static int move_to(pid_t pid, const char *cgroup)
 
 	if ((size_t)snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup) >= sizeof(procs))
 		return -ENAMETOOLONG;
+	ssize_t w;
+
 	fd = open(procs, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, p, (size_t)n) != n)
+	if (fd < 0)
 		return -errno;
+	w = write(fd, p, (size_t)n);
+	/* A short write leaves errno as it was (maybe 0): never a success. */
+	if (w != n)
+		return w < 0 ? -errno : -EIO;
 	return 0;
 }
 

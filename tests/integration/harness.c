@@ -643,6 +643,26 @@ int harness_in_cgroup(const char *dir, int (*fn)(void *), void *arg)
 	return fork_wait(join_and_call, &c);
 }
 
+struct in_cgroup_as {
+	const struct user *u;
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int call_as_user(void *arg)
+{
+	const struct in_cgroup_as *a = arg;
+
+	return harness_as_user(a->u, a->fn, a->arg);
+}
+
+int harness_in_cgroup_as(const char *dir, const struct user *u, int (*fn)(void *), void *arg)
+{
+	struct in_cgroup_as a = {u, fn, arg};
+
+	return harness_in_cgroup(dir, call_as_user, &a);
+}
+
 /* Every cgroup harness_cgroup_make() created, in creation order. */
 static char made_cgroups[32][PATH_MAX];
 static size_t n_made_cgroups;

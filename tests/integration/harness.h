@@ -110,6 +110,8 @@ int harness_cgroup_root(char *buf, size_t size);
 int harness_chown_cgroup(const char *dir, uid_t uid);
 /* Run fn(arg) in a child that root first moves into cgroup dir; its exit status. */
 int harness_in_cgroup(const char *dir, int (*fn)(void *), void *arg);
+/* The same, fn(arg) run as u (harness_as_user()) once the child is in dir. */
+int harness_in_cgroup_as(const char *dir, const struct user *u, int (*fn)(void *), void *arg);
 /*
  * mkdir <cgroup root>/REL and the components missing on the way, remembering what
  * it made for harness_cgroups_remove(); owner != 0: delegate the last to owner.

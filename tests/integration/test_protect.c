@@ -52,26 +52,7 @@ static char cg_parent[PATH_MAX], cg_a[PATH_MAX], cg_ctr[PATH_MAX], cg_inner[PATH
 
 /* ---- processes ---- */
 
-struct in_cgroup_as {
-	const struct user *u;
-	int (*fn)(void *);
-	void *arg;
-};
-
-static int as_user(void *arg)
-{
-	const struct in_cgroup_as *a = arg;
-
-	return harness_as_user(a->u, a->fn, a->arg);
-}
-
-/* fn(arg) as u, in a child that root first moved into cgroup dir. */
-static int in_cgroup_as(const char *dir, const struct user *u, int (*fn)(void *), void *arg)
-{
-	struct in_cgroup_as a = {u, fn, arg};
-
-	return harness_in_cgroup(dir, as_user, &a);
-}
+#define in_cgroup_as harness_in_cgroup_as
 
 /*
  * A device no runtime allows by default that anyone may open (/dev/fuse's
@@ -319,6 +300,10 @@ static int try_map_writes(void *arg)
 	      "config handed out %d/%d", m ? (int)m->access : -1, m ? (int)m->fd_access : -1);
 	CHECK(fcntl(m->fd, F_GETFL) >= 0 && (fcntl(m->fd, F_GETFL) & O_ACCMODE) == O_RDONLY,
 	      "config's fd is writable");
+	/* No program fd either: with one it could test-run the program, which writes maps. */
+	CHECK(bpfbroker_result_program(res, "count_egress") &&
+		      bpfbroker_result_program(res, "count_egress")->fd < 0,
+	      "a confined caller got count_egress's program fd");
 	bpfbroker_result_free(res);
 	bpfbroker_close(b);
 	return 0;
@@ -341,6 +326,17 @@ static int map_write(void *arg)
 		k = bpfbroker_map_update_elem(h, &key, &value, 0, &e);
 	CHECK(k == 0, "update: %d %s", k, e ? e->message : "");
 	bpfbroker_map_close(h);
+	/* And gets the program's fd (the policy's program_fds): the refusal inside is protect's. */
+	{
+		struct bpfbroker_result *res = NULL;
+
+		e = NULL;
+		k = bpfbroker_fds(b, "eg", &res, &e);
+		CHECK(k == 0 && bpfbroker_result_program(res, "count_egress") &&
+			      bpfbroker_result_program(res, "count_egress")->fd >= 0,
+		      "the owner outside got no program fd: %d %s", k, e ? e->message : "");
+		bpfbroker_result_free(res);
+	}
 	bpfbroker_close(b);
 	return 0;
 }
@@ -530,7 +526,7 @@ static int setup(void **state)
 		    "50-protect.json",
 		    "{\"rules\": [{\"match\": {\"uids\": [\"60501-60502\"]},"
 		    " \"allow\": {\"program_types\": [\"cgroup_device\", \"cgroup_skb\"],"
-		    "  \"helper_classes\": [\"base\"],"
+		    "  \"helper_classes\": [\"base\"], \"program_fds\": [\"cgroup_skb\"],"
 		    "  \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}],"
 		    "  \"attach\": {\"cgroups\": [\"cgroup_device\","
 		    "   \"cgroup_inet_egress\"]}}}]}") < 0)

@@ -48,25 +48,10 @@ static uint32_t devs_link;
 
 /* ---- helpers ---- */
 
-struct in_cgroup_as {
-	const struct user *u;
-	int (*fn)(void *);
-	void *arg;
-};
-
-static int as_user(void *arg)
-{
-	const struct in_cgroup_as *a = arg;
-
-	return harness_as_user(a->u, a->fn, a->arg);
-}
-
 /* fn(arg) as A, in a child that root first moved into cgroup dir. */
 static int in_cgroup_as_a(const char *dir, int (*fn)(void *), void *arg)
 {
-	struct in_cgroup_as a = {&user_a, fn, arg};
-
-	return harness_in_cgroup(dir, as_user, &a);
+	return harness_in_cgroup_as(dir, &user_a, fn, arg);
 }
 
 /*

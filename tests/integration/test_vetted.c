@@ -23,6 +23,7 @@
 
 #include "client/libbpfbroker.h"
 #include "common/sha256.h"
+#include "common/macro.h"
 #include "harness.h"
 #include "harness_client.h"
 
@@ -291,9 +292,44 @@ static int bad_names(void *arg)
 	return 0;
 }
 
+/*
+ * A system object's load carries no fd: one sent with it (the client's own
+ * bytes, which the vetted name must never cover) is refused, nothing loaded.
+ */
+static int system_with_fd(void *arg)
+{
+	static const char *const requests[] = {
+		"{\"bpfbroker\":1,\"id\":1,\"method\":\"load\","
+		"\"params\":{\"system_object\":\"cgroup-count\"}}",
+		"{\"bpfbroker\":1,\"id\":2,\"method\":\"load\","
+		"\"params\":{\"system_object\":\"cgroup-count\",\"object_fd\":0}}",
+	};
+	struct bpfbroker *b;
+	int fd = open(harness_object("counter"), O_RDONLY | O_CLOEXEC);
+
+	(void)arg;
+	CHECK(fd >= 0, "open: %m");
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	for (size_t i = 0; i < ARRAY_SIZE(requests); i++) {
+		char *reply = NULL;
+		int *fds = NULL;
+		size_t n_fds = 0;
+		int k = bpfbroker_call_raw(b, requests[i], &fd, 1, &reply, &fds, &n_fds);
+
+		CHECK(k == 0 && reply && strstr(reply, "\"error\"") && n_fds == 0,
+		      "system_object with an fd: %d %s", k, reply ?: "");
+		free(reply);
+		free(fds);
+	}
+	bpfbroker_close(b);
+	close(fd);
+	return 0;
+}
+
 static void test_bad_names(void **state)
 {
 	assert_int_equal(harness_as_user(&vet, bad_names, NULL), 0);
+	assert_int_equal(harness_as_user(&vet, system_with_fd, NULL), 0);
 }
 
 /* The user's own object, allow-listed by its digest; one byte more and it is not. */
