@@ -116,14 +116,14 @@ static const struct proto_field share_fields[] = {
 };
 static PROTO_TABLE(share_table, "share", struct proto_share, share_fields, .check = share_check);
 
+#define BOTH_OBJECTS "a load names its object by \"object_fd\" or by \"system_object\", not both"
+
 static int load_check(const void *p, char **error)
 {
 	const struct proto_load_request *r = p;
 
 	if (r->object_fd != PROTO_NO_OBJECT_FD && r->system_object)
-		return error_setf(error, -EINVAL,
-				  "a load names its object by \"object_fd\" or by "
-				  "\"system_object\", not both");
+		return error_setf(error, -EINVAL, BOTH_OBJECTS);
 	if (r->object_fd == PROTO_NO_OBJECT_FD && !r->system_object)
 		return error_setf(error, -EINVAL, "missing \"object_fd\"");
 	if (r->n_shares && !r->name)
@@ -166,8 +166,20 @@ int proto_load_request_decode(json_object *params, size_t n_fds, struct proto_lo
 			      char **error)
 {
 	struct proto_load_request req;
-	int r = proto_fields_decode(&proto_load_fields, params, n_fds, &req, error);
+	json_object *fd, *name;
+	int r;
 
+	/*
+	 * Both keys contradict each other whatever the fds: invalid-request, the same with
+	 * an fd as without, before the table's fd index check would answer bad-fds.
+	 */
+	if (json_object_is_type(params, json_type_object) &&
+	    json_object_object_get_ex(params, "object_fd", &fd) &&
+	    !json_object_is_type(fd, json_type_null) &&
+	    json_object_object_get_ex(params, "system_object", &name) &&
+	    !json_object_is_type(name, json_type_null))
+		return error_setf(error, -EINVAL, BOTH_OBJECTS);
+	r = proto_fields_decode(&proto_load_fields, params, n_fds, &req, error);
 	if (r < 0)
 		return r;
 	/* The table's check sees no fds: a system object's load carries none. */

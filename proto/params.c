@@ -258,6 +258,9 @@ static int decode_selector(const struct proto_fields *t, json_object *o, void *p
 	if (r < 0)
 		return r;
 	bit = selected(t, p);
+	/* No params at all (a table without needs_params): no key to refuse. */
+	if (!o)
+		return 0;
 	json_object_object_foreach (o, key, val) {
 		(void)val;
 		if (!applies(find_field(t, key), bit))
@@ -294,8 +297,10 @@ static int fields_decode_into(const struct proto_fields *t, json_object *o, size
 	for (size_t i = 0; i < t->n_fields && r >= 0; i++) {
 		const struct proto_field *f = &t->fields[i];
 
-		if (f->kind == PROTO_FIELD_INT)
-			int_store(f, p, f->def);
+		/*
+		 * A field that does not apply writes nothing, not even its default: it may share
+		 * its member with one that does (decode_int() stores the default of those).
+		 */
 		if (f == sel || !applies(f, bit))
 			continue;
 		if ((f->needed_for & bit) && !get_value(o, f->key))

@@ -46,7 +46,8 @@ struct proto_field {
 	bool required;
 	/* INT, ENUM: the range; STRING: max characters (0: any); HEX: bytes; ARRAY: items */
 	int64_t min, max;
-	int64_t def; /* INT: the value when absent (and not sent) */
+	int64_t def; /* INT: the value when absent (and not sent); not written if the field does not
+			apply */
 	size_t offset; /* of the value in the params struct (HEX: the data, ARRAY: the items) */
 	size_t width; /* INT, ENUM: bytes of the integer, 4 or 8 */
 	size_t count_offset; /* HEX: of the size_t byte count; ARRAY: of the size_t item count */

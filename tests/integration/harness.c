@@ -700,20 +700,75 @@ int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size)
 	return 0;
 }
 
+int harness_cgroup_make_own(const char *base, const char *rel, uid_t owner, char *ret, size_t size)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s-%d%s%s", base, (int)getpid(),
+			     rel && rel[0] ? "/" : "", rel ? rel : "") >= sizeof(path))
+		return -ENAMETOOLONG;
+	return harness_cgroup_make(path, owner, ret, size);
+}
+
+static int rmdir_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		(void)rmdir(path);
+	return 0;
+}
+
+/*
+ * A test that failed half-way may leave processes in dir, or cgroups below it that
+ * the code under test made: kill the processes (cgroup.kill, the whole subtree), then
+ * remove the cgroups, deepest first, while the killed processes leave (a few seconds).
+ */
+static int cgroup_remove_left(const char *dir)
+{
+	char kill_path[PATH_MAX + 16];
+	int fd;
+
+	snprintf(kill_path, sizeof(kill_path), "%s/cgroup.kill", dir);
+	fd = open(kill_path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)!write(fd, "1", 1);
+		close(fd);
+	}
+	for (int i = 0; i < 250; i++) {
+		nftw(dir, rmdir_entry, 16, FTW_DEPTH | FTW_PHYS);
+		if (access(dir, F_OK) < 0)
+			return 0;
+		nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+	}
+	return rmdir(dir) < 0 ? -errno : 0;
+}
+
 int harness_cgroups_remove(void)
 {
 	int k = 0;
 
-	/* The processes the tests put there have exited and were reaped. */
+	/* The processes the tests put there have normally exited and were reaped. */
 	while (n_made_cgroups > 0) {
 		const char *dir = made_cgroups[--n_made_cgroups];
+		int r;
 
-		if (rmdir(dir) < 0 && errno != ENOENT) {
-			fprintf(stderr, "cannot remove %s: %m\n", dir);
-			k = -errno;
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			continue;
+		r = cgroup_remove_left(dir);
+		if (r < 0) {
+			fprintf(stderr, "cannot remove %s: %s\n", dir, strerror(-r));
+			k = r;
 		}
 	}
 	return k;
+}
+
+int harness_setup_failed(void)
+{
+	harness_stop();
+	harness_cgroups_remove();
+	return -1;
 }
 
 int harness_group_teardown(void **state)

@@ -118,10 +118,24 @@ int harness_in_cgroup_as(const char *dir, const struct user *u, int (*fn)(void *
  * The full path in ret.
  */
 int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size);
-/* rmdir every cgroup harness_cgroup_make() made, the deepest first. */
+/*
+ * The same for BASE-PID/REL (REL NULL or "": BASE-PID itself): a name of this run's
+ * own, so that no other run of the test, nor what a killed one left, shares it.
+ */
+int harness_cgroup_make_own(const char *base, const char *rel, uid_t owner, char *ret, size_t size);
+/*
+ * rmdir every cgroup harness_cgroup_make() made, the deepest first; one still busy
+ * (a test that failed half-way) has its processes killed and the cgroups below it
+ * removed first.
+ */
 int harness_cgroups_remove(void);
 /* harness_stop(), harness_cgroups_remove(), then the kernel object leak check. */
 int harness_finish(void);
+/*
+ * A group setup that failed part-way: the daemon stopped, the directories and cgroups
+ * removed, as the teardown would (which cmocka does not run then); returns -1.
+ */
+int harness_setup_failed(void);
 /* harness_finish() as a cmocka group teardown. */
 int harness_group_teardown(void **state);
 /* A group setup's usual end: policy.d/50-test.json, the kernel objects marked, the daemon started.

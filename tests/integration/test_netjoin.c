@@ -40,6 +40,7 @@
 #define UID_B 4602 /* granted too: another user */
 #define UID_NONE 61001 /* outside the example's range: nothing granted */
 #define PORT 47101
+#define CG "bpfbroker-test-netjoin" /* the test's cgroups: CG-PID/... */
 
 static const struct user ua = {UID_A, UID_A}, ub = {UID_B, UID_B}, unone = {UID_NONE, UID_NONE};
 static char cg_a[PATH_MAX], cg_b[PATH_MAX], cg_none[PATH_MAX], cg_applied[PATH_MAX];
@@ -479,7 +480,7 @@ static int read_text(const char *path, char *buf, size_t size)
 	return 0;
 }
 
-static int setup(void **state)
+static int start(void)
 {
 	static const char *const objects[] = {"ip-firewall", "restrict-ifaces", "socket-bind"};
 	char dir[300], from[600], to[600], policy[4096], arg[400];
@@ -511,13 +512,11 @@ static int setup(void **state)
 	if (read_text(from, policy, sizeof(policy)) < 0 ||
 	    harness_write_policy("70-user-network.json", policy) < 0)
 		return -1;
-	if (harness_cgroup_make("bpfbroker-test-netjoin", 0, cg_parent, sizeof(cg_parent)) < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netjoin/a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netjoin/a/applied", UID_A, cg_applied,
-				sizeof(cg_applied)) < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netjoin/b", UID_B, cg_b, sizeof(cg_b)) < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netjoin/none", UID_NONE, cg_none, sizeof(cg_none)) <
-		    0)
+	if (harness_cgroup_make_own(CG, NULL, 0, cg_parent, sizeof(cg_parent)) < 0 ||
+	    harness_cgroup_make_own(CG, "a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
+	    harness_cgroup_make_own(CG, "a/applied", UID_A, cg_applied, sizeof(cg_applied)) < 0 ||
+	    harness_cgroup_make_own(CG, "b", UID_B, cg_b, sizeof(cg_b)) < 0 ||
+	    harness_cgroup_make_own(CG, "none", UID_NONE, cg_none, sizeof(cg_none)) < 0)
 		return -1;
 	/* Our own network namespace: lo, and nv0 (10.78.0.1/24, fd78::1/64) with its peer. */
 	if (unshare(CLONE_NEWNET) < 0 || IP("link", "set", "lo", "up") < 0 ||
@@ -529,6 +528,11 @@ static int setup(void **state)
 	harness_mark_kernel_objects();
 	snprintf(arg, sizeof(arg), "--objects-dir=%s", dir);
 	return harness_start(arg);
+}
+
+static int setup(void **state)
+{
+	return start() < 0 ? harness_setup_failed() : 0;
 }
 
 int main(int argc, char **argv)

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -176,29 +177,34 @@ static int run_ip(int nsfd, const char *const *argv)
  * The namespaces: ours with lo and nv0 (10.77.0.1/24, fd77::1/64), the peer's with nv1
  * (10.77.0.2/24, fd77::2/64), held by a child that waits for SIGKILL.
  */
-static int setup(void **state)
+static int start(void)
 {
+	_cleanup_close_ int ready_r = -EBADF, ready_w = -EBADF;
+	pid_t parent = getpid();
 	int ready[2];
 	char c, ns[64];
 
 	if (harness_init() < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netprogs", 0, cgroup, sizeof(cgroup)) < 0)
+	    harness_cgroup_make_own("bpfbroker-test-netprogs", NULL, 0, cgroup, sizeof(cgroup)) < 0)
 		return -1;
 	harness_mark_kernel_objects();
 	if (unshare(CLONE_NEWNET) < 0 || pipe2(ready, O_CLOEXEC) < 0)
 		return -1;
+	ready_r = ready[0];
+	ready_w = ready[1];
 	own_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	peer = fork();
 	if (peer == 0) {
-		if (unshare(CLONE_NEWNET) < 0 || write(ready[1], "x", 1) != 1)
+		/* Gone with the test, however it ends; it may have ended before the prctl. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent ||
+		    unshare(CLONE_NEWNET) < 0 || write(ready_w, "x", 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);
 	}
-	close(ready[1]);
-	if (peer < 0 || read(ready[0], &c, 1) != 1)
+	ready_w = safe_close(ready_w);
+	if (peer < 0 || read(ready_r, &c, 1) != 1)
 		return -1;
-	close(ready[0]);
 	snprintf(ns, sizeof(ns), "/proc/%d/ns/net", peer);
 	peer_ns = open(ns, O_RDONLY | O_CLOEXEC);
 	snprintf(ns, sizeof(ns), "%d", peer);
@@ -214,14 +220,29 @@ static int setup(void **state)
 	return 0;
 }
 
-static int teardown(void **state)
+/* The peer ended and reaped, our fds closed: twice is once. */
+static void peer_end(void)
 {
 	if (peer > 0) {
 		kill(peer, SIGKILL);
 		waitpid(peer, NULL, 0);
 	}
-	safe_close(peer_ns);
-	safe_close(own_ns);
+	peer = -1;
+	peer_ns = safe_close(peer_ns);
+	own_ns = safe_close(own_ns);
+}
+
+static int setup(void **state)
+{
+	if (start() == 0)
+		return 0;
+	peer_end();
+	return harness_setup_failed();
+}
+
+static int teardown(void **state)
+{
+	peer_end();
 	/* The harness's directory too (harness_stop()), and its cgroups. */
 	return harness_finish();
 }

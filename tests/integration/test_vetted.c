@@ -401,7 +401,7 @@ static void test_attach(void **state)
 	assert_int_not_equal(ctl(&vet, "load", built_obj, "--name", "own", NULL), 0);
 }
 
-static int setup(void **state)
+static int start(void)
 {
 	char policy[4096];
 
@@ -423,9 +423,10 @@ static int setup(void **state)
 		    install_object("cgroup-count", 0) < 0)
 			return -1;
 	}
-	if (harness_cgroup_make("bpfbroker-vetted/mine", UID_VET, cgroup, sizeof(cgroup)) < 0 ||
-	    harness_cgroup_make("bpfbroker-vetted/theirs", UID_PLAIN, other_cgroup,
-				sizeof(other_cgroup)) < 0)
+	if (harness_cgroup_make_own("bpfbroker-vetted", "mine", UID_VET, cgroup, sizeof(cgroup)) <
+		    0 ||
+	    harness_cgroup_make_own("bpfbroker-vetted", "theirs", UID_PLAIN, other_cgroup,
+				    sizeof(other_cgroup)) < 0)
 		return -1;
 	snprintf(
 		policy, sizeof(policy),
@@ -454,6 +455,11 @@ static int setup(void **state)
 			return -1;
 	}
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return start() < 0 ? harness_setup_failed() : 0;
 }
 
 int main(void)

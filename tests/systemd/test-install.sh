@@ -51,7 +51,8 @@ for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbr
 	"$UNITDIR/bpfbrokerd.service" "$UNITDIR/bpfbrokerd.socket" "$TMPFILESDIR/bpfbroker.conf" \
 	"$BASHCOMPLETIONDIR/bpfctl" "$EXAMPLEDIR/netmon.bpf.o" \
 	"$MANDIR/man8/bpfbrokerd.8" "$MANDIR/man1/bpfctl.1" "$MANDIR/man5/bpfbroker-policy.5" \
-	"$MANDIR/man3/libbpfbroker.3" \
+	"$MANDIR/man3/libbpfbroker.3" "$MANDIR/man8/bpfbroker-user-net.8" \
+	"$MANDIR/man8/bpfbroker-oci-hook.8" \
 	"$DOCDIR/README.md" "$DOCDIR/SECURITY.md" "$DOCDIR/POLICY.md" "$DOCDIR/HELPERS.md" \
 	"$DOCDIR/PROTOCOL.md" "$DOCDIR/NAMED.md" "$DOCDIR/FLEET.md" \
 	"$DOCDIR/examples/policy.d/50-example.json" "$DOCDIR/examples/netmon.service" \
@@ -138,7 +139,8 @@ fi
 
 # --- man pages ---
 export MANWIDTH=80 MANPAGER=cat
-for page in man8/bpfbrokerd.8 man1/bpfctl.1 man5/bpfbroker-policy.5 man3/libbpfbroker.3; do
+for page in man8/bpfbrokerd.8 man1/bpfctl.1 man5/bpfbroker-policy.5 man3/libbpfbroker.3 \
+	man8/bpfbroker-user-net.8 man8/bpfbroker-oci-hook.8; do
 	f="$D$MANDIR/$page"
 	warnings=$(groff -t -man -ww -z "$f" 2>&1)
 	check "groff warns about $page: $warnings" test -z "$warnings"
@@ -166,6 +168,17 @@ for fn in $(grep -vE '^\s*(/?\*|//)' "$D$INCLUDEDIR/libbpfbroker.h" |
 done
 for key in $(grep -oE '^\| `[a-z_]+`' "$SRC_DIR/policy/POLICY.md" | tr -d '|` ' | sort -u); do
 	check "bpfbroker-policy(5) lacks $key" roff_has "$D$MANDIR/man5/bpfbroker-policy.5" "$key"
+done
+# bpfbroker-user-net's commands as its usage lists them (two spaces, the word).
+for cmd in $("$D$USERNETEXE" --help | grep -oE '^  [a-z-]+' | sed 's/^  //' | sort -u); do
+	check "bpfbroker-user-net(8) lacks $cmd" \
+		roff_has "$D$MANDIR/man8/bpfbroker-user-net.8" ".B $cmd"
+done
+# The hook's annotations, stages and hooks.d file, as its source names them.
+for word in $(grep -ohE '"io\.bpfbroker\.[a-z]+"' "$SRC_DIR/oci/hook/main.c" | tr -d '"' | sort -u) \
+	createRuntime poststop bpfbroker-devices.json; do
+	check "bpfbroker-oci-hook(8) lacks $word" \
+		roff_has "$D$MANDIR/man8/bpfbroker-oci-hook.8" "$word"
 done
 
 # --- units ---

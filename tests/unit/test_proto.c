@@ -27,6 +27,7 @@
 
 #include "common/macro.h"
 #include "proto/method.h"
+#include "proto/params.h"
 #include "proto/proto.h"
 
 /* Test allocations never fail quietly; abort() is known not to return, so
@@ -970,6 +971,45 @@ static void test_load_decode_object_fd(void **state)
 	proto_load_request_done(&req);
 }
 
+/*
+ * A system object and an object_fd together contradict each other whatever the
+ * fds: invalid-request (-EINVAL) with no fd as with one, never bad-fds; the fds
+ * alone decide only when the params are fine (PROTOCOL.md, "Fd passing").
+ */
+static void test_load_decode_system_object_fds(void **state)
+{
+	const struct proto_method *m = proto_method_find("load");
+	struct proto_load_request req = {};
+	char *error = NULL;
+	json_object *o;
+
+	(void)state;
+	reject_load("{\"system_object\":\"ip-firewall\",\"object_fd\":0}", 0, -EINVAL,
+		    "by \"object_fd\" or by \"system_object\", not both");
+	reject_load("{\"system_object\":\"ip-firewall\",\"object_fd\":0}", 1, -EINVAL,
+		    "by \"object_fd\" or by \"system_object\", not both");
+	reject_load("{\"object_fd\":3,\"system_object\":\"ip-firewall\"}", 0, -EINVAL, "not both");
+	/* The params are fine, the fds are not: bad-fds. */
+	reject_load("{\"system_object\":\"ip-firewall\"}", 1, -EBADF,
+		    "a load of a system object carries no fd; the message carries 1");
+	/* null counts as absent, as everywhere. */
+	assert_int_equal(
+		decode("{\"system_object\":\"ip-firewall\",\"object_fd\":null}", 0, &req, &error),
+		0);
+	assert_string_equal(req.system_object, "ip-firewall");
+	proto_load_request_done(&req);
+	/* The method table's decoder, which the event loop calls, answers the same. */
+	o = J("{\"system_object\":\"ip-firewall\",\"object_fd\":0}");
+	{
+		uint8_t buf[512] = {};
+
+		assert_true(m->params_size <= sizeof(buf));
+		assert_int_equal(proto_method_decode(m, o, 0, buf, &error), -EINVAL);
+		assert_error(&error, "not both");
+	}
+	json_object_put(o);
+}
+
 static void test_load_decode_scalars(void **state)
 {
 	_cleanup_free_ char *n64 = repeat('n', 64), *n65 = repeat('n', 65);
@@ -1671,7 +1711,8 @@ static void test_map_decode(void **state)
 	assert_int_equal(req.op, PROTO_MAP_INFO);
 	assert_null(req.key);
 	assert_null(req.value);
-	assert_int_equal(req.count, PROTO_MAP_DEFAULT_DUMP_ENTRIES);
+	/* count is dump's: for info it is not written, not even its default. */
+	assert_int_equal(req.count, 0);
 	proto_map_request_done(&req);
 
 	assert_int_equal(decode_map("{\"object\":\"o\",\"map\":\"m\",\"op\":\"update\","
@@ -2398,6 +2439,99 @@ static void test_method_table(void **state)
 	assert_int_equal(proto_method_find("list")->fds_max, 0);
 }
 
+/* What the decoder relies on in a table, and in each of its arrays' item tables. */
+static void check_table(const struct proto_fields *t)
+{
+	const struct proto_field *sel = NULL;
+
+	assert_true(t->n_fields <= PROTO_MAX_FIELDS);
+	for (size_t i = 0; i < t->n_fields; i++)
+		if (t->selector && strcmp(t->fields[i].key, t->selector) == 0)
+			sel = &t->fields[i];
+	/* A selector names a required ENUM of the table: else every only_for field is ignored. */
+	if (t->selector) {
+		if (!sel)
+			fail_msg("%s: selector \"%s\" is no field", t->what, t->selector);
+		assert_int_equal(sel->kind, PROTO_FIELD_ENUM);
+		assert_true(sel->required);
+	}
+	for (size_t i = 0; i < t->n_fields; i++) {
+		const struct proto_field *f = &t->fields[i];
+
+		if (!sel && (f->only_for || f->needed_for))
+			fail_msg("%s: \"%s\" applies by a selector the table lacks", t->what,
+				 f->key);
+		/* Needed only where it applies. */
+		assert_true(!f->only_for || (f->needed_for & ~f->only_for) == 0);
+		if (f->kind == PROTO_FIELD_ARRAY)
+			check_table(f->items);
+	}
+}
+
+static void test_method_tables(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < PROTO_METHOD_COUNT; i++)
+		if (proto_methods[i].fields)
+			check_table(proto_methods[i].fields);
+}
+
+/* A table with a selector, for the decoder's own cases below. */
+struct sel_params {
+	uint32_t op;
+	union { /* as map's key and cursor: fields of different ops share a member */
+		uint32_t count;
+		uint32_t flags;
+	};
+};
+static const char *const sel_names[] = {"dump", "update", NULL};
+static const struct proto_field sel_fields[] = {
+	PROTO_ENUM(struct sel_params, op, false, sel_names),
+	PROTO_INT(struct sel_params, count, false, 1, 100, 64, .only_for = 1 << 0),
+	PROTO_INT(struct sel_params, flags, false, 0, 7, 0, .only_for = 1 << 1),
+};
+static PROTO_TABLE(sel_table, "sel", struct sel_params, sel_fields, .selector = "op");
+
+/* A selector table without needs_params, sent none: decoded with defaults, not a crash. */
+static void test_fields_selector_no_params(void **state)
+{
+	struct sel_params p = {.op = 9};
+	char *error = NULL;
+
+	(void)state;
+	assert_int_equal(proto_fields_decode(&sel_table, NULL, 0, &p, &error), 0);
+	assert_null(error);
+	assert_int_equal(p.op, 0);
+	assert_int_equal(p.count, 64);
+	proto_fields_done(&sel_table, &p);
+}
+
+/* A field that does not apply writes no default over the member it shares with one that does. */
+static void test_fields_default_only_where_applies(void **state)
+{
+	struct sel_params p = {};
+	char *error = NULL;
+	json_object *o = J("{\"op\":\"dump\",\"count\":5}");
+
+	(void)state;
+	assert_int_equal(proto_fields_decode(&sel_table, o, 0, &p, &error), 0);
+	assert_int_equal(p.count, 5);
+	json_object_put(o);
+	o = J("{\"op\":\"dump\"}");
+	assert_int_equal(proto_fields_decode(&sel_table, o, 0, &p, &error), 0);
+	assert_int_equal(p.count, 64);
+	json_object_put(o);
+	o = J("{\"op\":\"update\",\"flags\":3}");
+	assert_int_equal(proto_fields_decode(&sel_table, o, 0, &p, &error), 0);
+	assert_int_equal(p.op, 1);
+	assert_int_equal(p.flags, 3);
+	json_object_put(o);
+	o = J("{\"op\":\"update\",\"count\":3}");
+	assert_int_equal(proto_fields_decode(&sel_table, o, 0, &p, &error), -EINVAL);
+	assert_error(&error, "op update takes no \"count\"");
+	json_object_put(o);
+}
+
 static void test_method_when(void **state)
 {
 	json_object *check = J("{\"check_only\":true}"), *load = J("{\"check_only\":false}");
@@ -2780,6 +2914,7 @@ int main(void)
 		cmocka_unit_test(test_load_decode_full),
 		cmocka_unit_test(test_load_decode_envelope),
 		cmocka_unit_test(test_load_decode_object_fd),
+		cmocka_unit_test(test_load_decode_system_object_fds),
 		cmocka_unit_test(test_load_decode_scalars),
 		cmocka_unit_test(test_load_decode_globals),
 		cmocka_unit_test(test_load_decode_map_sizes),
@@ -2794,6 +2929,9 @@ int main(void)
 		cmocka_unit_test(test_map_decode),
 		cmocka_unit_test(test_map_roundtrip),
 		cmocka_unit_test(test_method_table),
+		cmocka_unit_test(test_method_tables),
+		cmocka_unit_test(test_fields_selector_no_params),
+		cmocka_unit_test(test_fields_default_only_where_applies),
 		cmocka_unit_test(test_method_load_map_params),
 		cmocka_unit_test(test_method_when),
 		cmocka_unit_test(test_method_object_params),
