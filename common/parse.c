@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Strict decimal numbers, and users and groups by name or number through the reentrant NSS calls.
+/*
+ * Strict decimal numbers, users and groups by name or number through the reentrant NSS calls,
+ * and the names of the broker's objects.
  */
 #include "parse.h"
 
@@ -189,4 +191,13 @@ int uid_to_user(uid_t uid, char **ret_name, gid_t *ret_gid)
 int uid_to_name(uid_t uid, char **ret)
 {
 	return uid_to_user(uid, ret, NULL);
+}
+
+bool parse_object_name_is_valid(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	if (n == 0 || n > PARSE_OBJECT_NAME_MAX || s[0] == '-')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
 }

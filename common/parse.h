@@ -8,6 +8,8 @@
  * A string of decimal digits is always a number, never a name (as systemd and
  * shadow refuse all-digit user names). Anything else is a name, and must look
  * like one before it is passed to the user database (parse_name_is_valid()).
+ *
+ * And the names of the broker's objects, as the protocol and the policy take them.
  */
 #pragma once
 
@@ -51,3 +53,13 @@ int uid_to_user(uid_t uid, char **ret_name, gid_t *ret_gid);
  * winbind names hold '@', '\', '.' and inner spaces).
  */
 bool parse_name_is_valid(const char *s);
+
+/* The longest name of a named object or a vetted system object. */
+#define PARSE_OBJECT_NAME_MAX 64
+
+/*
+ * Could s name a named object (NAMED.md) or a vetted system object (POLICY.md)? 1 to
+ * PARSE_OBJECT_NAME_MAX of [A-Za-z0-9_-], not starting with '-' (an option): never '/', '.'
+ * or "..", so always one path component. NULL is not.
+ */
+bool parse_object_name_is_valid(const char *s);

@@ -25,16 +25,6 @@ static const char *const attach_keys[] = {"cgroups"};
 static const char *const limit_keys[] = {"max_object_bytes", "max_insns_per_program",
 					 "max_programs", "max_maps", "max_map_entries"};
 
-bool policy_object_name_is_valid(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	if (n == 0 || n > POLICY_MAX_OBJECT_NAME || name[0] == '-')
-		return false;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
-	       n;
-}
-
 bool policy_digest_is_valid(const char *s)
 {
 	const size_t prefix = strlen(POLICY_DIGEST_PREFIX);
@@ -193,7 +183,7 @@ static int parse_objects(struct parse_ctx *c, const char *path, json_object *arr
 		if (r < 0)
 			return r;
 		s = json_object_get_string(e);
-		if (!policy_object_name_is_valid(s))
+		if (!parse_object_name_is_valid(s))
 			return parse_fail(c, epath,
 					  "\"%s\" is not a system object name (1 to %d of A-Z a-z "
 					  "0-9 _ -, not starting with -)",
@@ -229,7 +219,7 @@ static int parse_digests(struct parse_ctx *c, const char *path, json_object *obj
 		if (json_object_is_type(val, json_type_string)) {
 			const char *s = json_object_get_string(val);
 
-			if (!policy_object_name_is_valid(s))
+			if (!parse_object_name_is_valid(s))
 				return parse_fail(c, epath,
 						  "\"%s\" is not a system object name (1 to %d of "
 						  "A-Z a-z 0-9 _ -, not starting with -)",

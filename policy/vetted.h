@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/parse.h"
 #include "common/sha256.h"
 #include "grant.h"
 
@@ -23,8 +24,8 @@ struct policy_rule;
 #define POLICY_DIGEST_SIZE (sizeof(POLICY_DIGEST_PREFIX) - 1 + SHA256_HEX_SIZE)
 /* A manifest may be at most this large (it is a few hundred bytes). */
 #define POLICY_MAX_MANIFEST_BYTES (64 * 1024)
-/* A system object's name: 1..64 of [A-Za-z0-9_-], not starting with '-' (no '/', no '.'). */
-#define POLICY_MAX_OBJECT_NAME 64
+/* A system object's name: parse_object_name_is_valid() (common/parse.h). */
+#define POLICY_MAX_OBJECT_NAME PARSE_OBJECT_NAME_MAX
 
 /* One vetted object's digest and grants (a manifest, or a "digests" entry). */
 struct policy_vetted {
@@ -35,7 +36,6 @@ struct policy_vetted {
 	struct policy_rule *rule;
 };
 
-bool policy_object_name_is_valid(const char *name);
 /* "sha256:" + 64 lowercase hex digits. */
 bool policy_digest_is_valid(const char *s);
 

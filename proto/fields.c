@@ -101,19 +101,6 @@ bool proto_attach_target_is_valid(const char *s)
 	return true;
 }
 
-bool proto_object_name_is_valid(const char *name)
-{
-	size_t n = strlen(name);
-
-	if (n == 0 || n > PROTO_MAX_OBJECT_NAME || name[0] == '-')
-		return false;
-	for (const char *c = name; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
-			return false;
-	return true;
-}
-
 int proto_json_add_hex(json_object *o, const char *key, const void *buf, size_t size)
 {
 	char *hex = hex_encode(buf, size);

@@ -52,7 +52,7 @@ static const struct proto_field insns_fields[] = {
 	PROTO_STRING(insns_t, prog_name, false, 0, .valid = proto_prog_name_is_valid,
 		     .valid_rule = "be 1 to " PROTO_STR(
 			     PROTO_MAX_PROG_NAME) " letters, digits, '_' or '.'"),
-	PROTO_STRING(insns_t, name, false, 0, .valid = proto_object_name_is_valid,
+	PROTO_STRING(insns_t, name, false, 0, .valid = parse_object_name_is_valid,
 		     .valid_rule = "be 1 to " PROTO_STR(
 			     PROTO_MAX_OBJECT_NAME) " letters, digits, '_' or '-', not starting "
 						    "with '-'"),

@@ -140,14 +140,14 @@ static const struct proto_field load_fields[] = {
 	PROTO_INT(load_t, object_fd, false, 0, PROTO_MAX_REQUEST_FDS - 1, -1, .fd_index = true),
 	/* An installed object by name, read by the broker itself: one path component at most. */
 	PROTO_STRING(load_t, system_object, false, PROTO_MAX_OBJECT_NAME,
-		     .valid = proto_object_name_is_valid,
+		     .valid = parse_object_name_is_valid,
 		     .valid_rule = "be 1 to " PROTO_STR(
 			     PROTO_MAX_OBJECT_NAME) " letters, digits, '_' or '-', not starting "
 						    "with '-'"),
 	TYPE_NAME(load_t, object_name, false),
 	PROTO_BOOL(load_t, check_only),
 	PROTO_BOOL(load_t, libbpf_log),
-	NAME(load_t, name, false, .valid = proto_object_name_is_valid,
+	NAME(load_t, name, false, .valid = parse_object_name_is_valid,
 	     .valid_rule = "be 1 to " PROTO_STR(
 		     PROTO_MAX_OBJECT_NAME) " letters, digits, '_' or '-', not starting with '-'"),
 	PROTO_ARRAY(load_t, shares, n_shares, share_table, PROTO_MAX_SHARES),

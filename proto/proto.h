@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/parse.h"
+
 #define PROTO_VERSION 1
 #define PROTO_VERSION_KEY "bpfbroker"
 #define PROTO_DEFAULT_SOCKET "/run/bpfbroker/bpfbroker.sock"
@@ -273,8 +275,8 @@ void proto_insns_request_done(struct proto_insns_request *r);
 /* A kernel program name: 1..PROTO_MAX_PROG_NAME of [A-Za-z0-9_.]. */
 bool proto_prog_name_is_valid(const char *name);
 
-/* Named objects: 1..PROTO_MAX_OBJECT_NAME of [A-Za-z0-9_-], not starting with '-'. */
-#define PROTO_MAX_OBJECT_NAME 64
+/* Named objects: parse_object_name_is_valid() (common/parse.h). */
+#define PROTO_MAX_OBJECT_NAME PARSE_OBJECT_NAME_MAX
 #define PROTO_MAX_SHARES 32
 /*
  * "list" answers in pages (NAMED.md): at most "limit" objects (default and
@@ -283,7 +285,6 @@ bool proto_prog_name_is_valid(const char *name);
  */
 #define PROTO_MAX_LIST_LIMIT 65536
 #define PROTO_LIST_PAGE_BYTES (PROTO_MAX_REPLY_BYTES - 64u * 1024)
-bool proto_object_name_is_valid(const char *name);
 /* A BTF attach target: 1..PROTO_MAX_ATTACH_TARGET of [A-Za-z0-9_.]. */
 bool proto_attach_target_is_valid(const char *s);
 

@@ -3,18 +3,18 @@
 #include "usernet/unit.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cgroupfs.h"
 #include "common/hex.h"
 #include "common/macro.h"
 
 #define SD_DESTINATION "org.freedesktop.systemd1"
 #define SD_MANAGER_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER_IFACE "org.freedesktop.systemd1.Manager"
-/* Where systemd mounts the unified hierarchy: ControlGroup= is a path below it. */
-#define CGROUP2_MOUNT "/sys/fs/cgroup"
 
 void usernet_unit_done(struct usernet_unit *u)
 {
@@ -322,6 +322,7 @@ int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct usernet_unit u = {};
+	char dir[PATH_MAX];
 	const char *iface;
 	int k;
 
@@ -341,7 +342,10 @@ int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
 		u.cgroup = strdup("");
 	if (k >= 0 && !u.cgroup)
 		k = -ENOMEM;
-	if (k >= 0 && u.cgroup[0] && asprintf(&u.cgroup_path, "%s%s", CGROUP2_MOUNT, u.cgroup) < 0)
+	/* ControlGroup= is a path below the cgroup2 mount (common/cgroupfs.h, checked there). */
+	if (k >= 0 && u.cgroup[0])
+		k = cgroupfs_join(u.cgroup, dir, sizeof(dir));
+	if (k >= 0 && u.cgroup[0] && !(u.cgroup_path = strdup(dir)))
 		k = -ENOMEM;
 	if (k < 0) {
 		usernet_unit_done(&u);

@@ -16,14 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/magic.h>
-
 #include "bpfctl.h"
+#include "common/cgroupfs.h"
 #include "common/macro.h"
 #include "objects/net/net_enforce.h"
 
@@ -56,33 +54,10 @@ static int net_fail(int k, char *error, const char *what)
 	return k == -EPERM || k == -EACCES || k == -EDQUOT ? EXIT_DENIED : EXIT_ERROR;
 }
 
-/* The cgroup v2 mount: /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid layout. */
-static const char *cgroup_root(void)
-{
-	struct statfs f;
-
-	if (statfs("/sys/fs/cgroup", &f) == 0 && f.f_type == CGROUP2_SUPER_MAGIC)
-		return "/sys/fs/cgroup";
-	return "/sys/fs/cgroup/unified";
-}
-
-/* The caller's own cgroup's directory, from /proc/self/cgroup (its "0::" line). */
+/* The caller's own cgroup's directory, from /proc/self/cgroup (common/cgroupfs.h). */
 static int own_cgroup(char ret[PATH_MAX])
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[PATH_MAX - 64]; /* room for the mount point in ret */
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (strncmp(line, "0::/", 4) == 0) {
-			snprintf(ret, PATH_MAX, "%s%s", cgroup_root(),
-				 strcmp(line + 3, "/") == 0 ? "" : line + 3);
-			return 0;
-		}
-	}
-	return -ENOENT;
+	return cgroupfs_pid_dir(0, ret, PATH_MAX);
 }
 
 /*

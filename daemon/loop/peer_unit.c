@@ -11,27 +11,10 @@
 #include <sys/stat.h>
 #include <systemd/sd-login.h>
 
+#include "common/cgroupfs.h"
 #include "common/macro.h"
-#include "daemon/shared/cgroupfs.h"
 #include "daemon/shared/log.h"
 #include "daemon/shared/procfs.h"
-
-/*
- * The unified hierarchy's line ("0::/PATH") of /proc/PID/cgroup, as
- * libsystemd reads it, from fd, open on that file: each read from its start
- * is the kernel's answer at that time, for the process the file was opened
- * for (a reused pid is another process, whose file this is not).
- */
-static int read_cgroup_path(int fd, char **ret)
-{
-	_cleanup_free_ char *text = NULL;
-	int r;
-
-	r = procfs_read(fd, &text);
-	if (r < 0)
-		return r;
-	return procfs_cgroup_path(text, ret);
-}
 
 /* Nobody but root can write it: no new children, no processes moved in or out. */
 static bool root_only(int dirfd, const char *name)
@@ -101,6 +84,44 @@ static bool pidfd_alive(int pidfd)
 }
 
 /*
+ * /proc/PID/cgroup of the peer, opened only with its pidfd: without one,
+ * /proc/PID may be another process by now. Each read of the fd from its
+ * start (cgroupfs_read()) is the kernel's answer at that time, for the
+ * process the file was opened for (a reused pid is another process, whose
+ * file this is not). -ESRCH without a pidfd, or open's errno.
+ */
+static int peer_cgroup_open(pid_t pid, int pidfd)
+{
+	char file[64];
+	int fd;
+
+	if (pidfd < 0)
+		return -ESRCH;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/*
+ * The cgroup path read from fd (peer_cgroup_open()), kept only if the
+ * process is still alive after the read: then the pid was the connecting
+ * process's all along. -ESRCH once it exited, or the read's error.
+ */
+static int peer_cgroup_read_fd(int fd, int pidfd, char **ret)
+{
+	_cleanup_free_ char *path = NULL;
+	int r;
+
+	r = cgroupfs_read(fd, &path);
+	if (r < 0)
+		return r;
+	if (!pidfd_alive(pidfd))
+		return -ESRCH;
+	*ret = TAKE_PTR(path);
+	return 0;
+}
+
+/*
  * From the path's components, keep what libsystemd reported and we can
  * vouch for. libsystemd decides the names; the components tell where in the
  * tree each name sits, and so who could have chosen it. Where the two
@@ -162,19 +183,12 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 	_cleanup_close_ int fd = -EBADF;
 	struct peer_unit u = {};
 	char *comp[PROCFS_CGROUP_MAX_DEPTH];
-	char path[64];
 	size_t n = 0;
 	int r;
 
-	/* Without a pidfd, /proc/PID may be another process by now. */
-	if (pidfd < 0) {
-		*ret = u;
-		return 0;
-	}
 	/* Opened once; read before and after libsystemd's reads. */
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || read_cgroup_path(fd, &before) < 0) {
+	fd = peer_cgroup_open(pid, pidfd);
+	if (fd < 0 || cgroupfs_read(fd, &before) < 0) {
 		*ret = u;
 		return 0;
 	}
@@ -195,7 +209,7 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 	 * libsystemd's path must be the hierarchy's own (no shift for a
 	 * container's root), since we check directories along it.
 	 */
-	if (read_cgroup_path(fd, &after) < 0 || !pidfd_alive(pidfd)) {
+	if (peer_cgroup_read_fd(fd, pidfd, &after) < 0) {
 		*ret = u;
 		return 0;
 	}
@@ -220,24 +234,9 @@ int peer_unit_read(int sock, pid_t pid, uid_t uid, int pidfd, struct peer_unit *
 
 int peer_cgroup_read(pid_t pid, int pidfd, char **ret)
 {
-	_cleanup_free_ char *path = NULL;
-	_cleanup_close_ int fd = -EBADF;
-	char file[64];
-	int r;
+	_cleanup_close_ int fd = peer_cgroup_open(pid, pidfd);
 
-	/* Without a pidfd, /proc/PID may be another process by now. */
-	if (pidfd < 0)
-		return -ESRCH;
-	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
-	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return negative_errno();
-	r = read_cgroup_path(fd, &path);
-	if (r < 0)
-		return r;
-	/* Still alive after the read: the pid was the connecting process's all along. */
-	if (!pidfd_alive(pidfd))
-		return -ESRCH;
-	*ret = TAKE_PTR(path);
-	return 0;
+		return fd;
+	return peer_cgroup_read_fd(fd, pidfd, ret);
 }

@@ -1,39 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * The cgroup v2 hierarchy as the broker sees it: where it is mounted, and
- * whether a cgroup lies at or below another (by the kernel's cgroup ids).
- */
+/* Whether a cgroup lies at or below another, by the kernel's cgroup ids. */
 #include "cgroupfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 
 #include "common/macro.h"
 #include "procfs.h"
-
-const char *cgroupfs_mount(void)
-{
-	static const char *const candidates[] = {"/sys/fs/cgroup", "/sys/fs/cgroup/unified"};
-	static const char *mount;
-	static bool looked;
-	struct statfs sfs;
-
-	/* Looked up once per process, not per accept: our mounts do not move under us. */
-	if (looked)
-		return mount;
-	looked = true;
-	for (size_t i = 0; i < ARRAY_SIZE(candidates); i++)
-		if (statfs(candidates[i], &sfs) == 0 &&
-		    (unsigned long)sfs.f_type == CGROUP2_SUPER_MAGIC)
-			return mount = candidates[i];
-	return NULL;
-}
 
 /* A cgroup2 directory's inode number is its cgroup id (kernfs, 64-bit ino_t). */
 static int cgroupfs_is(int fd, uint64_t cgroup_id)

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The cgroup v2 hierarchy as the broker sees it (its own mount and cgroup
- * namespace, the same in which it reads /proc/PID/cgroup): where it is
- * mounted, and whether a cgroup path lies at or below a cgroup given by its
- * kernel id.
+ * namespace, the same in which it reads /proc/PID/cgroup): whether a cgroup
+ * path lies at or below a cgroup given by its kernel id. Where it is mounted
+ * is common/cgroupfs.h's cgroupfs_mount().
  */
 #pragma once
 
 #include <stdint.h>
 
-/* /sys/fs/cgroup (unified) or /sys/fs/cgroup/unified (hybrid), or NULL if neither is cgroup2. */
-const char *cgroupfs_mount(void);
+#include "common/cgroupfs.h"
 
 /*
  * Is the cgroup at path ("/a/b/c", as /proc/PID/cgroup's "0::" line gives it)

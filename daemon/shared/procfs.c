@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* /proc text files read whole, and the status and cgroup parsers over their text. */
+/* The status parser over /proc/PID/status text, and the splitter of cgroup paths. */
 #include "procfs.h"
 
 #include <errno.h>
@@ -8,42 +8,6 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-
-int procfs_read(int fd, char **ret)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, size = 4096;
-
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	buf = malloc(size);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len + 1 >= size) {
-			char *nb;
-
-			if (size >= PROCFS_MAX_BYTES)
-				return -EFBIG;
-			nb = realloc(buf, size * 2);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-			size *= 2;
-		}
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
-}
 
 const char *procfs_status_field(const char *text, const char *key)
 {
@@ -126,27 +90,6 @@ int procfs_status_parse(const char *text, struct procfs_status *ret)
 	p.no_new_privs = nnp == 1;
 	*ret = p;
 	return 0;
-}
-
-int procfs_cgroup_path(const char *text, char **ret)
-{
-	for (const char *line = text; *line;) {
-		const char *nl = strchr(line, '\n');
-		size_t n = nl ? (size_t)(nl - line) : strlen(line);
-
-		if (n >= 4 && strncmp(line, "0::/", 4) == 0 && n < PROCFS_CGROUP_MAX) {
-			char *p = strndup(line + 3, n - 3);
-
-			if (!p)
-				return -ENOMEM;
-			*ret = p;
-			return 0;
-		}
-		if (!nl)
-			break;
-		line = nl + 1;
-	}
-	return -ENOENT;
 }
 
 int procfs_cgroup_split(char *path, char **comp, size_t *ret_n)

@@ -256,7 +256,7 @@ static int list_parse_cursor(const char *cursor, struct reply *r, struct list_pa
 	if (slash && (size_t)(slash - cursor) < sizeof(digits))
 		memcpy(digits, cursor, (size_t)(slash - cursor));
 	if (!slash || parse_u64(digits, (uid_t)-1 - 1, &uid) < 0 ||
-	    !proto_object_name_is_valid(slash + 1))
+	    !parse_object_name_is_valid(slash + 1))
 		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"cursor\": expected UID/NAME, as \"next\" of the page "
 				   "before gave it");

@@ -168,7 +168,7 @@ int object_open(struct call *c, struct reply *r, const char *ref, enum visibilit
 			return reply_error(r, PROTO_ERR_NOT_FOUND, ENOENT, "no user \"%s\"",
 					   owner_s);
 	}
-	if (!proto_object_name_is_valid(name))
+	if (!parse_object_name_is_valid(name))
 		return reply_error(r, PROTO_ERR_INVALID, EINVAL,
 				   "\"object\": \"%.64s\" is not a valid object name (1 to %d of "
 				   "A-Z a-z 0-9 _ -, not starting with -)",

@@ -301,7 +301,7 @@ static char *keep_meta(const struct dirent *e)
 	if (len <= sl || strcmp(e->d_name + len - sl, META_SUFFIX) != 0)
 		return NULL;
 	name = strndup(e->d_name, len - sl);
-	if (name && !proto_object_name_is_valid(name)) {
+	if (name && !parse_object_name_is_valid(name)) {
 		free(name);
 		return NULL;
 	}
@@ -310,7 +310,7 @@ static char *keep_meta(const struct dirent *e)
 
 static char *keep_object_dir(const struct dirent *e)
 {
-	return proto_object_name_is_valid(e->d_name) ? strdup(e->d_name) : NULL;
+	return parse_object_name_is_valid(e->d_name) ? strdup(e->d_name) : NULL;
 }
 
 static char *keep_uid(const struct dirent *e)

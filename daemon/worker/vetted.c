@@ -28,7 +28,7 @@ int vetted_manifest_find(const struct load_config *cfg, const char *name,
 	size_t n_dirs = cfg->objects_dir ? 1 : ARRAY_SIZE(default_dirs);
 	char file[POLICY_MAX_OBJECT_NAME + 8];
 
-	if (!policy_object_name_is_valid(name))
+	if (!parse_object_name_is_valid(name))
 		return -EINVAL;
 	snprintf(file, sizeof(file), "%s.json", name);
 	for (size_t i = 0; i < n_dirs; i++) {

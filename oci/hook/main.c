@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "common/cgroupfs.h"
 #include "common/macro.h"
 #include "common/sha256.h"
 #include "confine.h"
@@ -223,7 +223,7 @@ static int enforce(struct hook *h)
 	}
 	if (h->st.pid <= 0)
 		return fail(h, -ESRCH, NULL, "the state has no pid");
-	k = hook_cgroup_dir(h->st.pid, cgroup, sizeof(cgroup));
+	k = cgroupfs_pid_dir(h->st.pid, cgroup, sizeof(cgroup));
 	if (k < 0)
 		return fail(h, k, NULL, "cannot find the container's cgroup v2");
 	if (strcmp(cgroup, h->own_cgroup) == 0) {
@@ -410,7 +410,7 @@ int main(int argc, char **argv)
 	}
 	k = object_name(h.st.bundle ?: "", h.st.id, h.name, sizeof(h.name));
 	if (k == 0)
-		k = hook_cgroup_dir(0, h.own_cgroup, sizeof(h.own_cgroup));
+		k = cgroupfs_pid_dir(0, h.own_cgroup, sizeof(h.own_cgroup));
 	if (k < 0)
 		fail(&h, k, NULL, "cannot find the hook's own cgroup v2");
 	else if (strcmp(h.st.status, "creating") == 0 || strcmp(h.st.status, "created") == 0)

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: /proc/PID/cgroup text as the event loop reads it for the caller's unit
- * identity (daemon/shared/procfs.c): the unified hierarchy's "0::/PATH" line found and the path
- * split into the components that name slices and units. Seeds (corpus/fuzz_cgroup_path/): unified
- * and hybrid hierarchies, a user manager's unit, an escaped name, and a path with "..".
+ * identity (common/cgroupfs.c, daemon/shared/procfs.c): the unified hierarchy's "0::/PATH" line
+ * found and the path split into the components that name slices and units. Seeds
+ * (corpus/fuzz_cgroup_path/): unified and hybrid hierarchies, a user manager's unit, an escaped
+ * name, and a path with "..".
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cgroupfs.h"
 #include "daemon/shared/procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,11 +25,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (procfs_cgroup_path(text, &path) == 0) {
+	if (cgroupfs_parse(text, &path) == 0) {
 		size_t len = strlen(path);
 
-		/* What the line held after "0::", starting with its '/'. */
-		if (path[0] != '/' || len + 3 >= PROCFS_CGROUP_MAX || strchr(path, '\n'))
+		/* What the line held after "0::", starting with its '/', with no "." or "..". */
+		if (path[0] != '/' || len + 3 >= CGROUPFS_LINE_MAX || strchr(path, '\n') ||
+		    strstr(path, "//") || strstr(path, "/./") || strstr(path, "/../") ||
+		    (len > 1 && path[len - 1] == '/') || !cgroupfs_path_is_valid(path))
 			abort();
 		if (procfs_cgroup_split(path, comp, &n) == 0) {
 			if (n > PROCFS_CGROUP_MAX_DEPTH)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for daemon/shared/procfs.c: /proc text read whole through an fd, the status lines the
- * uprobe and capability checks need (strict numbers), and the cgroup path of /proc/PID/cgroup.
+ * Unit tests for daemon/shared/procfs.c and common/procfs.c: /proc text read whole through an
+ * fd, the status lines the uprobe and capability checks need (strict numbers), and the split of a
+ * cgroup path (its parse from /proc/PID/cgroup: test_cgroupfs.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -102,37 +103,6 @@ static void test_status_parse_pid_range(void **state)
 	assert_int_equal(p.pid, 2147483647);
 }
 
-static void test_cgroup_path(void **state)
-{
-	static const char hybrid[] = "12:pids:/user.slice\n1:name=systemd:/user.slice/x.service\n"
-				     "0::/user.slice/user-1000.slice/user@1000.service/app.slice\n";
-	_cleanup_free_ char *p = NULL, *q = NULL, *r = NULL, *root = NULL;
-	char *long_line = malloc(PROCFS_CGROUP_MAX + 8), *none = NULL;
-
-	assert_int_equal(procfs_cgroup_path(hybrid, &p), 0);
-	assert_string_equal(p, "/user.slice/user-1000.slice/user@1000.service/app.slice");
-	/* No newline at the end; the first unified line counts. */
-	assert_int_equal(procfs_cgroup_path("0::/a.service", &q), 0);
-	assert_string_equal(q, "/a.service");
-	assert_int_equal(procfs_cgroup_path("0::/b\n0::/c\n", &r), 0);
-	assert_string_equal(r, "/b");
-	assert_int_equal(procfs_cgroup_path("0::/\n", &root), 0);
-	assert_string_equal(root, "/");
-	/* Not the unified hierarchy's line, or not a path. */
-	assert_int_equal(procfs_cgroup_path("", &none), -ENOENT);
-	assert_int_equal(procfs_cgroup_path("1::/a\n", &none), -ENOENT);
-	assert_int_equal(procfs_cgroup_path(" 0::/a\n", &none), -ENOENT);
-	assert_int_equal(procfs_cgroup_path("0::a\n0::\n", &none), -ENOENT);
-	/* A line too long is skipped, not cut short. */
-	assert_non_null(long_line);
-	memset(long_line, 'x', PROCFS_CGROUP_MAX + 7);
-	memcpy(long_line, "0::/", 4);
-	long_line[PROCFS_CGROUP_MAX + 7] = '\0';
-	assert_int_equal(procfs_cgroup_path(long_line, &none), -ENOENT);
-	assert_null(none);
-	free(long_line);
-}
-
 static void test_cgroup_split(void **state)
 {
 	char path[] = "/system.slice//bpfbroker.service/", dots[] = "/a/../b", dot[] = "/a/./b";
@@ -166,7 +136,6 @@ int main(void)
 		cmocka_unit_test(test_status_u64),
 		cmocka_unit_test(test_status_parse_strict_caps),
 		cmocka_unit_test(test_status_parse_pid_range),
-		cmocka_unit_test(test_cgroup_path),
 		cmocka_unit_test(test_cgroup_split),
 	};
 

@@ -215,19 +215,19 @@ static void test_names(void **state)
 {
 	char long_name[POLICY_MAX_OBJECT_NAME + 2];
 
-	assert_true(policy_object_name_is_valid("ip-firewall_2"));
-	assert_false(policy_object_name_is_valid(""));
-	assert_false(policy_object_name_is_valid(NULL));
-	assert_false(policy_object_name_is_valid("-x"));
-	assert_false(policy_object_name_is_valid(".."));
-	assert_false(policy_object_name_is_valid("a/b"));
-	assert_false(policy_object_name_is_valid("a.b"));
+	assert_true(parse_object_name_is_valid("ip-firewall_2"));
+	assert_false(parse_object_name_is_valid(""));
+	assert_false(parse_object_name_is_valid(NULL));
+	assert_false(parse_object_name_is_valid("-x"));
+	assert_false(parse_object_name_is_valid(".."));
+	assert_false(parse_object_name_is_valid("a/b"));
+	assert_false(parse_object_name_is_valid("a.b"));
 	memset(long_name, 'a', sizeof(long_name));
 	long_name[POLICY_MAX_OBJECT_NAME] = '\0';
-	assert_true(policy_object_name_is_valid(long_name));
+	assert_true(parse_object_name_is_valid(long_name));
 	long_name[POLICY_MAX_OBJECT_NAME] = 'a';
 	long_name[POLICY_MAX_OBJECT_NAME + 1] = '\0';
-	assert_false(policy_object_name_is_valid(long_name));
+	assert_false(parse_object_name_is_valid(long_name));
 	assert_true(policy_digest_is_valid(DIGEST));
 	assert_false(policy_digest_is_valid("sha256:E3D328BCD62F1DA21EDFDF990551C7C398C9078E09E96BB"
 					    "EFA3595767815BFEB"));
