@@ -56,8 +56,18 @@ static int broker_connect(const char *unit, struct bpfbroker **ret)
 	return k;
 }
 
-int usernet_apply(const struct usernet_target *t, char *const *settings)
+/* " (from SLICE)" for a slice's entry, "" for the unit's own. */
+static const char *origin(const struct usernet_assignments *a, size_t i, char *buf, size_t size)
 {
+	if (!a->from[i])
+		return "";
+	snprintf(buf, size, " (from %s)", a->from[i]);
+	return buf;
+}
+
+int usernet_apply(const struct usernet_target *t, const struct usernet_assignments *settings)
+{
+	char from[300]; /* " (from NAME)", a unit name being at most 255 characters */
 	_cleanup_(net_settings_done) struct net_settings s = {};
 	_cleanup_(bpfbroker_closep) struct bpfbroker *b = NULL;
 	_cleanup_free_ char *error = NULL;
@@ -67,11 +77,16 @@ int usernet_apply(const struct usernet_target *t, char *const *settings)
 	k = target_tag(t, tag);
 	if (k < 0)
 		return k;
-	/* A setting we cannot parse is refused, not skipped: the unit asked for it. */
-	for (char *const *a = settings; *a; a++) {
-		k = net_settings_assign(&s, *a, &error);
+	/*
+	 * A setting we cannot parse is refused, not skipped: the unit asked for it. So is a
+	 * union with a slice's lists that no longer fits the tries (the parser counts each
+	 * family's prefixes across assignments: -E2BIG).
+	 */
+	for (size_t i = 0; i < settings->n; i++) {
+		k = net_settings_assign(&s, settings->v[i], &error);
 		if (k < 0) {
-			fprintf(stderr, "%s: refusing \"%s\": %s\n", t->unit, *a,
+			fprintf(stderr, "%s: refusing \"%s\"%s: %s\n", t->unit, settings->v[i],
+				origin(settings, i, from, sizeof(from)),
 				error ? error : strerror(-k));
 			return k;
 		}
@@ -87,8 +102,9 @@ int usernet_apply(const struct usernet_target *t, char *const *settings)
 	}
 	fprintf(stderr, "%s: applied to %s (invocation %s, objects net-%s-*):", t->unit,
 		t->cgroup_path, t->invocation_id, tag);
-	for (char *const *a = settings; *a; a++)
-		fprintf(stderr, " %s%s", *a, a[1] ? ";" : "");
+	for (size_t i = 0; i < settings->n; i++)
+		fprintf(stderr, " %s%s%s", settings->v[i], origin(settings, i, from, sizeof(from)),
+			i + 1 < settings->n ? ";" : "");
 	fputc('\n', stderr);
 	return 0;
 }

@@ -6,9 +6,10 @@
  *
  * Contract for the implementation:
  *  - usernet_apply() makes the programs implementing settings (unit-file assignments,
- *    usernet/assign.h, e.g. "IPAddressDeny=0.0.0.0/0 ::/0", "SocketBindDeny=ipv4:tcp:22")
- *    attached to cgroup_path (under the cgroup2 mount; the unit's own control group, which
- *    the user owns since user@.service delegates it) before it returns 0.
+ *    usernet/assign.h, e.g. "IPAddressDeny=0.0.0.0/0 ::/0", "SocketBindDeny=ipv4:tcp:22";
+ *    its parent slices' IP lists among them) attached to cgroup_path (under the cgroup2
+ *    mount; the unit's own control group, which the user owns since user@.service
+ *    delegates it) before it returns 0.
  *  - It may be called more than once for one invocation of one unit: by `apply-self` in the
  *    unit's ExecStartPre= and again by the watcher when it sees the unit start. The second
  *    call must leave one set of programs (name the broker's objects after unit and
@@ -37,6 +38,8 @@
 
 #include <stdbool.h>
 
+#include "usernet/assign.h"
+
 struct usernet_target {
 	const char *unit; /* "foo.service" */
 	const char *invocation_id; /* 32 hex digits */
@@ -46,8 +49,12 @@ struct usernet_target {
 /* Whether usernet_apply() enforces anything in this build (false: it only logs). */
 bool usernet_apply_enforces(void);
 
-/* Attach what settings (NULL-terminated, at least one) ask for to t->cgroup_path. */
-int usernet_apply(const struct usernet_target *t, char *const *settings);
+/*
+ * Attach what settings (at least one; a unit's effective settings, its slices' entries
+ * marked as theirs, unit.h) ask for to t->cgroup_path. A union of lists past what the
+ * objects' maps hold is refused (-E2BIG, saying so), as is any setting that does not parse.
+ */
+int usernet_apply(const struct usernet_target *t, const struct usernet_assignments *settings);
 
 /* Detach and unload what usernet_apply() attached for t. */
 int usernet_remove(const struct usernet_target *t);

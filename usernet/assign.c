@@ -14,25 +14,61 @@
 
 void usernet_assignments_done(struct usernet_assignments *a)
 {
-	for (size_t i = 0; i < a->n; i++)
+	for (size_t i = 0; i < a->n; i++) {
 		free(a->v[i]);
+		free(a->from[i]);
+	}
 	free(a->v);
+	free(a->from);
 	*a = (struct usernet_assignments){};
+}
+
+/* Append s and from (both malloc'd, from may be NULL), taking them on success only. */
+static int assignments_append(struct usernet_assignments *a, char *s, char *from)
+{
+	char **v, **f;
+
+	v = reallocarray(a->v, a->n + 2, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	a->v = v;
+	f = reallocarray(a->from, a->n + 1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	a->from = f;
+	a->v[a->n] = s;
+	a->from[a->n] = from;
+	a->v[++a->n] = NULL;
+	return 0;
 }
 
 int usernet_assignments_add(struct usernet_assignments *a, const char *name, const char *value)
 {
 	_cleanup_free_ char *s = NULL;
-	char **v;
+	int k;
 
 	if (asprintf(&s, "%s=%s", name, value) < 0)
 		return -ENOMEM;
-	v = reallocarray(a->v, a->n + 2, sizeof(*v));
-	if (!v)
+	k = assignments_append(a, s, NULL);
+	if (k < 0)
+		return k;
+	TAKE_PTR(s);
+	return 0;
+}
+
+int usernet_assignments_push(struct usernet_assignments *a, const char *assignment,
+			     const char *from)
+{
+	_cleanup_free_ char *s = strdup(assignment), *f = from ? strdup(from) : NULL;
+	int k;
+
+	if (!s || (from && !f))
 		return -ENOMEM;
-	a->v = v;
-	a->v[a->n++] = TAKE_PTR(s);
-	a->v[a->n] = NULL;
+	k = assignments_append(a, s, f);
+	if (k < 0)
+		return k;
+	TAKE_PTR(s);
+	TAKE_PTR(f);
 	return 0;
 }
 

@@ -11,15 +11,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A NULL-terminated list of assignments, grown one at a time. */
+/*
+ * A NULL-terminated list of assignments, grown one at a time, each with where it comes from:
+ * from[i] is NULL for the unit's own, else the name of the parent slice it was taken from
+ * (usernet/inherit.h).
+ */
 struct usernet_assignments {
 	char **v;
+	char **from;
 	size_t n;
 };
 
 void usernet_assignments_done(struct usernet_assignments *a);
-/* Append "name=value"; -ENOMEM. */
+/* Append "name=value", the unit's own; -ENOMEM. */
 int usernet_assignments_add(struct usernet_assignments *a, const char *name, const char *value);
+/* Append a copy of assignment ("name=value") and of from (NULL: the unit's own); -ENOMEM. */
+int usernet_assignments_push(struct usernet_assignments *a, const char *assignment,
+			     const char *from);
 
 /*
  * One IPAddressAllow=/IPAddressDeny= item (family, address bytes, prefix length) as

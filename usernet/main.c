@@ -28,7 +28,8 @@ static void usage(FILE *f)
 	      "                  runs in, and wait for it, before its main process starts\n"
 	      "                  (ExecStartPre=, see bpfbroker-user-net.conf); exit 1 if they\n"
 	      "                  cannot be applied, so the unit does not start\n"
-	      "  show [UNIT]     the settings and control group read for UNIT (default: mine)\n"
+	      "  show [UNIT]     the settings (its parent slices' marked) and control group\n"
+	      "                  read for UNIT (default: mine)\n"
 	      "  enforces        exit 0 if this build enforces the settings, 1 if it only logs\n",
 	      f);
 }
@@ -38,7 +39,13 @@ static void unit_print(const struct usernet_unit *u)
 	printf("unit: %s\ninvocation: %s\nstate: %s\ncgroup: %s\n", u->name, u->invocation_id,
 	       u->active_state, u->cgroup_path ? u->cgroup_path : "");
 	for (size_t i = 0; i < u->settings.n; i++)
-		printf("setting: %s\n", u->settings.v[i]);
+		if (u->settings.from[i])
+			printf("setting: %s (from %s)\n", u->settings.v[i], u->settings.from[i]);
+		else
+			printf("setting: %s\n", u->settings.v[i]);
+	/* A slice's IP lists: merged into its units', not applied to it (systemd's rule). */
+	for (size_t i = 0; i < u->passed_down.n; i++)
+		printf("for its units: %s\n", u->passed_down.v[i]);
 }
 
 /* Read the unit of name, or this process's own unit. */
@@ -68,6 +75,9 @@ static int apply_self(sd_bus *bus)
 	k = read_unit(bus, NULL, &u);
 	if (k < 0)
 		return k;
+	/* Its slices' lists unknown: it may have some to apply, so it must not start. */
+	if (u.settings_error < 0)
+		return u.settings_error;
 	if (u.settings.n == 0)
 		return 0;
 	/* The manager puts this invocation's id in our environment: a mismatch means we read
@@ -117,6 +127,9 @@ int main(int argc, char **argv)
 		k = read_unit(bus, argc > 2 ? argv[2] : NULL, &u);
 		if (k >= 0)
 			unit_print(&u);
+		/* What it printed may lack a slice's entries (said on stderr): not a success. */
+		if (k >= 0)
+			k = u.settings_error;
 	}
 	if (k < 0) {
 		fprintf(stderr, "bpfbroker-user-net %s: %s\n", cmd, strerror(-k));

@@ -54,7 +54,62 @@ static int socket_address(struct sockaddr_un *ret, socklen_t *ret_len)
 struct server {
 	usernet_request_handler_t handler;
 	void *userdata;
+	uint64_t deadline_usec;
+	sd_event_source *listener; /* not a reference; NULL once it has gone */
+	unsigned n_conns;
+	unsigned n_refs; /* the listener's and one for each connection */
 };
+
+/* One accepted connection: its io source and its deadline, both floating (the event owns them). */
+struct conn {
+	struct server *srv;
+	sd_event_source *io, *timer;
+	unsigned n_refs; /* one for each source (their destroy callbacks drop it) */
+};
+
+static void server_unref(struct server *srv)
+{
+	if (--srv->n_refs == 0)
+		free(srv);
+}
+
+static void conn_unref(struct conn *c)
+{
+	struct server *srv = c->srv;
+
+	if (--c->n_refs > 0)
+		return;
+	free(c);
+	/* A slot is free: take the connections waiting in the backlog again. */
+	if (srv->n_conns-- == USERNET_REQUEST_CONNECTIONS_MAX && srv->listener)
+		(void)sd_event_source_set_enabled(srv->listener, SD_EVENT_ON);
+	server_unref(srv);
+}
+
+static void conn_io_destroyed(void *userdata)
+{
+	struct conn *c = userdata;
+
+	c->io = NULL;
+	conn_unref(c);
+}
+
+static void conn_timer_destroyed(void *userdata)
+{
+	struct conn *c = userdata;
+
+	c->timer = NULL;
+	conn_unref(c);
+}
+
+/* Drop both sources (which closes the connection); c is gone after. */
+static void conn_close(struct conn *c)
+{
+	c->n_refs++;
+	sd_event_source_disable_unref(c->io);
+	sd_event_source_disable_unref(c->timer);
+	conn_unref(c);
+}
 
 /* Send "ERRNO MESSAGE"; a peer that has gone is its business. */
 static void answer(int fd, int k, const char *message)
@@ -69,7 +124,8 @@ static void answer(int fd, int k, const char *message)
 
 static int on_request(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	struct server *srv = userdata;
+	struct conn *c = userdata;
+	struct server *srv = c->srv;
 	_cleanup_free_ char *message = NULL;
 	char buf[PACKET_MAX];
 	struct ucred cred;
@@ -101,37 +157,80 @@ static int on_request(sd_event_source *s, int fd, uint32_t revents, void *userda
 	k = srv->handler(cred.pid, id, &message, srv->userdata);
 	answer(fd, k, message);
 done:
-	sd_event_source_disable_unref(s);
+	conn_close(c);
+	return 0;
+}
+
+/* A connection that has not sent its request in time: closed, its slot free for others. */
+static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	conn_close(userdata);
 	return 0;
 }
 
 static int on_connect(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
+	struct server *srv = userdata;
+	sd_event *e = sd_event_source_get_event(s);
 	_cleanup_close_ int conn = -EBADF;
-	sd_event_source *c;
+	struct conn *c;
 	int k;
 
+	/*
+	 * Full: the rest wait in the backlog until an answer or a deadline frees a slot (at
+	 * most deadline_usec), so silent clients can neither use up our fds nor hold off the
+	 * others for longer.
+	 */
+	if (srv->n_conns >= USERNET_REQUEST_CONNECTIONS_MAX) {
+		(void)sd_event_source_set_enabled(s, SD_EVENT_OFF);
+		return 0;
+	}
 	conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (conn < 0)
 		return 0; /* gone already, or out of fds: the peer sees its connect fail */
-	k = sd_event_add_io(sd_event_source_get_event(s), &c, conn, EPOLLIN, on_request, userdata);
-	if (k < 0)
+	c = calloc(1, sizeof(*c));
+	if (!c)
 		return 0;
+	c->srv = srv;
+	k = sd_event_add_io(e, &c->io, conn, EPOLLIN, on_request, c);
+	if (k < 0) {
+		free(c);
+		return 0;
+	}
 	/* The source closes the connection when it goes (after the answer, or at exit). */
-	(void)sd_event_source_set_io_fd_own(c, true);
-	(void)sd_event_source_set_floating(c, true);
-	sd_event_source_unref(c);
+	(void)sd_event_source_set_io_fd_own(c->io, true);
 	TAKE_FD(conn);
+	c->n_refs = 1;
+	srv->n_conns++;
+	srv->n_refs++;
+	(void)sd_event_source_set_destroy_callback(c->io, conn_io_destroyed);
+	(void)sd_event_source_set_floating(c->io, true);
+	sd_event_source_unref(c->io);
+	k = sd_event_add_time_relative(e, &c->timer, CLOCK_MONOTONIC, srv->deadline_usec, 0,
+				       on_deadline, c);
+	if (k < 0) {
+		/* Without a deadline it would not be closed: refuse it instead. */
+		c->timer = NULL;
+		conn_close(c);
+		return 0;
+	}
+	c->n_refs++;
+	(void)sd_event_source_set_destroy_callback(c->timer, conn_timer_destroyed);
+	(void)sd_event_source_set_floating(c->timer, true);
+	sd_event_source_unref(c->timer);
 	return 0;
 }
 
-static void server_free(void *p)
+static void listener_destroyed(void *p)
 {
-	free(p);
+	struct server *srv = p;
+
+	srv->listener = NULL;
+	server_unref(srv);
 }
 
 int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void *userdata,
-			   sd_event_source **ret)
+			   uint64_t deadline_usec, sd_event_source **ret)
 {
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ struct server *srv = NULL;
@@ -146,7 +245,10 @@ int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void 
 	srv = malloc(sizeof(*srv));
 	if (!srv)
 		return -ENOMEM;
-	*srv = (struct server){handler, userdata};
+	*srv = (struct server){.handler = handler,
+			       .userdata = userdata,
+			       .deadline_usec = deadline_usec,
+			       .n_refs = 1};
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
@@ -159,8 +261,9 @@ int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void 
 	if (k < 0)
 		return k;
 	(void)sd_event_source_set_io_fd_own(s, true);
-	(void)sd_event_source_set_destroy_callback(s, server_free);
+	(void)sd_event_source_set_destroy_callback(s, listener_destroyed);
 	TAKE_FD(fd);
+	srv->listener = s;
 	TAKE_PTR(srv);
 	*ret = s;
 	return 0;

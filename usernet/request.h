@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include <stdint.h>
 #include <sys/types.h>
 #include <systemd/sd-event.h>
 
@@ -29,12 +30,20 @@ int usernet_request_socket_path(char **ret);
 typedef int (*usernet_request_handler_t)(pid_t pid, const char *invocation_id, char **ret_message,
 					 void *userdata);
 
+/* How long a connection may take to send its request before it is closed. */
+#define USERNET_REQUEST_DEADLINE_USEC (10 * UINT64_C(1000000))
+/* Connections open at once; more wait in the listen backlog until one is closed. */
+#define USERNET_REQUEST_CONNECTIONS_MAX 64
+
 /*
  * Bind the socket (a stale one of an earlier watcher replaced) and serve requests on e with
- * handler, one at a time. *ret is the listening source (unref it to stop). 0 or -errno.
+ * handler, one at a time (the handler runs to its end). A connection that has not sent its
+ * request within deadline_usec is closed; with USERNET_REQUEST_CONNECTIONS_MAX open, new ones
+ * wait until one is, so silent clients hold others off for at most deadline_usec. *ret is
+ * the listening source (unref it to stop; before e). 0 or -errno.
  */
 int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void *userdata,
-			   sd_event_source **ret);
+			   uint64_t deadline_usec, sd_event_source **ret);
 
 /*
  * apply-self's side: ask the watcher to apply the settings of the unit with invocation_id

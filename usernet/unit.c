@@ -11,6 +11,7 @@
 #include "common/cgroupfs.h"
 #include "common/hex.h"
 #include "common/macro.h"
+#include "usernet/inherit.h"
 
 #define SD_DESTINATION "org.freedesktop.systemd1"
 #define SD_MANAGER_PATH "/org/freedesktop/systemd1"
@@ -23,7 +24,9 @@ void usernet_unit_done(struct usernet_unit *u)
 	free(u->active_state);
 	free(u->cgroup);
 	free(u->cgroup_path);
+	free(u->slice);
 	usernet_assignments_done(&u->settings);
+	usernet_assignments_done(&u->passed_down);
 	*u = (struct usernet_unit){};
 }
 
@@ -237,6 +240,8 @@ static int read_prop(sd_bus_message *m, const struct prop *p, struct usernet_uni
 			return read_string(m, &u->name);
 		if (strcmp(p->name, "ActiveState") == 0)
 			return read_string(m, &u->active_state);
+		if (strcmp(p->name, "Slice") == 0)
+			return read_string(m, &u->slice);
 		return read_string(m, &u->cgroup);
 	case PROP_INVOCATION:
 		return read_invocation_id(m, &u->invocation_id);
@@ -309,6 +314,7 @@ static const struct prop unit_props[] = {
 
 /* Read in the order the manager sends them; none depends on another. */
 static const struct prop cgroup_props[] = {
+	{"Slice", "s", PROP_STRING}, /* on the type's interface, with the cgroup settings */
 	{"ControlGroup", "s", PROP_STRING},
 	{"IPAccounting", "b", PROP_BOOL},
 	{"IPAddressAllow", "a(iayu)", PROP_PREFIXES},
@@ -318,7 +324,15 @@ static const struct prop cgroup_props[] = {
 	{"SocketBindDeny", "a(iiqq)", PROP_BINDS},
 };
 
-int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
+static bool is_slice(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+
+	return dot && strcmp(dot, ".slice") == 0;
+}
+
+/* The unit at path with its own settings only. */
+static int unit_read_own(sd_bus *bus, const char *path, struct usernet_unit *ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	struct usernet_unit u = {};
@@ -340,13 +354,78 @@ int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
 	}
 	if (k >= 0 && !u.cgroup)
 		u.cgroup = strdup("");
-	if (k >= 0 && !u.cgroup)
+	if (k >= 0 && !u.slice)
+		u.slice = strdup("");
+	if (k >= 0 && (!u.cgroup || !u.slice))
 		k = -ENOMEM;
 	/* ControlGroup= is a path below the cgroup2 mount (common/cgroupfs.h, checked there). */
 	if (k >= 0 && u.cgroup[0])
 		k = cgroupfs_join(u.cgroup, dir, sizeof(dir));
 	if (k >= 0 && u.cgroup[0] && !(u.cgroup_path = strdup(dir)))
 		k = -ENOMEM;
+	if (k < 0) {
+		usernet_unit_done(&u);
+		return k;
+	}
+	*ret = u;
+	return 0;
+}
+
+/*
+ * Add what u's parent slices pass down to u's settings, walking up from u->slice: -errno
+ * (said on stderr) if one cannot be read. A unit's slice is loaded while the unit is (the
+ * manager keeps it so), so this fails only on a broken bus, a manager that answers wrongly
+ * or a chain past USERNET_SLICE_DEPTH_MAX.
+ */
+static int unit_inherit(sd_bus *bus, struct usernet_unit *u)
+{
+	_cleanup_free_ char *slice = strdup(u->slice);
+	int k;
+
+	if (!slice)
+		return -ENOMEM;
+	for (unsigned depth = 0; slice[0]; depth++) {
+		_cleanup_(usernet_unit_done) struct usernet_unit s = {};
+		_cleanup_free_ char *path = NULL;
+
+		if (depth == USERNET_SLICE_DEPTH_MAX) {
+			fprintf(stderr, "%s: more than %d parent slices (a loop?)\n", u->name,
+				USERNET_SLICE_DEPTH_MAX);
+			return -ELOOP;
+		}
+		k = usernet_unit_path_by_name(bus, slice, &path);
+		if (k >= 0)
+			k = unit_read_own(bus, path, &s);
+		/* What the manager calls a unit's slice is one, named as asked. */
+		if (k >= 0 && (!is_slice(s.name) || strcmp(s.name, slice) != 0))
+			k = -EBADMSG;
+		if (k >= 0)
+			k = usernet_inherit(&u->settings, &s.settings, s.name);
+		if (k < 0) {
+			fprintf(stderr, "%s: cannot read its parent slice %s: %s\n", u->name, slice,
+				strerror(-k));
+			return k;
+		}
+		free(slice);
+		slice = TAKE_PTR(s.slice);
+	}
+	return 0;
+}
+
+int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
+{
+	struct usernet_unit u = {};
+	int k;
+
+	k = unit_read_own(bus, path, &u);
+	if (k < 0)
+		return k;
+	/* A slice keeps its IP lists for its units (inherit.h); a unit of another type with a
+	 * control group takes its slices'; units of other types have no settings. */
+	if (is_slice(u.name))
+		k = usernet_slice_split(&u.settings, &u.passed_down);
+	else if (unit_cgroup_interface(u.name))
+		u.settings_error = unit_inherit(bus, &u);
 	if (k < 0) {
 		usernet_unit_done(&u);
 		return k;

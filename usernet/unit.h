@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One unit of the user's service manager as this component needs it, read over sd-bus: its
- * name, invocation, state, control group and network settings (as unit-file assignments,
- * usernet/assign.h). The user manager keeps IPAddressAllow=, IPAddressDeny=, IPAccounting=,
+ * name, invocation, state, control group and effective network settings (as unit-file
+ * assignments, usernet/assign.h: its own combined with its parent slices', inherit.h). The
+ * user manager keeps IPAddressAllow=, IPAddressDeny=, IPAccounting=,
  * RestrictNetworkInterfaces=, SocketBindAllow= and SocketBindDeny= and shows them on its
  * D-Bus API, although it cannot enforce them.
  */
@@ -14,6 +15,13 @@
 
 #include "usernet/assign.h"
 
+/*
+ * The most parent slices read for a unit: more is a loop (or a manager that lies). Slice
+ * names spell their parents ("a-b-c.slice" is in "a-b.slice"), and a unit name is at most
+ * 255 characters, so no real chain has more than 126 ("a-b-...-z.slice" and "-.slice").
+ */
+#define USERNET_SLICE_DEPTH_MAX 128
+
 struct usernet_unit {
 	char *name; /* "foo.service" */
 	char *invocation_id; /* 32 hex digits; "" when the unit has not run */
@@ -21,9 +29,22 @@ struct usernet_unit {
 	/* ControlGroup=, as the manager names it ("/user.slice/.../foo.service"), "" while
 	 * the unit has no control group; and the same under the cgroup2 mount. */
 	char *cgroup, *cgroup_path;
-	/* The network settings that are set, e.g. "IPAddressDeny=0.0.0.0/0 ::/0"; empty when
-	 * the unit asks for none (or its type has no control group). */
+	char *slice; /* its parent slice ("app.slice"), "" for none */
+	/*
+	 * The network settings to enforce on its control group, e.g. "IPAddressDeny=0.0.0.0/0
+	 * ::/0": its own and, unless it is a slice, its parent slices' IPAddressAllow= and
+	 * IPAddressDeny= (settings.from names the slice). Empty when there are none (or its
+	 * type has no control group).
+	 */
 	struct usernet_assignments settings;
+	/* A slice's IPAddressAllow=/IPAddressDeny=: for the units in it, not for itself. */
+	struct usernet_assignments passed_down;
+	/*
+	 * < 0 (-errno): a parent slice could not be read, so settings may lack entries it
+	 * would have added; whoever would enforce them must fail closed (the unit must not
+	 * run with fewer deny entries than it asks for).
+	 */
+	int settings_error;
 };
 
 void usernet_unit_done(struct usernet_unit *u);
@@ -32,9 +53,11 @@ void usernet_unit_done(struct usernet_unit *u);
 bool usernet_unit_is_running(const struct usernet_unit *u);
 
 /*
- * Read the unit at D-Bus object path from the manager. Everything is read by method calls,
- * never taken from a signal. -EBADMSG (with a message on stderr) if a property has a type
- * other than systemd 252's.
+ * Read the unit at D-Bus object path from the manager, and its parent slices (up to
+ * USERNET_SLICE_DEPTH_MAX of them) for its effective settings. Everything is read by method
+ * calls, never taken from a signal. -EBADMSG (with a message on stderr) if a property has a
+ * type other than systemd 252's. A parent slice that cannot be read does not fail the read:
+ * it is in ret->settings_error.
  */
 int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret);
 

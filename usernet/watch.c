@@ -104,8 +104,10 @@ static int watch_apply(struct watch *w, const char *path, const struct usernet_u
 	}
 	a->next = w->applied;
 	w->applied = a;
-	a->result = usernet_apply(&t, u->settings.v);
-	if (a->result < 0 && restricts(u))
+	/* A parent slice we could not read may have denied more: fail closed, as for a
+	 * failed apply (settings_error, unit.h). */
+	a->result = u->settings_error < 0 ? u->settings_error : usernet_apply(&t, &u->settings);
+	if (a->result < 0 && (restricts(u) || u->settings_error < 0))
 		stop_unit(w, u->name);
 	else if (a->result < 0)
 		fprintf(stderr, "%s: IPAccounting= could not be applied; it runs uncounted\n",
@@ -132,7 +134,8 @@ static int watch_check(struct watch *w, const char *path)
 	 * Never our own unit (DefaultIPAccounting=yes gives it a setting): the broker
 	 * refuses a protected link from inside, and we would stop ourselves.
 	 */
-	want = usernet_unit_is_running(&u) && u.cgroup_path && u.settings.n > 0 &&
+	want = usernet_unit_is_running(&u) && u.cgroup_path &&
+	       (u.settings.n > 0 || u.settings_error < 0) &&
 	       strcmp(u.name, "bpfbroker-user-net.service") != 0;
 	if (*slot && (!want || strcmp((*slot)->invocation_id, u.invocation_id) != 0))
 		applied_remove(slot);
@@ -233,7 +236,8 @@ static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_mes
 	}
 	/* Nothing applied for it: no settings to apply, or not this run of the unit. */
 	k = usernet_unit_read(w->bus, path, &u);
-	if (k >= 0 && strcmp(u.invocation_id, invocation_id) == 0 && u.settings.n == 0)
+	if (k >= 0 && strcmp(u.invocation_id, invocation_id) == 0 && u.settings.n == 0 &&
+	    u.settings_error == 0)
 		return 0;
 	return answer(-ESTALE, ret_message,
 		      "bpfbroker-user-net: invocation %s of pid %d's unit does not run (any more)",
@@ -341,7 +345,8 @@ int usernet_watch(sd_bus *bus)
 	if (usernet_applied_each(remove_if_stale, &w) < 0)
 		fprintf(stderr, "could not look for objects of units that stopped meanwhile\n");
 	/* Before READY=1: units after us (basic.target) may ask at once. */
-	k = usernet_request_listen(e, on_apply_request, &w, &listener);
+	k = usernet_request_listen(e, on_apply_request, &w, USERNET_REQUEST_DEADLINE_USEC,
+				   &listener);
 	if (k < 0) {
 		fprintf(stderr, "cannot listen for apply-self: %s\n", strerror(-k));
 		goto out;

@@ -2,7 +2,8 @@
 /*
  * The watcher: follows the user manager's units (its signals only say "look again"; what
  * it acts on is read back by method calls) and calls usernet_apply() when a unit with
- * network settings runs in its control group, usernet_remove() when it stops.
+ * network settings (its own, or its parent slices' IP lists) runs in its control group,
+ * usernet_remove() when it stops.
  */
 #pragma once
 

@@ -14,6 +14,9 @@
 #     processes cannot unload or detach them; on stop nothing is left (named objects, pins);
 #  3. with the ExecStartPre= drop-in: apply-self has the watcher apply before the main
 #     process runs, so the unit's very first connect is already refused (no window);
+#     Parent slices: a slice's IPAddressDeny=any and IPAddressAllow= are added to the units'
+#     in it (as systemd does), not applied to the slice; a unit with nothing of its own is
+#     enforced for its slices' lists;
 #  4. the watcher, restarted, removes the objects of a unit that stopped while it was down.
 # Needs root; exits 77 (skipped) where systemd cannot be booted like this.
 set -uo pipefail
@@ -244,6 +247,41 @@ run_unit net-none.service $ulog/none.out || fail "systemd-run --user (no setting
 as_user systemctl --user stop net-none.service
 grep -q "net-none" <<<"$(out_of $ulog/watch.log)" && fail "the watcher acted on a unit without settings"
 
+# --- parent slices, combined as systemd combines them: a slice's IPAddressAllow= and
+# IPAddressDeny= are not applied to the slice but added to each unit's below it, so a unit's
+# own IPAddressAllow= opens what its slice's IPAddressDeny=any closes. ---
+inside sh -c "printf '[Slice]\nIPAddressDeny=any\n' >/run/systemd/user/sandbox.slice"
+inside sh -c "printf '[Slice]\nIPAddressAllow=127.0.0.2\n' >/run/systemd/user/sandbox-inner.slice"
+as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager (slices)"
+# any, as the component spells it (either order), from a slice.
+deny_any_from() { grep -qE "IPAddressDeny=(0\.0\.0\.0/0 ::/0|::/0 0\.0\.0\.0/0) \(from $1\)" <<<"$2"; }
+# No settings of its own: the watcher applies the slice's (the unit waits for it).
+GO=$ulog/slice-bare.go run_unit net-slice-bare.service $ulog/slice-bare.out \
+	-p Slice=sandbox.slice &
+runner=$!
+wait_for $ulog/watch.log "net-slice-bare.service: applied\|net-slice-bare.service: cannot"
+inside touch $ulog/slice-bare.go
+wait $runner || fail "systemd-run --user (in sandbox.slice) failed: $(out_of $ulog/slice-bare.out)"
+deny_any_from sandbox.slice "$(grep "net-slice-bare.service: applied" <<<"$(out_of $ulog/watch.log)")" ||
+	fail "the watcher did not apply sandbox.slice's IPAddressDeny=any to a unit in it: $(out_of $ulog/watch.log)"
+[ "$(sed -n '/^connect/p' <<<"$(out_of $ulog/slice-bare.out)" | head -2)" = "connect 127.0.0.3: refused
+connect 127.0.0.2: refused" ] || fail "a unit in a slice with IPAddressDeny=any: $(out_of $ulog/slice-bare.out)"
+read_out=$(as_user "$user_net" show net-slice-bare.service 2>&1) || fail "show: $read_out"
+deny_any_from sandbox.slice "$(grep -x 'setting: .*' <<<"$read_out")" ||
+	fail "show does not mark the slice's IPAddressDeny=any as the slice's: $read_out"
+# The slice itself: no access control (it has no other setting, so nothing at all).
+read_out=$(as_user "$user_net" show sandbox.slice 2>&1) || fail "show sandbox.slice: $read_out"
+grep -q '^setting: ' <<<"$read_out" && fail "the slice keeps settings of its own: $read_out"
+grep -qE '^for its units: IPAddressDeny=' <<<"$read_out" ||
+	fail "show sandbox.slice does not say its IPAddressDeny= is for its units: $read_out"
+slice_id=$(as_user systemctl --user show -p InvocationID --value sandbox.slice)
+[ -n "$slice_id" ] || fail "sandbox.slice has no invocation id"
+left=$(objects_of "$slice_id")
+[ -z "$left" ] || fail "sandbox.slice got objects of its own: $left"
+grep -q "sandbox.slice: applied" <<<"$(out_of $ulog/watch.log)" &&
+	fail "the watcher applied sandbox.slice's lists to the slice: $(out_of $ulog/watch.log)"
+as_user systemctl --user stop net-slice-bare.service
+
 # --- 3. the ExecStartPre= drop-in: applied before the main process runs ---
 inside mkdir -p /run/systemd/user/service.d
 inside cp "$BUILD_DIR/systemd/user/bpfbroker-user-net-build.conf" \
@@ -274,6 +312,27 @@ run_unit net-pre-none.service $ulog/pre-none.out || fail "a unit without setting
 has "a unit without settings, with the drop-in" $ulog/pre-none.out "connect 127.0.0.2: ok"
 grep -q "applied" <<<"$(out_of $ulog/pre-none.out)" && fail "apply-self acted on a unit without settings"
 as_user systemctl --user stop net-pre-none.service
+# In sandbox.slice (IPAddressDeny=any), with IPAddressAllow=127.0.0.2 of its own: the union
+# lets 127.0.0.2 through, applied before the main process runs.
+run_unit net-slice-allow.service $ulog/slice-allow.out -p Slice=sandbox.slice \
+	-p IPAddressAllow=127.0.0.2 || fail "systemd-run --user (slice, allow) failed: $(out_of $ulog/slice-allow.out)"
+got=$(out_of $ulog/slice-allow.out)
+grep -q "^net-slice-allow.service: bpfbroker-user-net.service applied its network settings" <<<"$got" ||
+	fail "apply-self did not have the slice's settings applied: $got"
+[ "$(sed -n '/^connect/p' <<<"$got" | head -2)" = "connect 127.0.0.3: refused
+connect 127.0.0.2: ok" ] || fail "IPAddressAllow=127.0.0.2 in a slice with IPAddressDeny=any: $got"
+as_user systemctl --user stop net-slice-allow.service
+# Two levels up: sandbox-inner.slice (IPAddressAllow=127.0.0.2) in sandbox.slice
+# (IPAddressDeny=any), a unit with nothing of its own, started through apply-self.
+run_unit net-slice-inner.service $ulog/slice-inner.out -p Slice=sandbox-inner.slice ||
+	fail "systemd-run --user (inner slice) failed: $(out_of $ulog/slice-inner.out)"
+got=$(out_of $ulog/slice-inner.out)
+[ "$(sed -n '/^connect/p' <<<"$got" | head -2)" = "connect 127.0.0.3: refused
+connect 127.0.0.2: ok" ] || fail "a unit in sandbox-inner.slice in sandbox.slice: $got"
+line=$(grep "net-slice-inner.service: applied" <<<"$(out_of $ulog/watch.log)")
+grep -qF "IPAddressAllow=127.0.0.2/32 (from sandbox-inner.slice)" <<<"$line" && deny_any_from sandbox.slice "$line" ||
+	fail "the watcher did not combine both slices' lists: $line"
+as_user systemctl --user stop net-slice-inner.service
 
 # The watcher's socket takes requests from its own user only (the runtime directory is
 # theirs, and it checks the peer's uid), and applies only for the asking process's own unit
@@ -296,6 +355,27 @@ got=$(as_user systemd-run --user --quiet --wait --pipe -p IPAddressDeny=any \
 	$python -c "$ask" $sock 0123456789abcdef0123456789abcdef 2>&1)
 case $got in *"answer: 116 bpfbroker-user-net: invocation 0123456789abcdef0123456789abcdef of pid "*) ;;
 *) fail "a request for an invocation not the asker's was not refused (ESTALE): $got" ;; esac
+
+# A connection that never sends is closed after the watcher's deadline (10 s), and does
+# not hold off a request on another connection meanwhile.
+silent='import socket, sys, time
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(sys.argv[1]); return s
+silent = conn(); start = time.monotonic()
+other = conn(); other.settimeout(5); other.send(b"apply 0123456789abcdef0123456789abcdef")
+try:
+    print("other answered:", other.recv(1024) != b"")
+except socket.timeout:
+    print("other: no answer in 5 s")
+silent.settimeout(20)
+try:
+    print("silent closed:", silent.recv(1024) == b"", "after", round(time.monotonic() - start), "s")
+except socket.timeout:
+    print("silent: still open after 20 s")'
+got=$(as_user $python -c "$silent" $sock 2>&1)
+grep -qx "other answered: True" <<<"$got" || fail "a silent connection held off another request: $got"
+grep -qxE "silent closed: True after (9|10|11|12) s" <<<"$got" ||
+	fail "a connection that sends nothing was not closed after 10 s: $got"
 
 # --- 4. a unit that stops while the watcher is down: cleaned up when it is back ---
 run_unit net-orphan.service $ulog/orphan.out -p IPAddressDeny=any ||
