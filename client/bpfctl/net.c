@@ -10,7 +10,6 @@
 #include <ftw.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
