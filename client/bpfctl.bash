@@ -123,6 +123,12 @@ _bpfctl()
 		COMPREPLY=($(compgen -W "$(ls /sys/class/net 2>/dev/null)" -- "$cur"))
 		return
 		;;
+	--unit)
+		# net show --unit: my running --user units.
+		COMPREPLY=($(compgen -W "$(systemctl --user list-units --no-legend --plain \
+			--state=running 2>/dev/null | awk '{ print $1 }')" -- "$cur"))
+		return
+		;;
 	--pid)
 		COMPREPLY=($(compgen -W "$(pgrep -u "$(id -u)" 2>/dev/null)" -- "$cur"))
 		return
@@ -137,7 +143,7 @@ _bpfctl()
 			--map-size | --map-key-size | --map-value-size | --inner-map | --attach-target | \
 			--program | --object-name | --share | --repeat | --freeze | --count | --pid | \
 			--semaphore | --type | --license | --prog-name | --system | --allow | --deny | \
-			--restrict-ifaces | --bind-allow | --bind-deny | --cgroup)
+			--restrict-ifaces | --bind-allow | --bind-deny | --cgroup | --unit)
 			((i++)) ;;
 		-*) ;;
 		*)
@@ -185,7 +191,14 @@ _bpfctl()
 		test-run) opts+=" --data-in --ctx-in --repeat" ;;
 		map) opts+=" --proxy --noexist --exist" ;;
 		ringbuf) opts+=" --count" ;;
-		net) opts+=" --allow --deny --accounting --restrict-ifaces --bind-allow --bind-deny --cgroup --" ;;
+		net)
+			case ${args[0]-} in
+			show) opts+=" --cgroup --unit" ;;
+			remove) opts+=" --cgroup" ;;
+			list) ;;
+			*) opts+=" --allow --deny --accounting --restrict-ifaces --bind-allow --bind-deny --cgroup --" ;;
+			esac
+			;;
 		esac
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return
@@ -250,7 +263,7 @@ _bpfctl()
 		((n_args == 0)) && _bpfctl_complete_ref "$cur" map
 		;;
 	net)
-		((n_args == 0)) && COMPREPLY=($(compgen -W "show remove" -- "$cur"))
+		((n_args == 0)) && COMPREPLY=($(compgen -W "show remove list" -- "$cur"))
 		;;
 	esac
 }

@@ -18,7 +18,7 @@
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct bpfbroker *, bpfbroker_close);
 DEFINE_TRIVIAL_CLEANUP_FUNC(json_object *, json_object_put);
 
-#define TAG_PREFIX "unit-"
+#define TAG_PREFIX USERNET_TAG_PREFIX
 #define INVOCATION_LEN 32
 
 _Static_assert(sizeof(TAG_PREFIX) - 1 + INVOCATION_LEN <= NET_ENFORCE_TAG_MAX,

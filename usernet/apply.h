@@ -40,6 +40,9 @@
 
 #include "usernet/assign.h"
 
+/* The tag of a unit's objects is this and its invocation id: "net-unit-INVOCATION-ip". */
+#define USERNET_TAG_PREFIX "unit-"
+
 struct usernet_target {
 	const char *unit; /* "foo.service" */
 	const char *invocation_id; /* 32 hex digits */

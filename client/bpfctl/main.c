@@ -20,6 +20,7 @@
  *   bpfctl ringbuf REF/MAP [--count N]  print a ring buffer's records as they come
  *   bpfctl net [--allow PREFIX]... [--deny PREFIX]... [--accounting] -- CMD [ARG...]
  *                                 CMD in a sub-cgroup with systemd's network settings
+ *   bpfctl net show --unit UNIT | net list  a --user unit's, or every tag's, accounting
  *
  * This file: the command table, where options end and arguments begin, and main().
  */

@@ -3,13 +3,13 @@
  * bpfctl net: systemd's IPAddressAllow=/IPAddressDeny=/IPAccounting=,
  * RestrictNetworkInterfaces= and SocketBindAllow=/SocketBindDeny= for a command run in a new
  * sub-cgroup of the caller's own (delegated) cgroup, or for a cgroup the caller owns, through
- * the vetted network objects (objects/net/net_enforce.h); and their accounting.
+ * the vetted network objects (objects/net/net_enforce.h); net show and net list are
+ * net_show.c's.
  */
 #include <errno.h>
 #include <ftw.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +23,7 @@
 #include "bpfctl.h"
 #include "common/cgroupfs.h"
 #include "common/macro.h"
+#include "net_show.h"
 #include "objects/net/net_enforce.h"
 
 enum {
@@ -33,12 +34,14 @@ enum {
 	OPT_BIND_ALLOW,
 	OPT_BIND_DENY,
 	OPT_CGROUP,
+	OPT_UNIT,
 };
 
 struct net_cli {
 	struct net_settings s;
 	bool accounting;
 	const char *cgroup;
+	const char *unit; /* net show --unit */
 };
 
 static void net_cli_done(struct net_cli *n)
@@ -83,20 +86,6 @@ static int check_owned(const char *dir)
 		return -EPERM;
 	}
 	return 0;
-}
-
-static void print_acct(FILE *f, bool json, const char *tag, const struct net_enforce_acct *a)
-{
-	if (json)
-		fprintf(f,
-			"{\"tag\":\"%s\",\"ingress\":{\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64
-			"},\"egress\":{\"bytes\":%" PRIu64 ",\"packets\":%" PRIu64 "}}\n",
-			tag, a->in_bytes, a->in_packets, a->out_bytes, a->out_packets);
-	else
-		fprintf(f,
-			"IP traffic received: %" PRIu64 " bytes, %" PRIu64 " packets\n"
-			"IP traffic sent: %" PRIu64 " bytes, %" PRIu64 " packets\n",
-			a->in_bytes, a->in_packets, a->out_bytes, a->out_packets);
 }
 
 static pid_t child = -1;
@@ -261,7 +250,7 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 	if (n->accounting) {
 		k = net_enforce_accounting(c->b, tag, &acct, &error);
 		if (k == 0)
-			print_acct(stderr, c->json, tag, &acct);
+			net_print_acct(stderr, c->json, tag, &acct);
 		else
 			(void)net_fail(k, TAKE_PTR(error), "cannot read the accounting");
 	}
@@ -360,6 +349,7 @@ static int parse_net_options(struct cli *c, struct net_cli *n, int argc, char **
 		{"bind-allow", required_argument, NULL, OPT_BIND_ALLOW},
 		{"bind-deny", required_argument, NULL, OPT_BIND_DENY},
 		{"cgroup", required_argument, NULL, OPT_CGROUP},
+		{"unit", required_argument, NULL, OPT_UNIT},
 		{"socket", required_argument, NULL, 'S'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
@@ -391,6 +381,9 @@ static int parse_net_options(struct cli *c, struct net_cli *n, int argc, char **
 		case OPT_CGROUP:
 			n->cgroup = optarg;
 			break;
+		case OPT_UNIT:
+			n->unit = optarg;
+			break;
 		case OPT_ALLOW:
 		case OPT_DENY:
 		case OPT_ACCOUNTING:
@@ -418,18 +411,38 @@ static int parse_net_options(struct cli *c, struct net_cli *n, int argc, char **
 	return optind;
 }
 
+/* net show, remove and list: their arguments checked, 0 or -EINVAL (said). */
+static int check_sub(const char *sub, const struct net_cli *n, int n_args)
+{
+	bool list = strcmp(sub, "list") == 0;
+
+	if (net_settings_want_ip(&n->s) || net_settings_want_ifaces(&n->s) ||
+	    net_settings_want_bind(&n->s) || (list && (n->cgroup || n->unit || n_args > 0))) {
+		fprintf(stderr, "bpfctl: net %s takes %s\n", sub,
+			list			   ? "no arguments"
+			: strcmp(sub, "show") == 0 ? "only --cgroup PATH, --unit UNIT or a TAG"
+						   : "only --cgroup PATH or a TAG");
+		return -EINVAL;
+	}
+	if (n->unit && (list || strcmp(sub, "show") != 0 || n->cgroup || n_args > 0)) {
+		fprintf(stderr, "bpfctl: --unit UNIT is net show's, alone (no --cgroup, no TAG)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int cmd_net(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 {
+	static const char *const subs[] = {"show", "remove", "list"};
 	_cleanup_(net_cli_done) struct net_cli n = {};
-	const char *sub =
-		argc > 1 && (strcmp(argv[1], "show") == 0 || strcmp(argv[1], "remove") == 0)
-			? argv[1]
-			: NULL;
+	const char *sub = NULL;
 	char tag[NET_ENFORCE_TAG_MAX + 1], *error = NULL;
-	struct net_enforce_acct acct;
 	int k, args;
 
 	(void)b;
+	for (size_t i = 0; argc > 1 && i < ARRAY_SIZE(subs); i++)
+		if (strcmp(argv[1], subs[i]) == 0)
+			sub = subs[i];
 	if (sub) {
 		argc--;
 		argv++;
@@ -437,17 +450,15 @@ int cmd_net(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	args = parse_net_options(c, &n, argc, argv);
 	if (args < 0)
 		return EXIT_ERROR;
-	if (sub && (net_settings_want_ip(&n.s) || net_settings_want_ifaces(&n.s) ||
-		    net_settings_want_bind(&n.s))) {
-		fprintf(stderr, "bpfctl: net %s takes only --cgroup PATH or a TAG\n", sub);
+	if (sub && check_sub(sub, &n, argc - args) < 0)
 		return EXIT_ERROR;
-	}
-	if (sub && net_tag(&n, argc - args, argv + args, tag) < 0)
+	if (sub && strcmp(sub, "list") != 0 && !n.unit &&
+	    net_tag(&n, argc - args, argv + args, tag) < 0)
 		return EXIT_ERROR;
 	if (!sub) {
 		bool dashdash = args > 0 && args <= argc && strcmp(argv[args - 1], "--") == 0;
 
-		if (n.cgroup ? args != argc : !dashdash || args == argc) {
+		if (n.unit || (n.cgroup ? args != argc : !dashdash || args == argc)) {
 			fprintf(stderr, "bpfctl: net takes -- CMD [ARG...], or --cgroup PATH "
 					"(bpfctl --help)\n");
 			return EXIT_ERROR;
@@ -459,11 +470,10 @@ int cmd_net(struct cli *c, struct bpfbroker *b, int argc, char **argv)
 	if (sub && strcmp(sub, "remove") == 0) {
 		k = net_enforce_remove(c->b, tag, &error);
 		k = k < 0 ? net_fail(k, error, "cannot remove") : 0;
+	} else if (sub && strcmp(sub, "list") == 0) {
+		k = net_list(c);
 	} else if (sub) {
-		k = net_enforce_accounting(c->b, tag, &acct, &error);
-		if (k == 0)
-			print_acct(stdout, c->json, tag, &acct);
-		k = k < 0 ? net_fail(k, error, "no accounting") : 0;
+		k = n.unit ? net_show_unit(c, n.unit) : net_show_tag(c, tag);
 	} else if (n.cgroup) {
 		k = net_apply_cgroup(c, &n);
 	} else {

@@ -108,7 +108,12 @@ void usage(FILE *f)
 		"  net [OPTIONS] --cgroup PATH  apply them to a cgroup I own, from outside it, "
 		"and\n"
 		"                            leave them (its processes cannot remove them)\n"
-		"  net show [--cgroup PATH | TAG]  accounting (default: my own cgroup)\n"
+		"  net show [--cgroup PATH | --unit UNIT | TAG]  the objects and IP accounting of "
+		"a\n"
+		"                            cgroup (default: my own), a running --user unit (its\n"
+		"                            invocation's, asked of my service manager) or a tag\n"
+		"                            (exit 3: no such unit running, or no objects)\n"
+		"  net list                  every tag of mine: its unit, objects, IP accounting\n"
 		"  net remove [--cgroup PATH | TAG]  remove what net --cgroup applied\n\n"
 		"Options:\n"
 		"  --socket PATH             broker socket (default $%s or %s)\n"
@@ -160,7 +165,7 @@ void usage(FILE *f)
 		"  -h, --help                show this help\n"
 		"Exit status: 0 success, 1 denied by policy (or, for map, refused by the kernel "
 		"or\n"
-		"no such key), 2 other errors.\n",
+		"no such key), 2 other errors, 3 (net show) no such unit running or no objects.\n",
 		BPFBROKER_TEST_RUN_MAX_DATA, BPFBROKER_TEST_RUN_MAX_CTX, PROTO_SOCKET_ENV,
 		PROTO_DEFAULT_SOCKET);
 }

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "client/libbpfbroker.h"
 #include "common/macro.h"
@@ -285,6 +286,18 @@ static void assert_nothing_left(const struct user *u, const char *cg)
 	assert_int_equal(count_entries(cg, "bpfctl-net-"), 0);
 }
 
+/* The integer at o.key.sub (sub NULL: o.key), or -1. */
+static int64_t json_int(json_object *o, const char *key, const char *sub)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    (sub && !json_object_object_get_ex(v, sub, &v)) ||
+	    !json_object_is_type(v, json_type_int))
+		return -1;
+	return json_object_get_int64(v);
+}
+
 /* ---- the tests ---- */
 
 static void ip_case(const char *allowed, const char *denied)
@@ -434,7 +447,14 @@ static void test_cgroup_mode(void **state)
 	assert_int_equal(ctl(&ua, "net", "show", "--cgroup", cg_applied, NULL), 0);
 	assert_non_null(strstr(out, "IP traffic received: 0 bytes, 0 packets"));
 	assert_int_equal(ctl(&ua, "-j", "net", "show", tag, NULL), 0);
-	assert_non_null(strstr(out, "\"egress\":{\"bytes\":0,\"packets\":0}"));
+	{
+		json_object *o = json_tokener_parse(out);
+
+		assert_non_null(o);
+		assert_int_equal(json_int(o, "egress", "bytes"), 0);
+		assert_int_equal(json_int(o, "egress", "packets"), 0);
+		json_object_put(o);
+	}
 	/* Another user can neither unload them nor write their maps. */
 	snprintf(ref, sizeof(ref), "%u/net-%s-ip", UID_A, tag);
 	assert_int_not_equal(ctl(&ub, "unload", ref, NULL), 0);
@@ -448,6 +468,96 @@ static void test_cgroup_mode(void **state)
 	assert_int_equal(net_in(cg_applied, &ua, "net", "remove", NULL), 1);
 	assert_int_equal(ctl(&ua, "net", "remove", "--cgroup", cg_applied, NULL), 0);
 	assert_int_not_equal(ctl(&ua, "net", "show", tag, NULL), 0);
+	assert_nothing_left(&ua, cg_a);
+}
+
+/* Three datagrams to 127.0.0.2:PORT, from a process the harness put in cg_applied. */
+static int send_three(void *arg)
+{
+	_cleanup_close_ int s = udp_bound("127.0.0.2", 0);
+
+	for (int i = 0; i < 3; i++)
+		if (s < 0 || send_to(s, "127.0.0.2", PORT) < 0)
+			return 1;
+	return 0;
+}
+
+/* net show -j's object of tag (net list -j's element), checked: egress counted, ip and bind. */
+static void assert_tag_json(json_object *t, const char *tag)
+{
+	json_object *v;
+
+	assert_true(json_object_object_get_ex(t, "tag", &v));
+	assert_string_equal(json_object_get_string(v), tag);
+	/* Not a unit's tag: no unit, and null rather than absent. */
+	assert_true(json_object_object_get_ex(t, "unit", &v));
+	assert_null(v);
+	assert_true(json_object_object_get_ex(t, "objects", &v));
+	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+			    "[\"ip\",\"bind\"]");
+	/* Egress only: the receiving socket is outside the cgroup. IP and UDP headers too. */
+	assert_int_equal(json_int(t, "egress", "packets"), 3);
+	assert_int_equal(json_int(t, "egress", "bytes"), 3 * (20 + 8 + PAYLOAD));
+	assert_int_equal(json_int(t, "ingress", "packets"), 0);
+	assert_int_equal(json_int(t, "ingress", "bytes"), 0);
+}
+
+static void test_list_show(void **state)
+{
+	_cleanup_close_ int rx = udp_bound("127.0.0.2", PORT);
+	char tag[NET_ENFORCE_TAG_MAX + 1];
+	json_object *o, *tags, *mine = NULL;
+
+	assert_true(rx >= 0);
+	assert_int_equal(net_enforce_cgroup_tag(cg_applied, tag), 0);
+	/* Nothing applied: not listed; show says so with its own status, 3. */
+	assert_int_equal(ctl(&ua, "net", "list", NULL), 0);
+	assert_null(strstr(out, tag));
+	assert_int_equal(ctl(&ua, "net", "show", tag, NULL), 3);
+	assert_int_equal(
+		ctl(&ua, "net", "--accounting", "--bind-deny", "1", "--cgroup", cg_applied, NULL),
+		0);
+	assert_int_equal(harness_in_cgroup_as(cg_applied, &ua, send_three, NULL), 0);
+	assert_int_equal(received(rx, 300), 3);
+
+	assert_int_equal(ctl(&ua, "-j", "net", "list", NULL), 0);
+	o = json_tokener_parse(out);
+	assert_non_null(o);
+	assert_true(json_object_object_get_ex(o, "tags", &tags));
+	for (size_t i = 0; i < json_object_array_length(tags); i++) {
+		json_object *t = json_object_array_get_idx(tags, i), *v;
+
+		if (json_object_object_get_ex(t, "tag", &v) &&
+		    strcmp(json_object_get_string(v), tag) == 0)
+			mine = t;
+	}
+	assert_non_null(mine);
+	assert_tag_json(mine, tag);
+	json_object_put(o);
+	assert_int_equal(ctl(&ua, "net", "list", NULL), 0);
+	fprintf(stderr, "%s", out); /* for the log */
+	assert_non_null(strstr(out, tag));
+	assert_non_null(strstr(out, "ip,bind"));
+
+	assert_int_equal(ctl(&ua, "-j", "net", "show", "--cgroup", cg_applied, NULL), 0);
+	o = json_tokener_parse(out);
+	assert_non_null(o);
+	assert_tag_json(o, tag);
+	json_object_put(o);
+	assert_int_equal(ctl(&ua, "net", "show", tag, NULL), 0);
+	fprintf(stderr, "%s", out);
+	assert_non_null(strstr(out, "IP traffic sent: 384 bytes, 3 packets"));
+
+	/* Another user sees none of A's tags, and cannot show A's. */
+	assert_int_equal(ctl(&ub, "-j", "net", "list", NULL), 0);
+	assert_null(strstr(out, tag));
+	assert_int_equal(ctl(&ub, "net", "show", tag, NULL), 3);
+	/* --unit without a service manager to ask: an error (2), not "no such unit" (3). */
+	assert_int_equal(ctl(&ua, "net", "show", "--unit", "nosuch.service", NULL), 2);
+
+	assert_int_equal(ctl(&ua, "net", "remove", "--cgroup", cg_applied, NULL), 0);
+	assert_int_equal(ctl(&ua, "net", "list", NULL), 0);
+	assert_null(strstr(out, tag));
 	assert_nothing_left(&ua, cg_a);
 }
 
@@ -543,6 +653,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ifaces),	    cmocka_unit_test(test_bind),
 		cmocka_unit_test(test_confined),    cmocka_unit_test(test_not_owned),
 		cmocka_unit_test(test_not_granted), cmocka_unit_test(test_cgroup_mode),
+		cmocka_unit_test(test_list_show),
 	};
 
 	if (argc >= 3 && strcmp(argv[1], "child") == 0)

@@ -389,6 +389,48 @@ as_user systemctl --user start bpfbroker-user-net.service || fail "restarting th
 left=$(objects_of "$orphan_id")
 [ -z "$left" ] || fail "the restarted watcher left net-orphan's objects: $left"
 
+# --- begin: bpfctl net show --unit and net list (a unit's IPAccounting= counts) ---
+# The drop-in (3.) is still in place: a unit's objects are there before its main process runs.
+run_unit net-acct.service $ulog/acct.out -p IPAccounting=yes ||
+	fail "systemd-run --user -p IPAccounting=yes failed: $(out_of $ulog/acct.out)"
+acct_id=$(as_user systemctl --user show -p InvocationID --value net-acct.service)
+acct=$(as_user "$bpfctl" net show --unit net-acct.service 2>&1) ||
+	fail "bpfctl net show --unit net-acct.service: $acct"
+grep -qx "Unit: net-acct.service" <<<"$acct" && grep -qx "Tag: unit-$acct_id" <<<"$acct" ||
+	fail "bpfctl net show --unit net-acct.service does not name the unit and its tag: $acct"
+grep -qE '^IP traffic sent: [1-9][0-9]* bytes, [1-9][0-9]* packets$' <<<"$acct" ||
+	fail "bpfctl net show --unit net-acct.service counted nothing: $acct"
+# "net-acct" is net-acct.service, as systemctl takes it; -j is JSON.
+acct=$(as_user "$bpfctl" -j net show --unit net-acct 2>&1)
+$python -c 'import json, sys
+t = json.loads(sys.argv[1])
+assert t["unit"] == "net-acct.service" and t["tag"] == "unit-" + sys.argv[2], t
+assert "ip" in t["objects"] and t["egress"]["bytes"] > 0 and t["egress"]["packets"] > 0, t' \
+	"$acct" "$acct_id" || fail "bpfctl -j net show --unit net-acct: $acct"
+list=$(as_user "$bpfctl" net list 2>&1) || fail "bpfctl net list: $list"
+grep -qE "^unit-$acct_id +net-acct\.service +ip +[0-9]+ +[0-9]+ +[1-9][0-9]* +[1-9][0-9]*$" \
+	<<<"$list" || fail "bpfctl net list has no line for net-acct.service with its counts: $list"
+acct=$(as_user "$bpfctl" -j net list 2>&1)
+$python -c 'import json, sys
+ts = [t for t in json.loads(sys.argv[1])["tags"] if t["tag"] == "unit-" + sys.argv[2]]
+assert len(ts) == 1 and ts[0]["unit"] == "net-acct.service" and ts[0]["egress"]["bytes"] > 0, ts' \
+	"$acct" "$acct_id" || fail "bpfctl -j net list: $acct"
+# Not loaded, without objects, not running: each said, with status 3.
+show_unit_status() { # unit expected-message
+	local got rc
+	got=$(as_user "$bpfctl" net show --unit "$1" 2>&1)
+	rc=$?
+	[ $rc = 3 ] && grep -qF -- "$2" <<<"$got" ||
+		fail "bpfctl net show --unit $1: status $rc (want 3), \"$got\" (want \"$2\")"
+}
+show_unit_status net-nosuch.service "net-nosuch.service is not loaded"
+run_unit net-acct-none.service $ulog/acct-none.out || fail "a unit without settings failed"
+show_unit_status net-acct-none.service "net-acct-none.service has no network objects"
+as_user systemctl --user stop net-acct-none.service
+as_user systemctl --user stop net-acct.service
+show_unit_status net-acct.service "net-acct.service is not"
+# --- end: bpfctl net show --unit and net list ---
+
 if [ "$failures" -gt 0 ]; then
 	echo "--- watcher log ---" >&2
 	out_of $ulog/watch.log >&2
