@@ -106,6 +106,12 @@ struct policy_grant {
 	 * store kernel pointers where the caller can read them.
 	 */
 	bool load_with_perfmon;
+	/*
+	 * The grant of one vetted object (policy_grant_vetted()): its programs run on real
+	 * events only, never in test runs, whatever program types it has (a run feeds them
+	 * input the caller makes, and they write with it maps the grant makes read-only).
+	 */
+	bool vetted;
 	struct policy_limits limits;
 	/* Per matching rule, its map patterns in order; used by policy_grant_map_access(). */
 	struct policy_grant_maps {

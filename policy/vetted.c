@@ -303,6 +303,7 @@ int policy_grant_vetted(const struct policy_grant *g, const struct policy_vetted
 	if (!e)
 		return -ENOMEM;
 	e->matched = true;
+	e->vetted = true;
 	e->uid = g->uid;
 	e->program_types = rule->program_types;
 	e->program_fd_types =

@@ -45,6 +45,16 @@ int named_test_run(struct call *c, struct reply *r)
 	k = object_program(&o, r, program, &prog);
 	if (k != 0)
 		return k;
+	/*
+	 * A vetted object's grant is for its programs on real events: no manifest grants test
+	 * runs, in which the caller's input would drive their writes to maps the caller may
+	 * only read (an IP firewall's accounting, say).
+	 */
+	if (c->grant && c->grant->vetted)
+		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", program, NULL,
+				    "program \"%s\" is of vetted object \"%s\", whose programs run "
+				    "on real events only, never in test runs",
+				    program, ref);
 	type = (int)meta_int(prog, "prog_type");
 	if (!policy_grant_test_run(c->grant, type)) {
 		const char *tname = policy_prog_type_to_string(type);

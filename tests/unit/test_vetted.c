@@ -206,6 +206,9 @@ static void test_grants(void **state)
 	assert_false(policy_grant_object(e, "a"));
 	assert_int_equal(e->n_sources, 1);
 	assert_string_equal(e->sources[0], "digest x");
+	/* Marked, so that its programs are never test-run; the user's own grant is not. */
+	assert_true(e->vetted);
+	assert_false(g->vetted);
 	policy_grant_free(e);
 	policy_grant_free(g);
 	policy_free(p);
