@@ -233,6 +233,24 @@ watched_id=$(as_user systemctl --user show -p InvocationID --value net-watched.s
 acct=$(as_user "$bpfctl" net show "unit-$watched_id" 2>&1)
 grep -qE '^IP traffic sent: [1-9][0-9]* bytes, [1-9][0-9]* packets$' <<<"$acct" ||
 	fail "bpfctl net show unit-$watched_id: $acct"
+# A daemon-reload (what a user runs after editing any unit file) leaves running units'
+# rules in place: while it reloads, the manager frees every unit and says UnitRemoved for
+# each, and the watcher must not take that for the unit's end. Checked with a process of
+# the user's moved into the unit's control group (by root: the move needs the common
+# ancestor's cgroup.procs), after the reload.
+as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager"
+sleep 1
+in_watched() {
+	inside sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh \
+		"/sys/fs/cgroup$want_cg" setpriv --reuid=$uid --regid=$uid --clear-groups -- "$@"
+}
+grep -q "net-watched.service: removed" <<<"$(out_of $ulog/watch.log)" &&
+	fail "a daemon-reload removed the running net-watched's rules: $(out_of $ulog/watch.log)"
+[ -n "$(objects_of "$watched_id")" ] || fail "after a daemon-reload, net-watched's objects are gone"
+in_watched timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.3/8080' 2>/dev/null &&
+	fail "after a daemon-reload, net-watched's cgroup reaches 127.0.0.3"
+in_watched timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.2/8080' ||
+	fail "after a daemon-reload, net-watched's cgroup does not reach 127.0.0.2"
 as_user systemctl --user stop net-watched.service
 wait_for $ulog/watch.log "net-watched.service: removed"
 has "the watcher saw the unit stop" $ulog/watch.log \
