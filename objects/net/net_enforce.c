@@ -20,6 +20,7 @@
 #include "common/macro.h"
 #include "objects/net/net_apply.h"
 #include "objects/net/net_enforce.h"
+#include "objects/net/net_seal.h"
 
 /* One of the three objects: the system object, the suffix of its named object's name, and
  * its programs (what an existing object of the name must have, all attached, to count). */
@@ -49,7 +50,9 @@ static int fill_ip(const struct net_settings *s, const struct bpfbroker_result *
 	};
 
 	/* IPAccounting= alone needs nothing filled: ip_acct always counts. */
-	return net_ip_fill(s, &fds, error);
+	int k = net_ip_fill(s, &fds, error);
+
+	return k < 0 ? k : net_ip_seal(s, &fds, error);
 }
 
 static int fill_ifaces(const struct net_settings *s, const struct bpfbroker_result *r, char **error)
@@ -58,6 +61,9 @@ static int fill_ifaces(const struct net_settings *s, const struct bpfbroker_resu
 	int k = net_ifaces_fill(s, result_map_fd(r, NET_MAP_IFACES),
 				result_map_fd(r, NET_MAP_IFACES_MODE), &unknown, error);
 
+	if (k == 0)
+		k = net_ifaces_seal(s, result_map_fd(r, NET_MAP_IFACES),
+				    result_map_fd(r, NET_MAP_IFACES_MODE), error);
 	/* systemd leaves such a name out with a warning; so do we, the warning said here. */
 	if (k == 0 && unknown > 0)
 		fprintf(stderr,
@@ -69,8 +75,11 @@ static int fill_ifaces(const struct net_settings *s, const struct bpfbroker_resu
 
 static int fill_bind(const struct net_settings *s, const struct bpfbroker_result *r, char **error)
 {
-	return net_bind_fill(s, result_map_fd(r, NET_MAP_BIND_ALLOW),
-			     result_map_fd(r, NET_MAP_BIND_DENY), error);
+	int allow = result_map_fd(r, NET_MAP_BIND_ALLOW),
+	    deny = result_map_fd(r, NET_MAP_BIND_DENY);
+	int k = net_bind_fill(s, allow, deny, error);
+
+	return k < 0 ? k : net_bind_seal(s, allow, deny, error);
 }
 
 static const struct net_kind kinds[] = {

@@ -29,10 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <bpf/bpf.h>
 
 #include "client/libbpfbroker.h"
 #include "common/macro.h"
 #include "objects/net/net_enforce.h"
+#include "objects/net/net_seal.h"
 #include "tests/integration/harness.h"
 #include "tests/integration/netinstall.h"
 #include "tests/integration/udp.h"
@@ -356,6 +358,158 @@ static void test_weaken_from_inside(void **state)
 	assert_nothing_left(&ua);
 }
 
+/*
+ * A process in the cgroup races the apply from outside: it asks for the object's map fds
+ * from the moment the object exists until it is protected (fds handed out before are not
+ * taken back), then writes "allow any" (a /0 key) into ipv4_allow with what it got, before
+ * and after the apply. The rules must hold, or the apply fail.
+ */
+static int racer_fn(void *arg)
+{
+	const char *done = arg;
+	char tag[NET_ENFORCE_TAG_MAX + 1], name[80];
+	uint8_t key[8] = {0}, one = 1;
+	struct bpfbroker *b = NULL;
+	_cleanup_close_ int allow = -EBADF, s = udp_socket(AF_INET, false);
+	int wrote = 0;
+
+	if (net_enforce_cgroup_tag(cg_unit, tag) < 0 || bpfbroker_connect(H.socket, &b) < 0)
+		return 2;
+	snprintf(name, sizeof(name), "net-%s-ip", tag);
+	while (allow < 0 && access(done, F_OK) < 0) {
+		struct bpfbroker_result *r = NULL;
+		struct bpfbroker_error *e = NULL;
+		const struct bpfbroker_map *m;
+
+		if (bpfbroker_fds(b, name, &r, &e) < 0) {
+			bpfbroker_error_free(e);
+			continue;
+		}
+		m = bpfbroker_result_map(r, "ipv4_allow");
+		if (m && m->fd_access == BPFBROKER_ACCESS_RW)
+			allow = fcntl(m->fd, F_DUPFD_CLOEXEC, 3);
+		bpfbroker_result_free(r);
+		if (allow >= 0)
+			wrote += bpf_map_update_elem(allow, key, &one, BPF_ANY) == 0;
+	}
+	while (access(done, F_OK) < 0)
+		usleep(1000);
+	if (allow >= 0)
+		wrote += bpf_map_update_elem(allow, key, &one, BPF_ANY) == 0;
+	bpfbroker_close(b);
+	fprintf(stderr, "racer: %s a writable fd, %d write(s) done\n",
+		allow >= 0 ? "got" : "did not get", wrote);
+	/* 0: refused (the rules hold, or none were applied: the parent knows which). */
+	return send_to(s, "127.0.0.3", PORT) == -EPERM ? 0 : 7;
+}
+
+static void test_fds_before_protected(void **state)
+{
+	static const char *const s[] = {"IPAddressDeny=any", NULL};
+	char done[PATH_MAX];
+
+	snprintf(done, sizeof(done), "%s/race-done", H.dir);
+	for (int round = 0; round < 12; round++) {
+		pid_t racer;
+		int status, k;
+
+		unlink(done);
+		racer = fork();
+		if (racer == 0)
+			_exit(harness_in_cgroup_as(cg_unit, &ua, racer_fn, done));
+		assert_true(racer > 0);
+		usleep(20000 + 3000 * round);
+		k = apply_as(&ua, cg_unit, s);
+		assert_int_equal(harness_write_file(done, "1"), 0);
+		assert_int_equal(waitpid(racer, &status, 0), racer);
+		assert_true(WIFEXITED(status));
+		fprintf(stderr, "round %d: apply %d, racer %d\n", round, k, WEXITSTATUS(status));
+		/* Applied and holding; or refused as written by another (then nothing stays). */
+		if (k == 0)
+			assert_int_equal(WEXITSTATUS(status), 0);
+		else
+			assert_true(k == EEXIST || k == EBUSY);
+		assert_int_equal(remove_as(&ua, cg_unit), 0);
+	}
+	unlink(done);
+	assert_nothing_left(&ua);
+}
+
+/*
+ * The seal itself: a trie, an array of rules, an interface list written by another holder
+ * of their fds before the freeze are found (the race above is rarely won before it).
+ */
+static int seal_fn(void *arg)
+{
+	_cleanup_(net_settings_done) struct net_settings s = {};
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "seal-ip"};
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	struct net_ip_map_fds fds;
+	struct net_bind_rule extra = {.used = 1, .port_min = 1, .port_max = 65535};
+	uint8_t any[8] = {0}, one = 1;
+	__u32 zero = 0, lo = 1;
+	char *error = NULL;
+	struct bpfbroker *b = NULL;
+	int k;
+
+	(void)arg;
+	CHECK(net_settings_set(&s, "IPAddressDeny", "any", &error) == 0, "settings");
+	CHECK(net_settings_set(&s, "SocketBindDeny", "tcp:22", &error) == 0, "settings");
+	CHECK(net_settings_set(&s, "RestrictNetworkInterfaces", "~lo", &error) == 0, "settings");
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	CHECK(bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0, "load");
+	fds = (struct net_ip_map_fds){bpfbroker_result_map(r, NET_MAP_IPV4_ALLOW)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV4_DENY)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV6_ALLOW)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV6_DENY)->fd};
+	CHECK(net_ip_fill(&s, &fds, &error) == 0, "fill");
+	CHECK(bpf_map_update_elem(fds.ipv4_allow, any, &one, BPF_ANY) == 0, "the extra key");
+	k = net_ip_seal(&s, &fds, &error);
+	CHECK(k == -EEXIST, "ip seal: %d %s", k, error ?: "");
+	free(TAKE_PTR(error));
+	CHECK(bpf_map_update_elem(fds.ipv4_allow, any, &one, BPF_ANY) < 0 && errno == EPERM,
+	      "written after the freeze");
+	bpfbroker_result_free(r);
+	o.name = "seal-bind";
+	CHECK(bpfbroker_load_system(b, "socket-bind", &o, &r, &e) == 0, "load");
+	CHECK(net_bind_fill(&s, bpfbroker_result_map(r, NET_MAP_BIND_ALLOW)->fd,
+			    bpfbroker_result_map(r, NET_MAP_BIND_DENY)->fd, &error) == 0,
+	      "fill");
+	CHECK(bpf_map_update_elem(bpfbroker_result_map(r, NET_MAP_BIND_ALLOW)->fd, &zero, &extra,
+				  BPF_ANY) == 0,
+	      "the extra rule");
+	k = net_bind_seal(&s, bpfbroker_result_map(r, NET_MAP_BIND_ALLOW)->fd,
+			  bpfbroker_result_map(r, NET_MAP_BIND_DENY)->fd, &error);
+	CHECK(k == -EEXIST, "bind seal: %d %s", k, error ?: "");
+	free(TAKE_PTR(error));
+	bpfbroker_result_free(r);
+	o.name = "seal-ifaces";
+	CHECK(bpfbroker_load_system(b, "restrict-ifaces", &o, &r, &e) == 0, "load");
+	CHECK(net_ifaces_fill(&s, bpfbroker_result_map(r, NET_MAP_IFACES)->fd,
+			      bpfbroker_result_map(r, NET_MAP_IFACES_MODE)->fd, NULL, &error) == 0,
+	      "fill");
+	/* A deny list made shorter: lo's entry taken out. */
+	CHECK(bpf_map_delete_elem(bpfbroker_result_map(r, NET_MAP_IFACES)->fd, &lo) == 0, "delete");
+	k = net_ifaces_seal(&s, bpfbroker_result_map(r, NET_MAP_IFACES)->fd,
+			    bpfbroker_result_map(r, NET_MAP_IFACES_MODE)->fd, &error);
+	CHECK(k == -EEXIST, "ifaces seal: %d %s", k, error ?: "");
+	free(error);
+	bpfbroker_result_free(r);
+	for (size_t i = 0; i < 3; i++)
+		(void)bpfbroker_unload(
+			b, (const char *[]){"seal-ip", "seal-bind", "seal-ifaces"}[i], NULL);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_seal(void **state)
+{
+	assert_int_equal(harness_as_user(&ua, seal_fn, NULL), 0);
+	assert_int_equal(ctl(&ua, "list", NULL), 0);
+	assert_null(strstr(out, "seal-"));
+}
+
 static int still_denied_fn(void *arg);
 
 static void test_other_user(void **state)
@@ -563,6 +717,8 @@ int main(void)
 		cmocka_unit_test(test_bind_bypass),
 		cmocka_unit_test(test_fake_applied),
 		cmocka_unit_test(test_weaken_from_inside),
+		cmocka_unit_test(test_fds_before_protected),
+		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_bpfctl_killed),
 		cmocka_unit_test(test_bpfctl_terminated),
