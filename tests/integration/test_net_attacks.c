@@ -227,6 +227,16 @@ static int bind_port_fn(void *arg)
 	return 0;
 }
 
+/* SocketBindDeny=ipv4:tcp:8085: the socket's family is what counts, as in systemd. */
+static int bind_ipv4_fn(void *arg)
+{
+	(void)arg;
+	CHECK(bind_to(AF_INET, "127.0.0.1", 8085, false) == -EPERM, "ipv4");
+	/* An IPv6 socket's bind, mapped or dual-stack, is not an ipv4: rule's (README). */
+	CHECK(bind_to(AF_INET6, "::ffff:127.0.0.1", 8085, false) == 0, "ipv4-mapped");
+	return 0;
+}
+
 /* SocketBindDeny=any: port 0 (let the kernel choose) is a bind too, as in systemd. */
 static int bind_any_fn(void *arg)
 {
@@ -268,12 +278,16 @@ static void test_bind_bypass(void **state)
 {
 	static const char *const port[] = {"SocketBindDeny=tcp:8085", NULL};
 	static const char *const any[] = {"SocketBindDeny=any", NULL};
+	static const char *const ipv4[] = {"SocketBindDeny=ipv4:tcp:8085", NULL};
 
 	assert_int_equal(apply_as(&ua, cg_unit, port), 0);
 	assert_int_equal(harness_in_cgroup_as(cg_unit, &ua, bind_port_fn, NULL), 0);
 	assert_int_equal(remove_as(&ua, cg_unit), 0);
 	assert_int_equal(apply_as(&ua, cg_unit, any), 0);
 	assert_int_equal(harness_in_cgroup_as(cg_unit, &ua, bind_any_fn, NULL), 0);
+	assert_int_equal(remove_as(&ua, cg_unit), 0);
+	assert_int_equal(apply_as(&ua, cg_unit, ipv4), 0);
+	assert_int_equal(harness_in_cgroup_as(cg_unit, &ua, bind_ipv4_fn, NULL), 0);
 	assert_int_equal(remove_as(&ua, cg_unit), 0);
 	assert_nothing_left(&ua);
 }
