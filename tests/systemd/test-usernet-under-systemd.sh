@@ -315,6 +315,31 @@ got=$(as_user systemd-run --user --quiet --wait --pipe -p IPAddressDeny=any \
 case $got in *"answer: 116 bpfbroker-user-net: invocation 0123456789abcdef0123456789abcdef of pid "*) ;;
 *) fail "a request for an invocation not the asker's was not refused (ESTALE): $got" ;; esac
 
+# Garbage, a message over the watcher's bound, and idle connections it must not wait on
+# forever before answering the next: it answers each (or drops it) and stays up.
+hostile='import socket, sys, time
+p = sys.argv[1]
+def ask(data):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(p); s.send(data)
+    s.settimeout(5)
+    try:
+        return s.recv(1024).decode(errors="replace")
+    except OSError as e:
+        return "no answer: " + str(e)
+print("garbage:", ask(b"\x00\xffnonsense"))
+print("huge:", ask(b"apply " + b"a" * 70000))
+idle = []
+for _ in range(64):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(p); idle.append(s)
+print("after idle:", ask(b"apply 0123456789abcdef0123456789abcdef"))'
+got=$(as_user $python -c "$hostile" $sock 2>&1)
+grep -q '^garbage: 22 unknown request' <<<"$got" || fail "the watcher's answer to garbage: $got"
+grep -q '^huge: ' <<<"$got" || fail "the watcher and a huge message: $got"
+grep -q '^after idle: [1-9][0-9]* bpfbroker-user-net: ' <<<"$got" ||
+	fail "the watcher did not answer after idle connections: $got"
+as_user systemctl --user is-active -q bpfbroker-user-net.service ||
+	fail "the watcher did not survive hostile requests: $got"
+
 # --- 4. a unit that stops while the watcher is down: cleaned up when it is back ---
 run_unit net-orphan.service $ulog/orphan.out -p IPAddressDeny=any ||
 	fail "systemd-run --user (orphan) failed: $(out_of $ulog/orphan.out)"
