@@ -125,9 +125,14 @@ static int watch_check(struct watch *w, const char *path)
 
 	k = usernet_unit_read(w->bus, path, &u);
 	if (k < 0) {
-		/* Gone (unloaded) or unreadable: nothing of it may stay applied. */
+		/*
+		 * Unreadable (a unit that is gone reads as inactive: the manager loads it to
+		 * answer): what is applied stays, as a unit that still runs must keep its rules;
+		 * the next signal, or the stale-object sweep at our next start, removes them.
+		 */
 		if (*slot)
-			applied_remove(slot);
+			fprintf(stderr, "%s: cannot read it (%s); its rules stay applied\n",
+				(*slot)->unit, strerror(-k));
 		return 0;
 	}
 	/*
@@ -172,21 +177,19 @@ static int on_job_removed(sd_bus_message *m, void *userdata, sd_bus_error *error
 }
 
 /*
- * UnitRemoved(s id, o path): unloaded; whatever is still applied goes. Not read back: the
- * manager loads a unit to answer for its path, unloads it again, and says so.
+ * UnitRemoved(s id, o path): unloaded, or only freed for a daemon-reload, which frees and
+ * says so of every unit, running ones too (their rules must stay): read back, for what we
+ * applied only. Read back, a unit that is gone is loaded to answer (inactive: its rules go)
+ * and unloaded again, and that second UnitRemoved finds nothing applied: no loop.
  */
 static int on_unit_removed(sd_bus_message *m, void *userdata, sd_bus_error *error)
 {
 	struct watch *w = userdata;
-	struct applied **slot;
 	const char *unit, *path;
 
 	if (sd_bus_message_read(m, "so", &unit, &path) < 0)
 		return 0;
-	slot = applied_find(w, path);
-	if (*slot)
-		applied_remove(slot);
-	return 0;
+	return *applied_find(w, path) ? watch_check(w, path) : 0;
 }
 
 /* k with *ret_message: what on_apply_request() answers (-ENOMEM if it cannot say it). */

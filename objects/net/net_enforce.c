@@ -20,11 +20,14 @@
 #include "common/macro.h"
 #include "objects/net/net_apply.h"
 #include "objects/net/net_enforce.h"
+#include "objects/net/net_seal.h"
 
-/* One of the three objects: the system object, the suffix of its named object's name. */
+/* One of the three objects: the system object, the suffix of its named object's name, and
+ * its programs (what an existing object of the name must have, all attached, to count). */
 struct net_kind {
 	const char *system_object;
 	const char *suffix;
+	const char *programs[2];
 	bool (*want)(const struct net_settings *s);
 	int (*fill)(const struct net_settings *s, const struct bpfbroker_result *r, char **error);
 };
@@ -47,7 +50,9 @@ static int fill_ip(const struct net_settings *s, const struct bpfbroker_result *
 	};
 
 	/* IPAccounting= alone needs nothing filled: ip_acct always counts. */
-	return net_ip_fill(s, &fds, error);
+	int k = net_ip_fill(s, &fds, error);
+
+	return k < 0 ? k : net_ip_seal(s, &fds, error);
 }
 
 static int fill_ifaces(const struct net_settings *s, const struct bpfbroker_result *r, char **error)
@@ -56,6 +61,9 @@ static int fill_ifaces(const struct net_settings *s, const struct bpfbroker_resu
 	int k = net_ifaces_fill(s, result_map_fd(r, NET_MAP_IFACES),
 				result_map_fd(r, NET_MAP_IFACES_MODE), &unknown, error);
 
+	if (k == 0)
+		k = net_ifaces_seal(s, result_map_fd(r, NET_MAP_IFACES),
+				    result_map_fd(r, NET_MAP_IFACES_MODE), error);
 	/* systemd leaves such a name out with a warning; so do we, the warning said here. */
 	if (k == 0 && unknown > 0)
 		fprintf(stderr,
@@ -67,14 +75,21 @@ static int fill_ifaces(const struct net_settings *s, const struct bpfbroker_resu
 
 static int fill_bind(const struct net_settings *s, const struct bpfbroker_result *r, char **error)
 {
-	return net_bind_fill(s, result_map_fd(r, NET_MAP_BIND_ALLOW),
-			     result_map_fd(r, NET_MAP_BIND_DENY), error);
+	int allow = result_map_fd(r, NET_MAP_BIND_ALLOW),
+	    deny = result_map_fd(r, NET_MAP_BIND_DENY);
+	int k = net_bind_fill(s, allow, deny, error);
+
+	return k < 0 ? k : net_bind_seal(s, allow, deny, error);
 }
 
 static const struct net_kind kinds[] = {
-	{"ip-firewall", "ip", net_settings_want_ip, fill_ip},
-	{"restrict-ifaces", "ifaces", net_settings_want_ifaces, fill_ifaces},
-	{"socket-bind", "bind", net_settings_want_bind, fill_bind},
+	{"ip-firewall", "ip", {"ip_ingress", "ip_egress"}, net_settings_want_ip, fill_ip},
+	{"restrict-ifaces",
+	 "ifaces",
+	 {"ifaces_ingress", "ifaces_egress"},
+	 net_settings_want_ifaces,
+	 fill_ifaces},
+	{"socket-bind", "bind", {"bind4", "bind6"}, net_settings_want_bind, fill_bind},
 };
 
 bool net_enforce_tag_is_valid(const char *tag)
@@ -123,12 +138,37 @@ static int broker_error(char **error, int k, struct bpfbroker_error *e, const ch
 	return k;
 }
 
+/* Whether the programs (a JSON array of {"name": ...}) are exactly kind's. */
+static bool kind_programs(const struct net_kind *kind, json_object *progs)
+{
+	size_t n = json_object_array_length(progs);
+
+	if (n != ARRAY_SIZE(kind->programs))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(kind->programs); i++) {
+		bool found = false;
+
+		for (size_t j = 0; j < n && !found; j++) {
+			const char *p = json_object_get_string(json_object_object_get(
+				json_object_array_get_idx(progs, j), "name"));
+
+			found = p && strcmp(p, kind->programs[i]) == 0;
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 /*
- * Whether the existing object name has every program attached to the cgroup of id cgroup_id:
- * only then does it count as applied (one left loaded but unattached by an interrupted apply
- * must not pass for enforcement). 0 if so, -EEXIST with *error if not.
+ * Whether the existing object name has kind's programs, each attached to the cgroup of id
+ * cgroup_id: only then does it count as applied (one left loaded but unattached by an
+ * interrupted apply must not pass for enforcement, nor one of the name the cgroup's own
+ * processes made: with no program at all, every program of it is attached). 0 if so,
+ * -EEXIST with *error if not.
  */
-static int existing_applied(struct bpfbroker *b, const char *name, uint64_t cgroup_id, char **error)
+static int existing_applied(struct bpfbroker *b, const struct net_kind *kind, const char *name,
+			    uint64_t cgroup_id, char **error)
 {
 	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ json_object *o = NULL;
@@ -146,6 +186,12 @@ static int existing_applied(struct bpfbroker *b, const char *name, uint64_t cgro
 	    !json_object_object_get_ex(obj, "links", &links))
 		return error_setf(error, -EBADMSG, "showing %s: the broker's answer is malformed",
 				  name);
+	if (!json_object_is_type(progs, json_type_array) ||
+	    !json_object_is_type(links, json_type_array) || !kind_programs(kind, progs))
+		return error_setf(error, -EEXIST,
+				  "%s exists but is not the system object %s (its programs are not "
+				  "%s and %s): remove it first",
+				  name, kind->system_object, kind->programs[0], kind->programs[1]);
 	for (size_t i = 0; i < json_object_array_length(progs); i++) {
 		const char *prog = json_object_get_string(
 			json_object_object_get(json_object_array_get_idx(progs, i), "name"));
@@ -248,7 +294,7 @@ int net_enforce_apply(struct bpfbroker *b, const char *tag, const struct net_set
 		k = bpfbroker_show(b, name, &text, &e);
 		free(text);
 		if (k == 0) {
-			k = existing_applied(b, name, (uint64_t)st.st_ino, error);
+			k = existing_applied(b, &kinds[i], name, (uint64_t)st.st_ino, error);
 			continue;
 		}
 		if (!e || strcmp(e->code, "not-found") != 0) {

@@ -10,7 +10,6 @@
  * cgroup passed down as fds: they keep the test's cgroup, so they are the peers outside.
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,6 +34,7 @@
 #include "common/macro.h"
 #include "objects/net/net_enforce.h"
 #include "tests/integration/harness.h"
+#include "tests/integration/netinstall.h"
 #include "tests/integration/udp.h"
 
 #define UID_A 4601 /* granted by the example policy */
@@ -259,20 +259,6 @@ static int net_in(const char *cg, const struct user *u, ...)
 	return k;
 }
 
-static int count_entries(const char *dir, const char *prefix)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0;
-	closedir(d);
-	return n;
-}
-
 /* Nothing of u's left: no named objects, no pins but the empty by-name directory, no
  * sub-cgroup of bpfctl net in cg. */
 static void assert_nothing_left(const struct user *u, const char *cg)
@@ -282,8 +268,8 @@ static void assert_nothing_left(const struct user *u, const char *cg)
 	assert_int_equal(ctl(u, "-j", "list", NULL), 0);
 	assert_null(strstr(out, "net-"));
 	snprintf(dir, sizeof(dir), "%s/%u", H.pin_root, u->uid);
-	assert_true(count_entries(dir, "") <= 1);
-	assert_int_equal(count_entries(cg, "bpfctl-net-"), 0);
+	assert_true(count_entries(dir, "", NULL, 0) <= 1);
+	assert_int_equal(count_entries(cg, "bpfctl-net-", NULL, 0), 0);
 }
 
 /* The integer at o.key.sub (sub NULL: o.key), or -1. */
@@ -407,7 +393,7 @@ static void test_not_owned(void **state)
 	assert_int_equal(ctl(&ua, "net", "--deny", "any", "--cgroup", cg_b, NULL), 1);
 	/* Run from a cgroup that is not the caller's: no sub-cgroup made there. */
 	assert_int_equal(net_in(cg_b, &ua, "net", "--deny", "any", "--", "/bin/true", NULL), 1);
-	assert_int_equal(count_entries(cg_b, "bpfctl-net-"), 0);
+	assert_int_equal(count_entries(cg_b, "bpfctl-net-", NULL, 0), 0);
 	assert_nothing_left(&ua, cg_a);
 }
 
@@ -563,37 +549,9 @@ static void test_list_show(void **state)
 
 /* ---- setup ---- */
 
-static int run_ip(const char *const *argv)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid == 0) {
-		execvp("ip", (char *const *)argv);
-		_exit(127);
-	}
-	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-			       WEXITSTATUS(status) == 0
-		       ? 0
-		       : -1;
-}
-#define IP(...) run_ip((const char *const[]){"ip", __VA_ARGS__, NULL})
-
-static int read_text(const char *path, char *buf, size_t size)
-{
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
-
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return 0;
-}
-
 static int start(void)
 {
-	static const char *const objects[] = {"ip-firewall", "restrict-ifaces", "socket-bind"};
-	char dir[300], from[600], to[600], policy[4096], arg[400];
+	char arg[400];
 	ssize_t n;
 
 	if (harness_init() < 0)
@@ -602,25 +560,7 @@ static int start(void)
 	if (n < 0)
 		return -1;
 	self_exe[n] = '\0';
-	/* The shipped objects and manifests, as root installs them. */
-	snprintf(dir, sizeof(dir), "%s/objects", H.dir);
-	if (mkdir(dir, 0755) < 0)
-		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(objects); i++) {
-		snprintf(from, sizeof(from), "%s/objects/net/%s.bpf.o", H.build_dir, objects[i]);
-		snprintf(to, sizeof(to), "%s/%s.bpf.o", dir, objects[i]);
-		if (harness_copy_file(from, to, 0, 0644) < 0)
-			return -1;
-		snprintf(from, sizeof(from), "%s/objects/%s.json", H.build_dir, objects[i]);
-		snprintf(to, sizeof(to), "%s/%s.json", dir, objects[i]);
-		if (harness_copy_file(from, to, 0, 0644) < 0)
-			return -1;
-	}
-	/* The example policy as shipped, alone. */
-	snprintf(from, sizeof(from), "%s/examples/policy.d/70-user-network.json",
-		 getenv("BPFBROKER_TEST_SRC_DIR"));
-	if (read_text(from, policy, sizeof(policy)) < 0 ||
-	    harness_write_policy("70-user-network.json", policy) < 0)
+	if (netinstall_objects_and_policy(arg, sizeof(arg)) < 0)
 		return -1;
 	if (harness_cgroup_make_own(CG, NULL, 0, cg_parent, sizeof(cg_parent)) < 0 ||
 	    harness_cgroup_make_own(CG, "a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
@@ -636,7 +576,6 @@ static int start(void)
 	    IP("link", "set", "nv0", "up") < 0 || IP("link", "set", "nv1", "up") < 0)
 		return -1;
 	harness_mark_kernel_objects();
-	snprintf(arg, sizeof(arg), "--objects-dir=%s", dir);
 	return harness_start(arg);
 }
 

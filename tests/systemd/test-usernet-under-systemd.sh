@@ -236,6 +236,24 @@ watched_id=$(as_user systemctl --user show -p InvocationID --value net-watched.s
 acct=$(as_user "$bpfctl" net show "unit-$watched_id" 2>&1)
 grep -qE '^IP traffic sent: [1-9][0-9]* bytes, [1-9][0-9]* packets$' <<<"$acct" ||
 	fail "bpfctl net show unit-$watched_id: $acct"
+# A daemon-reload (what a user runs after editing any unit file) leaves running units'
+# rules in place: while it reloads, the manager frees every unit and says UnitRemoved for
+# each, and the watcher must not take that for the unit's end. Checked with a process of
+# the user's moved into the unit's control group (by root: the move needs the common
+# ancestor's cgroup.procs), after the reload.
+as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager"
+sleep 1
+in_watched() {
+	inside sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh \
+		"/sys/fs/cgroup$want_cg" setpriv --reuid=$uid --regid=$uid --clear-groups -- "$@"
+}
+grep -q "net-watched.service: removed" <<<"$(out_of $ulog/watch.log)" &&
+	fail "a daemon-reload removed the running net-watched's rules: $(out_of $ulog/watch.log)"
+[ -n "$(objects_of "$watched_id")" ] || fail "after a daemon-reload, net-watched's objects are gone"
+in_watched timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.3/8080' 2>/dev/null &&
+	fail "after a daemon-reload, net-watched's cgroup reaches 127.0.0.3"
+in_watched timeout 2 bash -c 'exec 3<>/dev/tcp/127.0.0.2/8080' ||
+	fail "after a daemon-reload, net-watched's cgroup does not reach 127.0.0.2"
 as_user systemctl --user stop net-watched.service
 wait_for $ulog/watch.log "net-watched.service: removed"
 has "the watcher saw the unit stop" $ulog/watch.log \
@@ -376,6 +394,32 @@ got=$(as_user $python -c "$silent" $sock 2>&1)
 grep -qx "other answered: True" <<<"$got" || fail "a silent connection held off another request: $got"
 grep -qxE "silent closed: True after (9|10|11|12) s" <<<"$got" ||
 	fail "a connection that sends nothing was not closed after 10 s: $got"
+
+# Garbage, a message over the watcher's bound, and 64 idle connections (its cap: the next
+# one waits for the first idle one's deadline, 10 s): it answers each (or drops it) and
+# stays up.
+hostile='import socket, sys, time
+p = sys.argv[1]
+def ask(data):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(p); s.send(data)
+    s.settimeout(20)
+    try:
+        return s.recv(1024).decode(errors="replace")
+    except OSError as e:
+        return "no answer: " + str(e)
+print("garbage:", ask(b"\x00\xffnonsense"))
+print("huge:", ask(b"apply " + b"a" * 70000))
+idle = []
+for _ in range(64):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(p); idle.append(s)
+print("after idle:", ask(b"apply 0123456789abcdef0123456789abcdef"))'
+got=$(as_user $python -c "$hostile" $sock 2>&1)
+grep -q '^garbage: 22 unknown request' <<<"$got" || fail "the watcher's answer to garbage: $got"
+grep -q '^huge: ' <<<"$got" || fail "the watcher and a huge message: $got"
+grep -q '^after idle: [1-9][0-9]* bpfbroker-user-net: ' <<<"$got" ||
+	fail "the watcher did not answer after idle connections: $got"
+as_user systemctl --user is-active -q bpfbroker-user-net.service ||
+	fail "the watcher did not survive hostile requests: $got"
 
 # --- 4. a unit that stops while the watcher is down: cleaned up when it is back ---
 run_unit net-orphan.service $ulog/orphan.out -p IPAddressDeny=any ||
