@@ -21,6 +21,8 @@
 #define SOCKET_NAME "bpfbroker-user-net.sock"
 /* "apply " and 32 hex digits fit; so does any answer we send (messages are cut to it). */
 #define PACKET_MAX 1024
+/* How long the listener rests after running out of fds or memory (it would spin). */
+#define RETRY_USEC (100 * UINT64_C(1000))
 
 int usernet_request_socket_path(char **ret)
 {
@@ -56,6 +58,7 @@ struct server {
 	void *userdata;
 	uint64_t deadline_usec;
 	sd_event_source *listener; /* not a reference; NULL once it has gone */
+	sd_event_source *retry; /* floating, not a reference; NULL once it has gone */
 	unsigned n_conns;
 	unsigned n_refs; /* the listener's and one for each connection */
 };
@@ -80,8 +83,9 @@ static void conn_unref(struct conn *c)
 	if (--c->n_refs > 0)
 		return;
 	free(c);
-	/* A slot is free: take the connections waiting in the backlog again. */
-	if (srv->n_conns-- == USERNET_REQUEST_CONNECTIONS_MAX && srv->listener)
+	/* A slot (and an fd) is free: take the connections waiting in the backlog again. */
+	srv->n_conns--;
+	if (srv->listener)
 		(void)sd_event_source_set_enabled(srv->listener, SD_EVENT_ON);
 	server_unref(srv);
 }
@@ -168,6 +172,35 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct server *srv = userdata;
+
+	if (srv->listener)
+		(void)sd_event_source_set_enabled(srv->listener, SD_EVENT_ON);
+	return 0;
+}
+
+static void retry_destroyed(void *userdata)
+{
+	struct server *srv = userdata;
+
+	srv->retry = NULL;
+	server_unref(srv);
+}
+
+/*
+ * Out of fds or memory: the level-triggered listener would fire again at once, so it rests
+ * until a connection closes or RETRY_USEC has passed; the peers wait in the backlog. The
+ * timer exists from the start: setting it needs no fd.
+ */
+static void server_pause(struct server *srv)
+{
+	if (sd_event_source_set_time_relative(srv->retry, RETRY_USEC) >= 0 &&
+	    sd_event_source_set_enabled(srv->retry, SD_EVENT_ONESHOT) >= 0)
+		(void)sd_event_source_set_enabled(srv->listener, SD_EVENT_OFF);
+}
+
 static int on_connect(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct server *srv = userdata;
@@ -186,15 +219,22 @@ static int on_connect(sd_event_source *s, int fd, uint32_t revents, void *userda
 		return 0;
 	}
 	conn = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (conn < 0)
-		return 0; /* gone already, or out of fds: the peer sees its connect fail */
-	c = calloc(1, sizeof(*c));
-	if (!c)
+	if (conn < 0) {
+		/* Gone already (the next one is taken at once), or out of fds or memory. */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			server_pause(srv);
 		return 0;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		server_pause(srv);
+		return 0; /* the connection is closed: its peer sees no answer */
+	}
 	c->srv = srv;
 	k = sd_event_add_io(e, &c->io, conn, EPOLLIN, on_request, c);
 	if (k < 0) {
 		free(c);
+		server_pause(srv);
 		return 0;
 	}
 	/* The source closes the connection when it goes (after the answer, or at exit). */
@@ -264,6 +304,19 @@ int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void 
 	(void)sd_event_source_set_destroy_callback(s, listener_destroyed);
 	TAKE_FD(fd);
 	srv->listener = s;
+	k = sd_event_add_time_relative(e, &srv->retry, CLOCK_MONOTONIC, RETRY_USEC, 0, on_retry,
+				       srv);
+	if (k < 0) {
+		srv->retry = NULL;
+		sd_event_source_unref(s); /* frees srv */
+		TAKE_PTR(srv);
+		return k;
+	}
+	srv->n_refs++;
+	(void)sd_event_source_set_enabled(srv->retry, SD_EVENT_OFF);
+	(void)sd_event_source_set_destroy_callback(srv->retry, retry_destroyed);
+	(void)sd_event_source_set_floating(srv->retry, true);
+	sd_event_source_unref(srv->retry);
 	TAKE_PTR(srv);
 	*ret = s;
 	return 0;

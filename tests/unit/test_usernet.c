@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <cmocka.h>
@@ -331,13 +332,62 @@ static void test_request_deadline(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Out of fds, the listener (level-triggered) must not spin on a connection it cannot accept:
+ * it rests, and takes the connection once fds are free again.
+ */
+static void test_request_out_of_fds(void **state)
+{
+	char dir[] = "/tmp/test-usernet-XXXXXX", buf[64];
+	_cleanup_free_ char *path = NULL;
+	int fds[4096], n_fds = 0, asker, dispatched = 0;
+	struct rlimit old;
+	sd_event *e = NULL;
+	sd_event_source *listener = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(setenv("XDG_RUNTIME_DIR", dir, 1), 0);
+	assert_int_equal(usernet_request_socket_path(&path), 0);
+	assert_int_equal(sd_event_new(&e), 0);
+	assert_int_equal(usernet_request_listen(e, answer_ok, NULL, 5000000, &listener), 0);
+	asker = connect_to(path);
+	assert_true(send(asker, "apply x", 7, 0) == 7);
+	/* Every fd taken (under a low soft limit, so that this is quick). */
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &(struct rlimit){256, old.rlim_max}), 0);
+	while (n_fds < (int)ARRAY_SIZE(fds) && (fds[n_fds] = dup(asker)) >= 0)
+		n_fds++;
+	assert_int_equal(errno, EMFILE);
+	for (int i = 0; i < 20; i++) {
+		int r = sd_event_run(e, 0);
+
+		assert_true(r >= 0);
+		dispatched += r;
+	}
+	/* The first try at accept, then rest (a spin dispatches every time). */
+	assert_true(dispatched <= 2);
+	while (n_fds > 0)
+		close(fds[--n_fds]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	run_until_readable(e, asker, 5000000);
+	assert_int_equal(recv(asker, buf, sizeof(buf), 0), 4);
+	assert_memory_equal(buf, "0 ok", 4);
+	close(asker);
+
+	sd_event_source_unref(listener);
+	sd_event_unref(e);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_prefixes),	 cmocka_unit_test(test_prefixes_refused),
-		cmocka_unit_test(test_bind_rules),	 cmocka_unit_test(test_assignments),
-		cmocka_unit_test(test_slice_split),	 cmocka_unit_test(test_inherit),
-		cmocka_unit_test(test_inherit_too_many), cmocka_unit_test(test_request_deadline),
+		cmocka_unit_test(test_prefixes),	   cmocka_unit_test(test_prefixes_refused),
+		cmocka_unit_test(test_bind_rules),	   cmocka_unit_test(test_assignments),
+		cmocka_unit_test(test_slice_split),	   cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_inherit_too_many),   cmocka_unit_test(test_request_deadline),
+		cmocka_unit_test(test_request_out_of_fds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
