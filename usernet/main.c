@@ -78,7 +78,9 @@ static int apply_self(sd_bus *bus)
 	/* Its slices' lists unknown: it may have some to apply, so it must not start. */
 	if (u.settings_error < 0)
 		return u.settings_error;
-	if (u.settings.n == 0)
+	/* Neither settings of its own nor a slice with some: nothing to wait for. A slice's
+	 * own settings (RestrictNetworkInterfaces=, SocketBind*=) hold for its units too. */
+	if (u.settings.n == 0 && u.n_own_slices == 0)
 		return 0;
 	/* The manager puts this invocation's id in our environment: a mismatch means we read
 	 * some other run of the unit. */

@@ -27,6 +27,12 @@ void usernet_unit_done(struct usernet_unit *u)
 	free(u->slice);
 	usernet_assignments_done(&u->settings);
 	usernet_assignments_done(&u->passed_down);
+	for (size_t i = 0; i < u->n_own_slices; i++) {
+		free(u->own_slices[i].name);
+		free(u->own_slices[i].path);
+		free(u->own_slices[i].invocation_id);
+	}
+	free(u->own_slices);
 	*u = (struct usernet_unit){};
 }
 
@@ -371,8 +377,32 @@ static int unit_read_own(sd_bus *bus, const char *path, struct usernet_unit *ret
 	return 0;
 }
 
+/* Whether a slice's settings as read have any for its own control group. */
+static bool has_own_settings(const struct usernet_assignments *settings)
+{
+	for (size_t i = 0; i < settings->n; i++)
+		if (!usernet_setting_passes_down(settings->v[i]))
+			return true;
+	return false;
+}
+
+/* Note slice s (at path) in u->own_slices, taking its name and invocation id. */
+static int own_slices_push(struct usernet_unit *u, struct usernet_unit *s, char **path)
+{
+	struct usernet_slice_ref *v;
+
+	v = reallocarray(u->own_slices, u->n_own_slices + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	u->own_slices = v;
+	v[u->n_own_slices++] = (struct usernet_slice_ref){TAKE_PTR(s->name), TAKE_PTR(*path),
+							  TAKE_PTR(s->invocation_id)};
+	return 0;
+}
+
 /*
- * Add what u's parent slices pass down to u's settings, walking up from u->slice: -errno
+ * Add what u's parent slices pass down to u's settings, and note those with settings of
+ * their own in u->own_slices, walking up from u->slice: -errno
  * (said on stderr) if one cannot be read. A unit's slice is loaded while the unit is (the
  * manager keeps it so), so this fails only on a broken bus, a manager that answers wrongly
  * or a chain past USERNET_SLICE_DEPTH_MAX.
@@ -408,11 +438,16 @@ static int unit_inherit(sd_bus *bus, struct usernet_unit *u)
 		}
 		free(slice);
 		slice = TAKE_PTR(s.slice);
+		if (has_own_settings(&s.settings)) {
+			k = own_slices_push(u, &s, &path);
+			if (k < 0)
+				return k;
+		}
 	}
 	return 0;
 }
 
-int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
+int usernet_unit_read_own(sd_bus *bus, const char *path, struct usernet_unit *ret)
 {
 	struct usernet_unit u = {};
 	int k;
@@ -420,17 +455,33 @@ int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
 	k = unit_read_own(bus, path, &u);
 	if (k < 0)
 		return k;
-	/* A slice keeps its IP lists for its units (inherit.h); a unit of another type with a
-	 * control group takes its slices'; units of other types have no settings. */
+	/* A slice keeps its IP lists for its units (inherit.h). */
 	if (is_slice(u.name))
 		k = usernet_slice_split(&u.settings, &u.passed_down);
-	else if (unit_cgroup_interface(u.name))
-		u.settings_error = unit_inherit(bus, &u);
 	if (k < 0) {
 		usernet_unit_done(&u);
 		return k;
 	}
 	*ret = u;
+	return 0;
+}
+
+void usernet_unit_read_slices(sd_bus *bus, struct usernet_unit *u)
+{
+	/* A unit of a type with a control group takes its slices'; units of other types have
+	 * no settings. */
+	if (!is_slice(u->name) && unit_cgroup_interface(u->name))
+		u->settings_error = unit_inherit(bus, u);
+}
+
+int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
+{
+	int k;
+
+	k = usernet_unit_read_own(bus, path, ret);
+	if (k < 0)
+		return k;
+	usernet_unit_read_slices(bus, ret);
 	return 0;
 }
 

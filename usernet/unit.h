@@ -22,6 +22,15 @@
  */
 #define USERNET_SLICE_DEPTH_MAX 128
 
+/*
+ * A parent slice with settings of its own (RestrictNetworkInterfaces=, SocketBind*=,
+ * IPAccounting=): applied to the slice's control group, and the kernel runs them for the
+ * unit's sockets too, so they must be in place before the unit runs (inherit.h).
+ */
+struct usernet_slice_ref {
+	char *name, *path, *invocation_id; /* path: its D-Bus object path */
+};
+
 struct usernet_unit {
 	char *name; /* "foo.service" */
 	char *invocation_id; /* 32 hex digits; "" when the unit has not run */
@@ -45,6 +54,9 @@ struct usernet_unit {
 	 * run with fewer deny entries than it asks for).
 	 */
 	int settings_error;
+	/* Its parent slices with settings of their own, innermost first (not for a slice). */
+	struct usernet_slice_ref *own_slices;
+	size_t n_own_slices;
 };
 
 void usernet_unit_done(struct usernet_unit *u);
@@ -60,6 +72,14 @@ bool usernet_unit_is_running(const struct usernet_unit *u);
  * it is in ret->settings_error.
  */
 int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret);
+
+/*
+ * usernet_unit_read() in two steps, for a caller that needs the parent slices only for a unit
+ * that runs: the unit with its own settings (a slice's split as usernet_unit_read() does),
+ * then what its parent slices add (sets settings_error, own_slices; nothing for a slice).
+ */
+int usernet_unit_read_own(sd_bus *bus, const char *path, struct usernet_unit *ret);
+void usernet_unit_read_slices(sd_bus *bus, struct usernet_unit *u);
 
 /* The object path of the unit a process belongs to (Manager.GetUnitByPID). */
 int usernet_unit_path_by_pid(sd_bus *bus, pid_t pid, char **ret);

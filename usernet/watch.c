@@ -3,6 +3,8 @@
 #include "usernet/watch.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 
+#include "common/cgroupfs.h"
 #include "common/macro.h"
 #include "usernet/apply.h"
 #include "usernet/request.h"
@@ -19,16 +22,21 @@
 #define SD_MANAGER_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER_IFACE "org.freedesktop.systemd1.Manager"
 
-/* A unit invocation usernet_apply() was called for (successfully or not: not retried). */
+/*
+ * A unit invocation usernet_apply() was called for (successfully or not: not retried), or
+ * skipped: a slice that contains our own control group (watch_apply()).
+ */
 struct applied {
 	struct applied *next;
 	char *path, *unit, *invocation_id, *cgroup_path;
 	int result; /* usernet_apply()'s */
+	bool skipped;
 };
 
 struct watch {
 	sd_bus *bus;
 	struct applied *applied;
+	char own_cgroup[PATH_MAX]; /* our control group's directory; "" if unknown */
 };
 
 static void applied_free(struct applied *a)
@@ -54,7 +62,8 @@ static void applied_remove(struct applied **slot)
 	struct applied *a = *slot;
 	struct usernet_target t = {a->unit, a->invocation_id, a->cgroup_path};
 
-	usernet_remove(&t);
+	if (!a->skipped)
+		usernet_remove(&t);
 	*slot = a->next;
 	applied_free(a);
 }
@@ -86,6 +95,15 @@ static bool restricts(const struct usernet_unit *u)
 	return false;
 }
 
+/* Whether u's control group is ours or an ancestor of ours. */
+static bool contains_watcher(const struct watch *w, const struct usernet_unit *u)
+{
+	size_t n = strlen(u->cgroup_path);
+
+	return w->own_cgroup[0] && strncmp(w->own_cgroup, u->cgroup_path, n) == 0 &&
+	       (w->own_cgroup[n] == '\0' || w->own_cgroup[n] == '/');
+}
+
 static int watch_apply(struct watch *w, const char *path, const struct usernet_unit *u)
 {
 	struct usernet_target t = {u->name, u->invocation_id, u->cgroup_path};
@@ -104,6 +122,20 @@ static int watch_apply(struct watch *w, const char *path, const struct usernet_u
 	}
 	a->next = w->applied;
 	w->applied = a;
+	/*
+	 * The broker refuses a protected attach from inside the target's control group, and
+	 * stopping the unit would stop us (and -.slice is every unit): its own settings are
+	 * not enforced (README, "Not covered"); the IP lists it passes down still are, on
+	 * each unit in it.
+	 */
+	if (contains_watcher(w, u)) {
+		a->skipped = true;
+		fprintf(stderr,
+			"%s: its own network settings are NOT enforced: it contains "
+			"bpfbroker-user-net's own control group %s\n",
+			u->name, w->own_cgroup);
+		return 0;
+	}
 	/* A parent slice we could not read may have denied more: fail closed, as for a
 	 * failed apply (settings_error, unit.h). */
 	a->result = u->settings_error < 0 ? u->settings_error : usernet_apply(&t, &u->settings);
@@ -115,15 +147,48 @@ static int watch_apply(struct watch *w, const char *path, const struct usernet_u
 	return 0;
 }
 
+/*
+ * Read the unit at path, and its parent slices only if it runs in a control group (only then
+ * are they applied: a signal for a stopped unit reads no more than the unit).
+ */
+static int watch_read(struct watch *w, const char *path, struct usernet_unit *ret)
+{
+	int k;
+
+	k = usernet_unit_read_own(w->bus, path, ret);
+	if (k >= 0 && usernet_unit_is_running(ret) && ret->cgroup_path)
+		usernet_unit_read_slices(w->bus, ret);
+	return k;
+}
+
+/* Bring what is applied for the unit at path in line with u, as read (watch_read()). */
+static int watch_sync(struct watch *w, const char *path, const struct usernet_unit *u)
+{
+	struct applied **slot = applied_find(w, path);
+	bool want;
+
+	/*
+	 * Never our own unit (DefaultIPAccounting=yes gives it a setting): the broker
+	 * refuses a protected link from inside, and we would stop ourselves.
+	 */
+	want = usernet_unit_is_running(u) && u->cgroup_path &&
+	       (u->settings.n > 0 || u->settings_error < 0) &&
+	       strcmp(u->name, "bpfbroker-user-net.service") != 0;
+	if (*slot && (!want || strcmp((*slot)->invocation_id, u->invocation_id) != 0))
+		applied_remove(slot);
+	if (want && !*applied_find(w, path))
+		return watch_apply(w, path, u);
+	return 0;
+}
+
 /* Look at the unit at path again and bring what is applied in line with it. */
 static int watch_check(struct watch *w, const char *path)
 {
 	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
 	struct applied **slot = applied_find(w, path);
-	bool want;
 	int k;
 
-	k = usernet_unit_read(w->bus, path, &u);
+	k = watch_read(w, path, &u);
 	if (k < 0) {
 		/*
 		 * Unreadable (a unit that is gone reads as inactive: the manager loads it to
@@ -135,18 +200,7 @@ static int watch_check(struct watch *w, const char *path)
 				(*slot)->unit, strerror(-k));
 		return 0;
 	}
-	/*
-	 * Never our own unit (DefaultIPAccounting=yes gives it a setting): the broker
-	 * refuses a protected link from inside, and we would stop ourselves.
-	 */
-	want = usernet_unit_is_running(&u) && u.cgroup_path &&
-	       (u.settings.n > 0 || u.settings_error < 0) &&
-	       strcmp(u.name, "bpfbroker-user-net.service") != 0;
-	if (*slot && (!want || strcmp((*slot)->invocation_id, u.invocation_id) != 0))
-		applied_remove(slot);
-	if (want && !*applied_find(w, path))
-		return watch_apply(w, path, &u);
-	return 0;
+	return watch_sync(w, path, &u);
 }
 
 static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *error)
@@ -207,8 +261,39 @@ _printf_(3, 4) static int answer(int k, char **ret_message, const char *fmt, ...
 }
 
 /*
- * apply-self of the unit pid runs in asks us (request.h): bring the unit in line as for a
- * signal, and answer with the result for that invocation.
+ * A parent slice with settings of its own, for a unit that is about to run: applied for the
+ * invocation the unit was read with, now if we have not yet (its signal may not have come
+ * yet). 0 if it is (or skipped: it contains us), else a failure with its message.
+ */
+static int slice_ensure(struct watch *w, const char *unit, const struct usernet_slice_ref *s,
+			char **ret_message)
+{
+	struct applied *a = *applied_find(w, s->path);
+	int k;
+
+	if (!a || strcmp(a->invocation_id, s->invocation_id) != 0) {
+		k = watch_check(w, s->path);
+		if (k < 0)
+			return answer(k, ret_message, "%s: cannot apply its slice %s: %s", unit,
+				      s->name, strerror(-k));
+		a = *applied_find(w, s->path);
+	}
+	if (!a || strcmp(a->invocation_id, s->invocation_id) != 0)
+		return answer(-ESTALE, ret_message,
+			      "%s: its slice %s does not run with invocation %s (any more)", unit,
+			      s->name, s->invocation_id);
+	if (a->result < 0)
+		return answer(a->result, ret_message,
+			      "%s: bpfbroker-user-net.service could not apply the network settings "
+			      "of its slice %s (its journal says why): %s",
+			      unit, s->name, strerror(-a->result));
+	return 0;
+}
+
+/*
+ * apply-self of the unit pid runs in asks us (request.h): bring the unit and its parent
+ * slices with settings of their own in line as for a signal, and answer with the result for
+ * that invocation.
  */
 static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_message,
 			    void *userdata)
@@ -221,30 +306,49 @@ static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_mes
 
 	k = usernet_unit_path_by_pid(w->bus, pid, &path);
 	if (k >= 0)
-		k = watch_check(w, path);
+		k = watch_read(w, path, &u);
+	if (k >= 0)
+		k = watch_sync(w, path, &u);
 	if (k < 0)
 		return answer(k, ret_message,
 			      "bpfbroker-user-net: cannot read the unit of pid %d: %s", (int)pid,
 			      strerror(-k));
-	a = *applied_find(w, path);
-	if (a && strcmp(a->invocation_id, invocation_id) == 0) {
-		if (a->result < 0)
-			return answer(a->result, ret_message,
-				      "%s: bpfbroker-user-net.service could not apply its network "
-				      "settings (its journal says why): %s",
-				      a->unit, strerror(-a->result));
-		return answer(0, ret_message,
-			      "%s: bpfbroker-user-net.service applied its network settings to %s",
-			      a->unit, a->cgroup_path);
+	if (strcmp(u.invocation_id, invocation_id) != 0 || !usernet_unit_is_running(&u))
+		return answer(-ESTALE, ret_message,
+			      "bpfbroker-user-net: invocation %s of pid %d's unit does not run "
+			      "(any more)",
+			      invocation_id, (int)pid);
+	/* The kernel runs a slice's programs for the unit's sockets too: all in place first. */
+	for (size_t i = 0; i < u.n_own_slices; i++) {
+		k = slice_ensure(w, u.name, &u.own_slices[i], ret_message);
+		if (k != 0)
+			return k;
 	}
-	/* Nothing applied for it: no settings to apply, or not this run of the unit. */
-	k = usernet_unit_read(w->bus, path, &u);
-	if (k >= 0 && strcmp(u.invocation_id, invocation_id) == 0 && u.settings.n == 0 &&
-	    u.settings_error == 0)
-		return 0;
-	return answer(-ESTALE, ret_message,
-		      "bpfbroker-user-net: invocation %s of pid %d's unit does not run (any more)",
-		      invocation_id, (int)pid);
+	if (u.settings.n == 0 && u.settings_error == 0)
+		return u.n_own_slices == 0
+			       ? 0
+			       : answer(0, ret_message,
+					"%s: bpfbroker-user-net.service applied the network "
+					"settings of its slices",
+					u.name);
+	a = *applied_find(w, path);
+	/* Not applied for this run: no control group, or it is our own unit. */
+	if (!a || strcmp(a->invocation_id, invocation_id) != 0)
+		return answer(-ESTALE, ret_message,
+			      "%s: bpfbroker-user-net.service did not apply its network settings "
+			      "to invocation %s",
+			      u.name, invocation_id);
+	if (a->result < 0)
+		return answer(a->result, ret_message,
+			      "%s: bpfbroker-user-net.service could not apply its network "
+			      "settings (its journal says why): %s",
+			      a->unit, strerror(-a->result));
+	if (a->skipped)
+		return answer(0, ret_message, "%s: its own network settings are NOT enforced",
+			      a->unit);
+	return answer(0, ret_message,
+		      "%s: bpfbroker-user-net.service applied its network settings to %s", a->unit,
+		      a->cgroup_path);
 }
 
 /* An invocation the broker holds objects for: removed unless a unit runs with it. */
@@ -260,7 +364,7 @@ static int remove_if_stale(const char *invocation_id, void *userdata)
 			return 0;
 	/* The manager keeps an invocation id with its unit after it stops: check it runs. */
 	found = usernet_unit_path_by_invocation(w->bus, invocation_id, &path) >= 0 &&
-		usernet_unit_read(w->bus, path, &u) >= 0;
+		usernet_unit_read_own(w->bus, path, &u) >= 0;
 	if (found && usernet_unit_is_running(&u) && strcmp(u.invocation_id, invocation_id) == 0)
 		return 0;
 	usernet_remove(&(struct usernet_target){found ? u.name : "a stopped unit", invocation_id,
@@ -328,12 +432,30 @@ int usernet_watch(sd_bus *bus)
 	_cleanup_(sd_event_unrefp) sd_event *e = NULL;
 	_cleanup_(sd_event_source_unrefp) sd_event_source *listener = NULL;
 	struct watch w = {.bus = bus};
+	sigset_t mask;
 	int k;
 
-	k = sd_event_new(&e);
+	/* Slices that contain us cannot be enforced (watch_apply()): know which they are. */
+	k = cgroupfs_pid_dir(0, w.own_cgroup, sizeof(w.own_cgroup));
+	if (k < 0) {
+		fprintf(stderr, "cannot read my own control group: %s\n", strerror(-k));
+		return k;
+	}
+	/* Stopped (SIGTERM, the manager's stop): a clean exit, 0. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	k = sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ? -errno : 0;
+	if (k >= 0)
+		k = sd_event_new(&e);
+	if (k >= 0)
+		k = sd_event_add_signal(e, NULL, SIGTERM, NULL, NULL);
+	if (k >= 0)
+		k = sd_event_add_signal(e, NULL, SIGINT, NULL, NULL);
 	if (k >= 0)
 		k = sd_bus_attach_event(bus, e, SD_EVENT_PRIORITY_NORMAL);
-	/* The manager gone (the user's session ends): so are we. */
+	/* The manager gone (the user's session ends, or a daemon-reexec): so are we, with
+	 * EXIT_FAILURE as sd-bus exits the loop, so that Restart=on-failure brings us back. */
 	if (k >= 0)
 		k = sd_bus_set_exit_on_disconnect(bus, true);
 	if (k >= 0)
@@ -357,10 +479,12 @@ int usernet_watch(sd_bus *bus)
 	fprintf(stderr, "watching the user manager's units%s\n",
 		usernet_apply_enforces() ? "" : " (this build does not enforce: it logs)");
 	sd_notify(0, "READY=1");
-	/* Ends when the manager goes (the bus exits the loop with a code of its own). */
+	/* Ends with 0 on SIGTERM, non-zero when the manager closed the connection. */
 	k = sd_event_loop(e);
-	if (k > 0)
-		k = 0;
+	if (k > 0) {
+		fprintf(stderr, "the user manager closed the connection\n");
+		k = -ECONNRESET;
+	}
 out:
 	sd_bus_detach_event(bus);
 	/* What stays applied stays: a unit outlives its watcher's restart restricted. */

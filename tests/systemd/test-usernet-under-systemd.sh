@@ -475,6 +475,86 @@ as_user systemctl --user stop net-acct.service
 show_unit_status net-acct.service "net-acct.service is not"
 # --- end: bpfctl net show --unit and net list ---
 
+# --- slices' own settings (SocketBindDeny=any here): in place before a unit in the slice
+# runs, through apply-self (the drop-in of 3. is still in place), even for a unit with no
+# settings of its own; app.slice, where user services go, enforced too: the watcher has a
+# slice of its own. ---
+got=$(as_user systemctl --user show -p Slice --value bpfbroker-user-net.service)
+[ "$got" = bpfbroker-user-net.slice ] || fail "the watcher runs in $got, not bpfbroker-user-net.slice"
+inside sh -c "printf '[Slice]\nSocketBindDeny=any\n' >/run/systemd/user/lockdown.slice"
+inside sh -c "printf '[Slice]\nSocketBindDeny=any\n' >/run/systemd/user/lockup.slice"
+as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager (lockdown)"
+# bind_unit NAME OUTFILE PROPERTY...: a service whose first action is a TCP bind.
+bind_unit() {
+	local name=$1 out=$2
+	shift 2
+	as_user systemd-run --user --quiet --unit="$name" \
+		-p StandardOutput=append:"$out" -p StandardError=append:"$out" "$@" \
+		$python -c 'import socket, time
+s = socket.socket()
+try:
+    s.bind(("127.0.0.1", 0)); print("bind: ok", flush=True)
+except OSError as e:
+    print("bind:", e.strerror, flush=True)
+time.sleep(600)'
+}
+bind_result() { # OUTFILE: its "bind: ..." line, once there
+	for _ in $(seq 50); do
+		grep -q '^bind: ' <<<"$(out_of "$1")" && break
+		sleep 0.1
+	done
+	grep '^bind: ' <<<"$(out_of "$1")"
+}
+# The watcher down: a unit in a slice with settings of its own must not start.
+as_user systemctl --user stop bpfbroker-user-net.service
+got=$(as_user systemctl --user show -p Result -p ExecMainStatus bpfbroker-user-net.service)
+[ "$got" = "Result=success
+ExecMainStatus=0" ] || fail "the watcher, stopped, did not exit 0: $got"
+bind_unit net-lockdown.service $ulog/lockdown.out -p Slice=lockdown.slice &&
+	fail "a unit in a slice with SocketBindDeny=any started without the watcher: $(out_of $ulog/lockdown.out)"
+grep -q '^bind: ' <<<"$(out_of $ulog/lockdown.out)" &&
+	fail "the main process of a unit in lockdown.slice ran without the watcher: $(out_of $ulog/lockdown.out)"
+as_user systemctl --user reset-failed net-lockdown.service 2>/dev/null
+as_user systemctl --user start bpfbroker-user-net.service || fail "restarting the watcher (lockdown)"
+# The watcher up: the slice's objects are there before the main process's first bind.
+bind_unit net-lockup.service $ulog/lockup.out -p Slice=lockup.slice ||
+	fail "a unit in lockup.slice did not start: $(out_of $ulog/lockup.out)"
+got=$(bind_result $ulog/lockup.out)
+[ "$got" = "bind: Operation not permitted" ] ||
+	fail "a unit in a slice with SocketBindDeny=any, first bind: $got ($(out_of $ulog/lockup.out))"
+as_user systemctl --user stop net-lockup.service
+# app.slice: the watcher is not in it, so its settings are enforced and the watcher stays.
+inside mkdir -p /run/systemd/user/app.slice.d
+inside sh -c "printf '[Slice]\nSocketBindDeny=any\n' >/run/systemd/user/app.slice.d/test.conf"
+as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager (app.slice)"
+bind_unit net-app.service $ulog/app.out -p Slice=app.slice ||
+	fail "a unit in app.slice did not start: $(out_of $ulog/app.out)"
+got=$(bind_result $ulog/app.out)
+[ "$got" = "bind: Operation not permitted" ] ||
+	fail "a unit in app.slice with SocketBindDeny=any, first bind: $got ($(out_of $ulog/app.out))"
+as_user systemctl --user is-active -q bpfbroker-user-net.service ||
+	fail "the watcher does not run after app.slice was enforced: $(out_of $ulog/watch.log)"
+grep -q "app.slice: .*stopping it" <<<"$(out_of $ulog/watch.log)" &&
+	fail "the watcher stopped app.slice: $(out_of $ulog/watch.log)"
+as_user systemctl --user stop net-app.service
+inside rm /run/systemd/user/app.slice.d/test.conf
+as_user systemctl --user daemon-reload || fail "daemon-reload of the user manager (app.slice back)"
+wait_for $ulog/watch.log "app.slice: removed"
+has "app.slice's objects went with its setting" $ulog/watch.log "app.slice: removed"
+
+# A daemon-reexec closes the manager's connections: the watcher exits non-zero and
+# Restart=on-failure brings it back.
+old=$(as_user systemctl --user show -p MainPID --value bpfbroker-user-net.service)
+as_user systemctl --user daemon-reexec || fail "daemon-reexec of the user manager"
+for _ in $(seq 100); do
+	new=$(as_user systemctl --user show -p MainPID --value bpfbroker-user-net.service)
+	[ "$new" != 0 ] && [ "$new" != "$old" ] &&
+		as_user systemctl --user is-active -q bpfbroker-user-net.service && break
+	sleep 0.1
+done
+[ "$new" != 0 ] && [ "$new" != "$old" ] ||
+	fail "the watcher did not come back after a daemon-reexec: $(as_user systemctl --user status bpfbroker-user-net.service 2>&1)"
+
 if [ "$failures" -gt 0 ]; then
 	echo "--- watcher log ---" >&2
 	out_of $ulog/watch.log >&2
