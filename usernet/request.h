@@ -39,7 +39,7 @@ typedef int (*usernet_request_handler_t)(pid_t pid, const char *invocation_id, c
  * Bind the socket (a stale one of an earlier watcher replaced) and serve requests on e with
  * handler, one at a time (the handler runs to its end). A connection that has not sent its
  * request within deadline_usec is closed; with USERNET_REQUEST_CONNECTIONS_MAX open, new ones
- * wait until one is, so silent clients hold others off for at most deadline_usec. *ret is
+ * wait until one is, so each silent connection holds one slot for at most deadline_usec. *ret is
  * the listening source (unref it to stop; before e). 0 or -errno.
  */
 int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void *userdata,
