@@ -53,6 +53,11 @@ struct policy_vetted *policy_vetted_free(struct policy_vetted *v)
 	return NULL;
 }
 
+uint64_t policy_vetted_max_object_bytes(const struct policy_vetted *v)
+{
+	return v && v->rule ? v->rule->limits.max_object_bytes : 0;
+}
+
 void vetted_list_free(struct policy_vetted *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/parse.h"
 #include "common/sha256.h"
@@ -49,6 +50,12 @@ bool policy_digest_is_valid(const char *s);
 int policy_manifest_parse(const char *file_name, const char *json, struct policy_vetted **ret,
 			  char **error);
 struct policy_vetted *policy_vetted_free(struct policy_vetted *v);
+/*
+ * The most bytes an object v grants may have (its limits' max_object_bytes, the built-in
+ * default when it sets none), or 0 when v holds no grants (a "digests" entry naming a
+ * manifest: the manifest's say).
+ */
+uint64_t policy_vetted_max_object_bytes(const struct policy_vetted *v);
 
 /* Does g grant the system object name ("objects")? */
 bool policy_grant_object(const struct policy_grant *g, const char *name);

@@ -173,7 +173,7 @@ static int job_vet_digest(struct job *j, uint64_t ordinary_limit, struct reply *
 
 int job_take_object(struct job *j, const int *fds, struct reply *r)
 {
-	uint64_t ordinary;
+	uint64_t ordinary, bound;
 	int k;
 
 	if (j->req.system_object)
@@ -182,12 +182,19 @@ int job_take_object(struct job *j, const int *fds, struct reply *r)
 		return job_read_object(j, fds[j->req.object_fd], r);
 	/*
 	 * Only the digest says whether a granted one applies, and with it which size limit:
-	 * read up to the hard ceiling, then hold the object to the grant it gets.
+	 * read up to the largest limit any of the user's grants has (not the hard ceiling, or
+	 * one digest grant would let each request make the worker copy 64 MiB), then hold the
+	 * object to the grant it gets.
 	 */
 	ordinary = j->grant->limits.max_object_bytes;
-	j->grant->limits.max_object_bytes = POLICY_HARD_MAX_OBJECT_BYTES;
-	k = job_read_object(j, fds[j->req.object_fd], r);
-	if (k != 0)
+	k = vetted_max_object_bytes(j->cfg, j->grant, &bound);
+	if (k < 0)
 		return k;
+	j->grant->limits.max_object_bytes = bound;
+	k = job_read_object(j, fds[j->req.object_fd], r);
+	if (k != 0) {
+		j->grant->limits.max_object_bytes = ordinary;
+		return k;
+	}
 	return job_vet_digest(j, ordinary, r);
 }

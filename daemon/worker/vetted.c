@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Vetted objects in the worker: manifests found in root's objects directories, grants now. */
+/*
+ * Vetted objects in the worker: manifests found in root's objects directories, the read bound
+ * of a user with digest grants, grants now.
+ */
 #include "vetted.h"
 
 #include <errno.h>
@@ -60,6 +63,56 @@ int vetted_manifest_find(const struct load_config *cfg, const char *name,
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* Entry v of g's digests decides for its digest (the first that names it). */
+static bool digest_decides(const struct policy_grant *g, const struct policy_vetted *v)
+{
+	return policy_grant_digest(g, v->digest) == v;
+}
+
+/* Entry i of g's digests grants nothing, or nothing an earlier one did not already count. */
+static bool digest_counted(const struct policy_grant *g, size_t i)
+{
+	const struct policy_vetted *v = g->digests[i];
+
+	if (!digest_decides(g, v))
+		return true;
+	for (size_t k = 0; v->manifest && k < i; k++) {
+		const struct policy_vetted *e = g->digests[k];
+
+		if (e->manifest && strcmp(e->manifest, v->manifest) == 0 && digest_decides(g, e))
+			return true;
+	}
+	return false;
+}
+
+int vetted_max_object_bytes(const struct load_config *cfg, const struct policy_grant *g,
+			    uint64_t *ret)
+{
+	uint64_t bound = g->limits.max_object_bytes;
+
+	for (size_t i = 0; i < g->n_digests && bound < POLICY_HARD_MAX_OBJECT_BYTES; i++) {
+		_cleanup_(vetted_freep) struct policy_vetted *m = NULL;
+		const struct policy_vetted *v = g->digests[i];
+		const char *dir;
+
+		if (digest_counted(g, i))
+			continue;
+		if (v->manifest) {
+			int k = vetted_manifest_find(cfg, v->manifest, &m, &dir, NULL);
+
+			if (k == -ENOMEM)
+				return k;
+			if (k < 0)
+				continue;
+			v = m;
+		}
+		if (policy_vetted_max_object_bytes(v) > bound)
+			bound = policy_vetted_max_object_bytes(v);
+	}
+	*ret = bound < POLICY_HARD_MAX_OBJECT_BYTES ? bound : POLICY_HARD_MAX_OBJECT_BYTES;
+	return 0;
 }
 
 int vetted_grant_now(const struct load_config *cfg, const struct policy_grant *g,

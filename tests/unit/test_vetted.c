@@ -59,6 +59,8 @@ static void test_manifest_parse(void **state)
 
 	assert_string_equal(v->digest, DIGEST);
 	assert_null(v->manifest);
+	/* No max_object_bytes of its own: the built-in default bounds its size. */
+	assert_int_equal(policy_vetted_max_object_bytes(v), POLICY_DEFAULT_MAX_OBJECT_BYTES);
 	policy_vetted_free(v);
 	/* Grants nothing, but is a manifest. */
 	policy_vetted_free(manifest_ok(MANIFEST("")));
@@ -186,10 +188,13 @@ static void test_grants(void **state)
 	v = policy_grant_digest(g, DIGEST);
 	assert_non_null(v);
 	assert_string_equal(v->manifest, "a");
+	/* A manifest's name: its size limit is the manifest's, not known here. */
+	assert_int_equal(policy_vetted_max_object_bytes(v), 0);
 	assert_null(policy_grant_digest(g, "sha256:00"));
 	v = policy_grant_digest(g, DIGEST2);
 	assert_non_null(v);
 	assert_null(v->manifest);
+	assert_int_equal(policy_vetted_max_object_bytes(v), 4096);
 
 	assert_int_equal(policy_grant_vetted(g, v, "digest x", &e), 0);
 	/* The vetted object's rights only: not the user's socket_filter, nor its "*": rw. */
