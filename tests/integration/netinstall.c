@@ -42,13 +42,18 @@ static int read_text(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+void netinstall_objects_dir(char *dir, size_t size)
+{
+	snprintf(dir, size, "%s/objects", H.dir);
+}
+
 int netinstall_objects_and_policy(char *arg, size_t size)
 {
 	static const char *const objects[] = {"ip-firewall", "restrict-ifaces", "socket-bind"};
 	char dir[300], from[600], to[600], policy[4096];
 
 	/* The shipped objects and manifests, as root installs them. */
-	snprintf(dir, sizeof(dir), "%s/objects", H.dir);
+	netinstall_objects_dir(dir, sizeof(dir));
 	if (mkdir(dir, 0755) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(objects); i++) {
