@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The network objects and example policy installed for a test's daemon; `ip` run; entries counted.
- */
+/* The network objects and example policy installed for a test's daemon; `ip` run. */
 #include "tests/integration/netinstall.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -74,21 +72,4 @@ int netinstall_objects_and_policy(char *arg, size_t size)
 		return -1;
 	snprintf(arg, size, "--objects-dir=%s", dir);
 	return 0;
-}
-
-int count_entries(const char *dir, const char *prefix, char *first, size_t size)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-			if (n++ == 0 && first)
-				snprintf(first, size, "%s", e->d_name);
-		}
-	closedir(d);
-	return n;
 }

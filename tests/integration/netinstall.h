@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * For the tests of bpfctl net and vetted objects (test_netjoin, test_net_attacks,
- * test_vetted_attacks): the shipped network objects
- * and the example policy installed for the harness's daemon, `ip` run, directory entries
- * counted.
+ * test_vetted_attacks): the shipped network objects and the example policy installed for
+ * the harness's daemon, `ip` run.
  */
 #pragma once
 
@@ -21,7 +20,3 @@ void netinstall_objects_dir(char *dir, size_t size);
 /* Run ip with argv (argv[0] "ip"): 0 if it exited 0, else -1. */
 int run_ip(const char *const *argv);
 #define IP(...) run_ip((const char *const[]){"ip", __VA_ARGS__, NULL})
-
-/* How many entries of dir (not dot files) start with prefix; the first one's name into
- * first (if not NULL). -errno if dir cannot be read. */
-int count_entries(const char *dir, const char *prefix, char *first, size_t size);

@@ -583,7 +583,7 @@ static pid_t start_sleeper(char sub[SUB_MAX])
 	for (int i = 0; i < 500; i++) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 
-		if (count_entries(cg_a, "bpfctl-net-", name, sizeof(name)) == 1 &&
+		if (harness_count_entries(cg_a, "bpfctl-net-", name, sizeof(name)) == 1 &&
 		    ctl(&ua, "list", NULL) == 0 && strstr(out, "net-cg")) {
 			char procs[SUB_MAX + 16], text[64] = "";
 			int fd;
@@ -651,7 +651,7 @@ static void test_bpfctl_terminated(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 128 + SIGTERM);
-	assert_int_equal(count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
+	assert_int_equal(harness_count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
 	assert_nothing_left(&ua);
 }
 
@@ -699,7 +699,7 @@ static void test_daemonizing_command(void **state)
 			assert_non_null(strstr(st, ") Z "));
 		}
 	}
-	assert_int_equal(count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
+	assert_int_equal(harness_count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
 	assert_nothing_left(&ua);
 }
 
