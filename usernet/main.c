@@ -56,6 +56,8 @@ static int read_unit(sd_bus *bus, const char *name, struct usernet_unit *ret)
 
 	k = name ? usernet_unit_path_by_name(bus, name, &path)
 		 : usernet_unit_path_by_pid(bus, getpid(), &path);
+	if (k == -ENOENT && name)
+		fprintf(stderr, "%s: not loaded in the service manager\n", name);
 	if (k < 0)
 		return k;
 	return usernet_unit_read(bus, path, ret);

@@ -485,9 +485,12 @@ int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)
 	return 0;
 }
 
-/* Call a Manager method that takes one argument and answers with an object path. */
+/*
+ * Call a Manager method that takes one argument and answers with an object path; its
+ * error is printed unless it is named quiet (NULL: none is), which the caller says.
+ */
 static int manager_get_path(sd_bus *bus, const char *method, const char *signature, const void *arg,
-			    char **ret)
+			    const char *quiet, char **ret)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -499,7 +502,9 @@ static int manager_get_path(sd_bus *bus, const char *method, const char *signatu
 		    : sd_bus_call_method(bus, SD_DESTINATION, SD_MANAGER_PATH, SD_MANAGER_IFACE,
 					 method, &error, &reply, "s", (const char *)arg);
 	if (k < 0) {
-		fprintf(stderr, "%s: %s\n", method, error.message ? error.message : strerror(-k));
+		if (!quiet || !sd_bus_error_has_name(&error, quiet))
+			fprintf(stderr, "%s: %s\n", method,
+				error.message ? error.message : strerror(-k));
 		sd_bus_error_free(&error);
 		return k;
 	}
@@ -510,12 +515,14 @@ int usernet_unit_path_by_pid(sd_bus *bus, pid_t pid, char **ret)
 {
 	uint32_t p = (uint32_t)pid;
 
-	return manager_get_path(bus, "GetUnitByPID", "u", &p, ret);
+	return manager_get_path(bus, "GetUnitByPID", "u", &p, NULL, ret);
 }
 
 int usernet_unit_path_by_name(sd_bus *bus, const char *name, char **ret)
 {
-	return manager_get_path(bus, "GetUnit", "s", name, ret);
+	/* Not loaded (-ENOENT): the caller's message says it in its terms. */
+	return manager_get_path(bus, "GetUnit", "s", name, "org.freedesktop.systemd1.NoSuchUnit",
+				ret);
 }
 
 int usernet_unit_path_by_invocation(sd_bus *bus, const char *invocation_id, char **ret)

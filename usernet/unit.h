@@ -95,5 +95,6 @@ int usernet_bus_open(sd_bus **ret);
  * manager keeps it with the unit after it stops): -ENXIO or such, quietly, if none has it. */
 int usernet_unit_path_by_invocation(sd_bus *bus, const char *invocation_id, char **ret);
 
-/* The object path of a loaded unit by name (Manager.GetUnit). */
+/* The object path of a loaded unit by name (Manager.GetUnit): -ENOENT, quietly, if the
+ * manager has no unit of that name loaded; other errors are printed. */
 int usernet_unit_path_by_name(sd_bus *bus, const char *name, char **ret);

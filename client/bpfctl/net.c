@@ -270,14 +270,12 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 /* Whether any of tag's objects is loaded already (then net_enforce_apply() keeps it as is). */
 static bool tag_loaded(struct bpfbroker *b, const char *tag)
 {
-	static const char *const kinds[] = {"ip", "ifaces", "bind"};
-
-	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+	for (size_t i = 0; i < NET_ENFORCE_KINDS; i++) {
 		struct bpfbroker_error *e = NULL;
-		char name[80], *text = NULL;
+		char name[NET_ENFORCE_NAME_MAX], *text = NULL;
 		int k;
 
-		snprintf(name, sizeof(name), "net-%s-%s", tag, kinds[i]);
+		net_enforce_object_name(tag, i, name);
 		k = bpfbroker_show(b, name, &text, &e);
 		free(text);
 		bpfbroker_error_free(e);

@@ -19,15 +19,10 @@
 #include "usernet/apply.h"
 #include "usernet/unit.h"
 
-enum { KIND_IP, KIND_IFACES, KIND_BIND, N_KINDS };
-
-/* The suffixes of net_enforce's object names, "net-TAG-SUFFIX". */
-static const char *const kinds[N_KINDS] = {"ip", "ifaces", "bind"};
-
 /* What one tag has: its objects, its unit (if the manager knows it), its counts. */
 struct tag_info {
 	char tag[NET_ENFORCE_TAG_MAX + 1];
-	bool has[N_KINDS];
+	bool has[NET_ENFORCE_KINDS];
 	char *unit;
 	bool counted;
 	struct net_enforce_acct acct;
@@ -79,7 +74,7 @@ static int tag_fill(struct bpfbroker *b, struct manager *m, struct tag_info *t)
 
 	if (!t->unit)
 		t->unit = tag_unit(m, t->tag);
-	if (!t->has[KIND_IP])
+	if (!t->has[NET_ENFORCE_IP])
 		return 0;
 	k = net_enforce_accounting(b, t->tag, &t->acct, &error);
 	if (k < 0) {
@@ -94,12 +89,12 @@ static int tag_fill(struct bpfbroker *b, struct manager *m, struct tag_info *t)
 /* Which of t's objects are loaded: 0, or an exit status (the broker's error said). */
 static int tag_objects(struct cli *c, struct tag_info *t)
 {
-	for (size_t i = 0; i < N_KINDS; i++) {
+	for (size_t i = 0; i < NET_ENFORCE_KINDS; i++) {
 		struct bpfbroker_error *e = NULL;
-		char name[80], *text = NULL;
+		char name[NET_ENFORCE_NAME_MAX], *text = NULL;
 		int k;
 
-		snprintf(name, sizeof(name), "net-%s-%s", t->tag, kinds[i]);
+		net_enforce_object_name(t->tag, i, name);
 		k = bpfbroker_show(c->b, name, &text, &e);
 		free(text);
 		t->has[i] = k == 0;
@@ -115,7 +110,7 @@ static int tag_objects(struct cli *c, struct tag_info *t)
 
 static bool tag_has_any(const struct tag_info *t)
 {
-	for (size_t i = 0; i < N_KINDS; i++)
+	for (size_t i = 0; i < NET_ENFORCE_KINDS; i++)
 		if (t->has[i])
 			return true;
 	return false;
@@ -144,8 +139,8 @@ static json_object *kinds_json(const struct tag_info *t)
 {
 	_cleanup_json_ json_object *a = json_object_new_array();
 
-	for (size_t i = 0; i < N_KINDS; i++)
-		if (t->has[i] && json_append(a, json_object_new_string(kinds[i])) < 0)
+	for (size_t i = 0; i < NET_ENFORCE_KINDS; i++)
+		if (t->has[i] && json_append(a, json_object_new_string(net_enforce_kinds[i])) < 0)
 			return NULL;
 	return TAKE_PTR(a);
 }
@@ -208,9 +203,9 @@ static int print_tag(struct cli *c, const struct tag_info *t)
 	if (t->unit)
 		printf("Unit: %s\n", t->unit);
 	printf("Objects:");
-	for (size_t i = 0; i < N_KINDS; i++)
+	for (size_t i = 0; i < NET_ENFORCE_KINDS; i++)
 		if (t->has[i])
-			printf(" net-%s-%s", t->tag, kinds[i]);
+			printf(" net-%s-%s", t->tag, net_enforce_kinds[i]);
 	printf("\n");
 	if (t->counted)
 		print_acct_text(stdout, &t->acct);
@@ -328,9 +323,10 @@ static int tag_list_add(struct tag_list *l, const char *name)
 	if (strncmp(name, "net-", 4) != 0 || !dash || dash <= tag)
 		return 0;
 	len = (size_t)(dash - tag);
-	for (kind = 0; kind < N_KINDS && strcmp(dash + 1, kinds[kind]) != 0; kind++)
+	for (kind = 0; kind < NET_ENFORCE_KINDS && strcmp(dash + 1, net_enforce_kinds[kind]) != 0;
+	     kind++)
 		;
-	if (kind == N_KINDS || len > NET_ENFORCE_TAG_MAX)
+	if (kind == NET_ENFORCE_KINDS || len > NET_ENFORCE_TAG_MAX)
 		return 0;
 	memcpy(t, tag, len);
 	t[len] = '\0';
@@ -403,11 +399,11 @@ static void print_list_text(const struct tag_list *l)
 		const uint64_t values[4] = {t->acct.in_bytes, t->acct.in_packets, t->acct.out_bytes,
 					    t->acct.out_packets};
 
-		for (size_t j = 0; j < N_KINDS; j++)
+		for (size_t j = 0; j < NET_ENFORCE_KINDS; j++)
 			if (t->has[j])
 				snprintf(objects + strlen(objects),
 					 sizeof(objects) - strlen(objects), "%s%s",
-					 objects[0] ? "," : "", kinds[j]);
+					 objects[0] ? "," : "", net_enforce_kinds[j]);
 		for (size_t j = 0; j < 4; j++)
 			if (t->counted)
 				snprintf(counts[j], sizeof(counts[j]), "%" PRIu64, values[j]);

@@ -26,7 +26,6 @@
  * its programs (what an existing object of the name must have, all attached, to count). */
 struct net_kind {
 	const char *system_object;
-	const char *suffix;
 	const char *programs[2];
 	bool (*want)(const struct net_settings *s);
 	int (*fill)(const struct net_settings *s, const struct bpfbroker_result *r, char **error);
@@ -82,14 +81,22 @@ static int fill_bind(const struct net_settings *s, const struct bpfbroker_result
 	return k < 0 ? k : net_bind_seal(s, allow, deny, error);
 }
 
-static const struct net_kind kinds[] = {
-	{"ip-firewall", "ip", {"ip_ingress", "ip_egress"}, net_settings_want_ip, fill_ip},
-	{"restrict-ifaces",
-	 "ifaces",
-	 {"ifaces_ingress", "ifaces_egress"},
-	 net_settings_want_ifaces,
-	 fill_ifaces},
-	{"socket-bind", "bind", {"bind4", "bind6"}, net_settings_want_bind, fill_bind},
+const char *const net_enforce_kinds[NET_ENFORCE_KINDS] = {
+	[NET_ENFORCE_IP] = "ip",
+	[NET_ENFORCE_IFACES] = "ifaces",
+	[NET_ENFORCE_BIND] = "bind",
+};
+
+static const struct net_kind kinds[NET_ENFORCE_KINDS] = {
+	[NET_ENFORCE_IP] = {"ip-firewall",
+			    {"ip_ingress", "ip_egress"},
+			    net_settings_want_ip,
+			    fill_ip},
+	[NET_ENFORCE_IFACES] = {"restrict-ifaces",
+				{"ifaces_ingress", "ifaces_egress"},
+				net_settings_want_ifaces,
+				fill_ifaces},
+	[NET_ENFORCE_BIND] = {"socket-bind", {"bind4", "bind6"}, net_settings_want_bind, fill_bind},
 };
 
 bool net_enforce_tag_is_valid(const char *tag)
@@ -119,9 +126,9 @@ int net_enforce_cgroup_tag(const char *cgroup_path, char ret[NET_ENFORCE_TAG_MAX
 }
 
 /* "net-TAG-SUFFIX" into ret (room for a named object's name). */
-static void object_name(const char *tag, const char *suffix, char ret[80])
+void net_enforce_object_name(const char *tag, size_t kind, char ret[NET_ENFORCE_NAME_MAX])
 {
-	snprintf(ret, 80, "net-%s-%s", tag, suffix);
+	snprintf(ret, NET_ENFORCE_NAME_MAX, "net-%s-%s", tag, net_enforce_kinds[kind]);
 }
 
 /* The broker's answer e (or errno k) as *error, prefixed by what was done; returns k. */
@@ -274,7 +281,7 @@ int net_enforce_apply(struct bpfbroker *b, const char *tag, const struct net_set
 	_cleanup_close_ int cg = -EBADF;
 	bool loaded[ARRAY_SIZE(kinds)] = {};
 	struct stat st;
-	char name[80];
+	char name[NET_ENFORCE_NAME_MAX];
 	int k = 0;
 
 	if (!net_enforce_tag_is_valid(tag))
@@ -289,7 +296,7 @@ int net_enforce_apply(struct bpfbroker *b, const char *tag, const struct net_set
 
 		if (!kinds[i].want(s))
 			continue;
-		object_name(tag, kinds[i].suffix, name);
+		net_enforce_object_name(tag, i, name);
 		/* Already there: applied before (idempotent), if attached here. */
 		k = bpfbroker_show(b, name, &text, &e);
 		free(text);
@@ -310,7 +317,7 @@ int net_enforce_apply(struct bpfbroker *b, const char *tag, const struct net_set
 	/* All or nothing: what this call loaded goes again (its links with it). */
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
 		if (loaded[i]) {
-			object_name(tag, kinds[i].suffix, name);
+			net_enforce_object_name(tag, i, name);
 			(void)unload(b, name, NULL);
 		}
 	return k;
@@ -318,7 +325,7 @@ int net_enforce_apply(struct bpfbroker *b, const char *tag, const struct net_set
 
 int net_enforce_remove(struct bpfbroker *b, const char *tag, char **error)
 {
-	char name[80];
+	char name[NET_ENFORCE_NAME_MAX];
 	int r = 0;
 
 	if (!net_enforce_tag_is_valid(tag))
@@ -327,7 +334,7 @@ int net_enforce_remove(struct bpfbroker *b, const char *tag, char **error)
 	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
 		int k;
 
-		object_name(tag, kinds[i].suffix, name);
+		net_enforce_object_name(tag, i, name);
 		k = unload(b, name, r == 0 ? error : NULL);
 		if (k < 0 && r == 0)
 			r = k;
@@ -341,12 +348,12 @@ int net_enforce_accounting(struct bpfbroker *b, const char *tag, struct net_enfo
 	struct bpfbroker_map_handle *h = NULL;
 	struct bpfbroker_error *e = NULL;
 	struct net_ip_acct v[NET_IP_DIRECTIONS];
-	char name[80];
+	char name[NET_ENFORCE_NAME_MAX];
 	int k;
 
 	if (!net_enforce_tag_is_valid(tag))
 		return error_setf(error, -EINVAL, "invalid tag \"%s\"", tag ?: "");
-	object_name(tag, "ip", name);
+	net_enforce_object_name(tag, NET_ENFORCE_IP, name);
 	/* A map handle: the fd where bpf() works for us, the broker where it does not. */
 	k = bpfbroker_map_open(b, name, NET_MAP_IP_ACCT, &h, &e);
 	if (k < 0) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "libbpfbroker.h"
@@ -18,6 +19,14 @@
 
 /* A tag names one application's objects: 1..NET_ENFORCE_TAG_MAX of [A-Za-z0-9_-]. */
 #define NET_ENFORCE_TAG_MAX 40
+
+/* The kinds of a tag's objects, one per system object (IP, interfaces, binds). */
+enum { NET_ENFORCE_IP, NET_ENFORCE_IFACES, NET_ENFORCE_BIND, NET_ENFORCE_KINDS };
+/* Each kind's name, the suffix of its object's name "net-TAG-KIND": "ip", "ifaces", "bind". */
+extern const char *const net_enforce_kinds[NET_ENFORCE_KINDS];
+/* The object name of tag's kind, "net-TAG-KIND", into ret. */
+#define NET_ENFORCE_NAME_MAX 80
+void net_enforce_object_name(const char *tag, size_t kind, char ret[NET_ENFORCE_NAME_MAX]);
 
 /*
  * Apply s to the cgroup v2 directory cgroup_path (one the caller owns, from

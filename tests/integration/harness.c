@@ -810,21 +810,31 @@ const char *harness_find_group(gid_t *gid)
 	return NULL;
 }
 
+int harness_count_entries(const char *dir, const char *prefix, char *first, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+			if (n++ == 0 && first)
+				snprintf(first, size, "%s", e->d_name);
+		}
+	closedir(d);
+	return n;
+}
+
 unsigned harness_count_fds(pid_t pid)
 {
 	char path[64];
-	unsigned n = 0;
-	struct dirent *de;
-	DIR *d;
+	int n;
 
 	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		n += de->d_name[0] != '.';
-	closedir(d);
-	return n;
+	n = harness_count_entries(path, "", NULL, 0);
+	return n < 0 ? 0 : (unsigned)n;
 }
 
 unsigned long long harness_status_field(pid_t pid, const char *key, int base)

@@ -101,6 +101,9 @@ void harness_mark_kernel_objects(void);
 int harness_check_no_kernel_objects_left(void);
 /* A field of /proc/PID/status ("CapEff", "NoNewPrivs") as a number in base; ~0 if absent. */
 unsigned long long harness_status_field(pid_t pid, const char *key, int base);
+/* How many entries of dir (not dot files) start with prefix; the first one's name into
+ * first (if not NULL). -errno if dir cannot be read. */
+int harness_count_entries(const char *dir, const char *prefix, char *first, size_t size);
 /* How many fds a process has open (/proc/PID/fd). */
 unsigned harness_count_fds(pid_t pid);
 /* Where cgroup v2 is mounted: /sys/fs/cgroup/unified (hybrid) or /sys/fs/cgroup. */

@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* The network objects and example policy installed for a test's daemon; `ip` run; entries counted.
- */
+/* The network objects and example policy installed for a test's daemon; `ip` run. */
 #include "tests/integration/netinstall.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -42,13 +40,18 @@ static int read_text(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+void netinstall_objects_dir(char *dir, size_t size)
+{
+	snprintf(dir, size, "%s/objects", H.dir);
+}
+
 int netinstall_objects_and_policy(char *arg, size_t size)
 {
 	static const char *const objects[] = {"ip-firewall", "restrict-ifaces", "socket-bind"};
 	char dir[300], from[600], to[600], policy[4096];
 
 	/* The shipped objects and manifests, as root installs them. */
-	snprintf(dir, sizeof(dir), "%s/objects", H.dir);
+	netinstall_objects_dir(dir, sizeof(dir));
 	if (mkdir(dir, 0755) < 0)
 		return -1;
 	for (size_t i = 0; i < ARRAY_SIZE(objects); i++) {
@@ -69,21 +72,4 @@ int netinstall_objects_and_policy(char *arg, size_t size)
 		return -1;
 	snprintf(arg, size, "--objects-dir=%s", dir);
 	return 0;
-}
-
-int count_entries(const char *dir, const char *prefix, char *first, size_t size)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
-			if (n++ == 0 && first)
-				snprintf(first, size, "%s", e->d_name);
-		}
-	closedir(d);
-	return n;
 }

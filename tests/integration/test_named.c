@@ -6,7 +6,6 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -144,20 +143,6 @@ static uint64_t map_read_u64(int fd)
 
 /* ---- lifecycle through bpfctl: load, list, show, run, unload ---- */
 
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return -errno;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 static void test_lifecycle(void **state)
 {
 	char dir[512];
@@ -202,7 +187,7 @@ static void test_lifecycle(void **state)
 	assert_int_equal(access(dir, F_OK), -1);
 	snprintf(dir, sizeof(dir), "%s/%u", H.pin_root, UID_OWNER);
 	/* Only the by-name pin directory may remain, and empty. */
-	assert_true(count_entries(dir) <= 1);
+	assert_true(harness_count_entries(dir, "", NULL, 0) <= 1);
 	assert_int_equal(ctl(&owner, "list", NULL), 0);
 	assert_null(strstr(out, "count_egress"));
 	assert_int_not_equal(ctl(&owner, "unload", "eg", NULL), 0);

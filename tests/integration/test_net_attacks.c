@@ -41,6 +41,7 @@
 
 #define UID_A 4611 /* granted by the example policy */
 #define UID_B 4612 /* granted too: hostile to A */
+#define CG "bpfbroker-test-netattacks" /* the test's cgroups: CG-PID/... */
 #define PORT 47201
 
 static const struct user ua = {UID_A, UID_A}, ub = {UID_B, UID_B};
@@ -582,7 +583,7 @@ static pid_t start_sleeper(char sub[SUB_MAX])
 	for (int i = 0; i < 500; i++) {
 		struct timespec ts = {0, 20 * 1000 * 1000};
 
-		if (count_entries(cg_a, "bpfctl-net-", name, sizeof(name)) == 1 &&
+		if (harness_count_entries(cg_a, "bpfctl-net-", name, sizeof(name)) == 1 &&
 		    ctl(&ua, "list", NULL) == 0 && strstr(out, "net-cg")) {
 			char procs[SUB_MAX + 16], text[64] = "";
 			int fd;
@@ -650,7 +651,7 @@ static void test_bpfctl_terminated(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 128 + SIGTERM);
-	assert_int_equal(count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
+	assert_int_equal(harness_count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
 	assert_nothing_left(&ua);
 }
 
@@ -698,23 +699,22 @@ static void test_daemonizing_command(void **state)
 			assert_non_null(strstr(st, ") Z "));
 		}
 	}
-	assert_int_equal(count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
+	assert_int_equal(harness_count_entries(cg_a, "bpfctl-net-", NULL, 0), 0);
 	assert_nothing_left(&ua);
 }
 
 /* ---- setup ---- */
 
-static int setup(void **state)
+static int start(void)
 {
 	char arg[400];
 
 	if (harness_init() < 0 || netinstall_objects_and_policy(arg, sizeof(arg)) < 0)
 		return -1;
-	if (harness_cgroup_make("bpfbroker-test-netattacks", 0, cg_parent, sizeof(cg_parent)) < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netattacks/a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netattacks/a/unit", UID_A, cg_unit,
-				sizeof(cg_unit)) < 0 ||
-	    harness_cgroup_make("bpfbroker-test-netattacks/b", UID_B, cg_b, sizeof(cg_b)) < 0)
+	if (harness_cgroup_make_own(CG, NULL, 0, cg_parent, sizeof(cg_parent)) < 0 ||
+	    harness_cgroup_make_own(CG, "a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
+	    harness_cgroup_make_own(CG, "a/unit", UID_A, cg_unit, sizeof(cg_unit)) < 0 ||
+	    harness_cgroup_make_own(CG, "b", UID_B, cg_b, sizeof(cg_b)) < 0)
 		return -1;
 	/* Our own network namespace, where every group may have ping sockets. */
 	if (unshare(CLONE_NEWNET) < 0 || IP("link", "set", "lo", "up") < 0 ||
@@ -722,6 +722,11 @@ static int setup(void **state)
 		return -1;
 	harness_mark_kernel_objects();
 	return harness_start(arg);
+}
+
+static int setup(void **state)
+{
+	return start() < 0 ? harness_setup_failed() : 0;
 }
 
 int main(void)

@@ -268,8 +268,8 @@ static void assert_nothing_left(const struct user *u, const char *cg)
 	assert_int_equal(ctl(u, "-j", "list", NULL), 0);
 	assert_null(strstr(out, "net-"));
 	snprintf(dir, sizeof(dir), "%s/%u", H.pin_root, u->uid);
-	assert_true(count_entries(dir, "", NULL, 0) <= 1);
-	assert_int_equal(count_entries(cg, "bpfctl-net-", NULL, 0), 0);
+	assert_true(harness_count_entries(dir, "", NULL, 0) <= 1);
+	assert_int_equal(harness_count_entries(cg, "bpfctl-net-", NULL, 0), 0);
 }
 
 /* The integer at o.key.sub (sub NULL: o.key), or -1. */
@@ -393,7 +393,7 @@ static void test_not_owned(void **state)
 	assert_int_equal(ctl(&ua, "net", "--deny", "any", "--cgroup", cg_b, NULL), 1);
 	/* Run from a cgroup that is not the caller's: no sub-cgroup made there. */
 	assert_int_equal(net_in(cg_b, &ua, "net", "--deny", "any", "--", "/bin/true", NULL), 1);
-	assert_int_equal(count_entries(cg_b, "bpfctl-net-", NULL, 0), 0);
+	assert_int_equal(harness_count_entries(cg_b, "bpfctl-net-", NULL, 0), 0);
 	assert_nothing_left(&ua, cg_a);
 }
 

@@ -25,10 +25,12 @@
 #include "common/macro.h"
 #include "harness.h"
 #include "harness_client.h"
+#include "tests/integration/netinstall.h"
 
 #define UID_A 4701 /* the example policy's network objects, and the broken ones below */
 #define UID_B 4702 /* the example policy's network objects: another user */
 #define UID_C 61002 /* outside the example's range: socket filters only */
+#define CG "bpfbroker-vetted-attacks" /* the test's cgroups: CG-PID/... */
 
 static const struct user ua = {UID_A, UID_A}, ub = {UID_B, UID_B}, uc = {UID_C, UID_C};
 #define ctl harness_ctl
@@ -540,43 +542,17 @@ static void test_quota_isolated(void **state)
 	assert_int_equal(harness_as_user(&ua, drain, NULL), 0);
 }
 
-static int setup(void **state)
+static int start(void)
 {
-	static const char *const objects[] = {"ip-firewall", "restrict-ifaces", "socket-bind"};
-	char from[600], to[600], policy[4096];
-	int fd;
-	ssize_t n;
+	char arg[400], policy[1024];
 
-	if (harness_init() < 0)
+	if (harness_init() < 0 || netinstall_objects_and_policy(arg, sizeof(arg)) < 0)
 		return -1;
-	snprintf(objects_dir, sizeof(objects_dir), "%s/objects", H.dir);
+	netinstall_objects_dir(objects_dir, sizeof(objects_dir));
 	snprintf(user_dir, sizeof(user_dir), "%s/users-own", H.dir);
-	if (mkdir(objects_dir, 0755) < 0 || mkdir(user_dir, 0755) < 0 ||
-	    chown(user_dir, UID_A, UID_A) < 0)
+	if (mkdir(user_dir, 0755) < 0 || chown(user_dir, UID_A, UID_A) < 0)
 		return -1;
-	for (size_t i = 0; i < ARRAY_SIZE(objects); i++) {
-		snprintf(from, sizeof(from), "%s/objects/net/%s.bpf.o", H.build_dir, objects[i]);
-		snprintf(to, sizeof(to), "%s/%s.bpf.o", objects_dir, objects[i]);
-		if (harness_copy_file(from, to, 0, 0644) < 0)
-			return -1;
-		snprintf(from, sizeof(from), "%s/objects/%s.json", H.build_dir, objects[i]);
-		snprintf(to, sizeof(to), "%s/%s.json", objects_dir, objects[i]);
-		if (harness_copy_file(from, to, 0, 0644) < 0)
-			return -1;
-	}
-	/* The example policy as shipped; A also gets the broken objects' names. */
-	snprintf(from, sizeof(from), "%s/examples/policy.d/70-user-network.json",
-		 getenv("BPFBROKER_TEST_SRC_DIR"));
-	fd = open(from, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, policy, sizeof(policy) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	policy[n] = '\0';
-	if (harness_write_policy("70-user-network.json", policy) < 0)
-		return -1;
+	/* Beside the example policy, A also gets the broken objects' names. */
 	snprintf(policy, sizeof(policy),
 		 "{\"rules\": ["
 		 " {\"match\": {\"uids\": [\"%d\"]}, \"allow\": {\"objects\": [\"gw\", \"lnk\","
@@ -587,13 +563,16 @@ static int setup(void **state)
 		 UID_A, UID_C);
 	if (harness_write_policy("50-test.json", policy) < 0)
 		return -1;
-	if (harness_cgroup_make("bpfbroker-vetted-attacks", 0, NULL, 0) < 0 ||
-	    harness_cgroup_make("bpfbroker-vetted-attacks/a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
-	    harness_cgroup_make("bpfbroker-vetted-attacks/b", UID_B, cg_b, sizeof(cg_b)) < 0)
+	if (harness_cgroup_make_own(CG, "a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
+	    harness_cgroup_make_own(CG, "b", UID_B, cg_b, sizeof(cg_b)) < 0)
 		return -1;
 	harness_mark_kernel_objects();
-	snprintf(to, sizeof(to), "--objects-dir=%s", objects_dir);
-	return harness_start(to);
+	return harness_start(arg);
+}
+
+static int setup(void **state)
+{
+	return start() < 0 ? harness_setup_failed() : 0;
 }
 
 int main(void)

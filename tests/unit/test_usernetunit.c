@@ -4,7 +4,8 @@
  * forked child serving Manager.GetUnit and the units' properties): a unit's settings read
  * with its parent slices' IP lists added, a slice's own kept apart, and a slice chain that
  * cannot be read (a missing slice, a loop) reported in settings_error for callers to fail
- * closed on, never as a unit with fewer entries and no error.
+ * closed on, never as a unit with fewer entries and no error; a unit not loaded is -ENOENT,
+ * quietly, for the caller to say in its terms.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -13,8 +14,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -156,6 +159,10 @@ static int get_unit(sd_bus_message *m, void *userdata, sd_bus_error *error)
 	k = sd_bus_message_read(m, "s", &name);
 	if (k < 0)
 		return k;
+	/* Another refusal than not loaded, which the caller must still hear of. */
+	if (strcmp(name, "denied.service") == 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "Access denied to %s.",
+					 name);
 	if (!fake_find(name))
 		return sd_bus_error_setf(error, "org.freedesktop.systemd1.NoSuchUnit",
 					 "Unit %s not loaded.", name);
@@ -314,6 +321,41 @@ static void test_slice_unreadable(void **state)
 	assert_int_equal(u.settings_error, -ELOOP);
 }
 
+/* What usernet_unit_path_by_name(name) writes to stderr, into buf; its result into *k. */
+static void capture_stderr(struct fake *f, const char *name, int *k, char *buf, size_t size)
+{
+	_cleanup_free_ char *path = NULL;
+	int fd = memfd_create("stderr", MFD_CLOEXEC), saved = dup(STDERR_FILENO);
+	ssize_t n;
+
+	assert_true(fd >= 0 && saved >= 0);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, STDERR_FILENO), STDERR_FILENO);
+	*k = usernet_unit_path_by_name(f->bus, name, &path);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, STDERR_FILENO), STDERR_FILENO);
+	close(saved);
+	n = pread(fd, buf, size - 1, 0);
+	close(fd);
+	assert_true(n >= 0);
+	buf[n] = '\0';
+	assert_true(*k < 0 || path);
+}
+
+/* A unit not loaded: -ENOENT and nothing printed (the caller says it); other errors said. */
+static void test_not_loaded(void **state)
+{
+	char out[512];
+	int k;
+
+	capture_stderr(*state, "nothere.service", &k, out, sizeof(out));
+	assert_int_equal(k, -ENOENT);
+	assert_string_equal(out, "");
+	capture_stderr(*state, "denied.service", &k, out, sizeof(out));
+	assert_true(k < 0);
+	assert_non_null(strstr(out, "Access denied to denied.service."));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_unit_without_own),
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_slice_unreadable),
+		cmocka_unit_test(test_not_loaded),
 	};
 
 	/* The client's end of a socketpair the child has closed: no SIGPIPE, an error. */
