@@ -245,6 +245,13 @@ static int apply_one(struct bpfbroker *b, const struct net_kind *kind, const cha
 			.pin = true,
 			/* so that the cgroup's own processes (the user's uid too) cannot undo it */
 			.protect = true,
+			/*
+			 * The program we loaded and whose maps we filled and sealed, not one
+			 * of another object a process of the cgroup (our uid) loaded under
+			 * the name after unloading ours: until our first protected link
+			 * exists, it may. The broker checks it under the object's lock.
+			 */
+			.program_id = p->id,
 		};
 
 		k = bpfbroker_attach(b, &a, NULL, NULL, &e);

@@ -450,6 +450,130 @@ static void test_fds_before_protected(void **state)
 }
 
 /*
+ * A process in the cgroup (the user's uid) swaps the object between the apply's load and
+ * its first protected attach: it unloads net-TAG-ip as soon as it exists and loads its own
+ * ip-firewall (empty maps: nothing denied) under the name, again and again. The apply must
+ * be refused, or attach its own programs: 127.0.0.3 unreachable from the cgroup.
+ */
+static int swapper_fn(void *arg)
+{
+	const char *done = arg;
+	char tag[NET_ENFORCE_TAG_MAX + 1], name[80];
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = name};
+	struct bpfbroker *b = NULL;
+	int swapped = 0;
+
+	if (net_enforce_cgroup_tag(cg_unit, tag) < 0 || bpfbroker_connect(H.socket, &b) < 0)
+		return 2;
+	snprintf(name, sizeof(name), "net-%s-ip", tag);
+	while (access(done, F_OK) < 0) {
+		struct bpfbroker_result *r = NULL;
+		struct bpfbroker_error *e = NULL;
+
+		if (bpfbroker_unload(b, name, &e) < 0) {
+			bpfbroker_error_free(e);
+			continue;
+		}
+		if (bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0)
+			swapped++;
+		bpfbroker_error_free(e);
+		bpfbroker_result_free(r);
+	}
+	bpfbroker_close(b);
+	fprintf(stderr, "swapper: %d object(s) of its own loaded as %s\n", swapped, name);
+	return 0;
+}
+
+static int denied_fn(void *arg)
+{
+	_cleanup_close_ int s = udp_socket(AF_INET, false);
+
+	(void)arg;
+	return send_to(s, "127.0.0.3", PORT) == -EPERM ? 0 : 7;
+}
+
+static void test_swap_before_protected(void **state)
+{
+	static const char *const s[] = {"IPAddressDeny=any", NULL};
+	char done[PATH_MAX];
+	int applied = 0;
+
+	snprintf(done, sizeof(done), "%s/swap-done", H.dir);
+	for (int round = 0; round < 16; round++) {
+		pid_t racer;
+		int status, k;
+
+		unlink(done);
+		racer = fork();
+		if (racer == 0)
+			_exit(harness_in_cgroup_as(cg_unit, &ua, swapper_fn, done));
+		assert_true(racer > 0);
+		usleep(10000 + 2000 * round);
+		k = apply_as(&ua, cg_unit, s);
+		assert_int_equal(harness_write_file(done, "1"), 0);
+		assert_int_equal(waitpid(racer, &status, 0), racer);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		fprintf(stderr, "round %d: apply %d\n", round, k);
+		/* Applied: its rules, from our programs; or refused (the name not ours). */
+		if (k == 0) {
+			applied++;
+			assert_int_equal(harness_in_cgroup_as(cg_unit, &ua, denied_fn, NULL), 0);
+		} else
+			assert_true(k == EEXIST || k == ENOENT);
+		assert_int_equal(remove_as(&ua, cg_unit), 0);
+	}
+	fprintf(stderr, "%d of 16 applies went through\n", applied);
+	unlink(done);
+	assert_nothing_left(&ua);
+}
+
+/* The broker's check itself: an attach naming the program id of an object since replaced. */
+static int replaced_fn(void *arg)
+{
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "swap-ip"};
+	struct bpfbroker_result *r = NULL, *theirs = NULL;
+	struct bpfbroker_error *e = NULL;
+	_cleanup_close_ int cg = open(cg_unit, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct bpfbroker_attach_opts a = {.sz = sizeof(a),
+					  .object = "swap-ip",
+					  .program = "ip_egress",
+					  .target_type = "cgroup",
+					  .cgroup_fd = cg,
+					  .pin = true,
+					  .protect = true};
+	struct bpfbroker *b = NULL;
+	int k;
+
+	(void)arg;
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	CHECK(bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0, "load");
+	a.program_id = bpfbroker_result_program(r, "ip_egress")->id;
+	/* What a process of the cgroup may do before the first protected link. */
+	CHECK(bpfbroker_unload(b, "swap-ip", &e) == 0, "unload");
+	CHECK(bpfbroker_load_system(b, "ip-firewall", &o, &theirs, &e) == 0, "load again");
+	k = bpfbroker_attach(b, &a, NULL, NULL, &e);
+	CHECK(k == -EEXIST && e && strcmp(e->code, "exists") == 0, "attach of the other: %d %s", k,
+	      e ? e->message : "");
+	fprintf(stderr, "refused: %s\n", e->message);
+	bpfbroker_error_free(e);
+	e = NULL;
+	/* Its own id: attached. */
+	a.program_id = bpfbroker_result_program(theirs, "ip_egress")->id;
+	CHECK(bpfbroker_attach(b, &a, NULL, NULL, &e) == 0, "attach of its own");
+	CHECK(bpfbroker_unload(b, "swap-ip", &e) == 0, "unload");
+	bpfbroker_result_free(r);
+	bpfbroker_result_free(theirs);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_attach_replaced(void **state)
+{
+	assert_int_equal(harness_as_user(&ua, replaced_fn, NULL), 0);
+	assert_nothing_left(&ua);
+}
+
+/*
  * The seal itself: a trie, an array of rules, an interface list written by another holder
  * of their fds before the freeze are found (the race above is rarely won before it).
  */
@@ -732,6 +856,8 @@ int main(void)
 		cmocka_unit_test(test_fake_applied),
 		cmocka_unit_test(test_weaken_from_inside),
 		cmocka_unit_test(test_fds_before_protected),
+		cmocka_unit_test(test_swap_before_protected),
+		cmocka_unit_test(test_attach_replaced),
 		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_bpfctl_killed),
