@@ -648,6 +648,82 @@ static void test_seal(void **state)
 	assert_null(strstr(out, "seal-"));
 }
 
+/*
+ * The read back is exact: an interface listed under two names (lo and an altname of it, in a
+ * network namespace of the test's own) is one key, so one key more is not ours; a trie key
+ * covered by a shorter one of ours, taken out, is found missing (a lookup in an LPM trie
+ * would match the shorter one).
+ */
+static int seal_exact_fn(void *arg)
+{
+	_cleanup_(net_settings_done) struct net_settings s = {};
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "seal-ifaces"};
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	struct net_ip_map_fds fds;
+	struct net_ipv4_key ten_one = {.prefixlen = 16, .addr = {10, 1}};
+	__u32 other = 4242;
+	__u8 listed = NET_IFACE_LISTED;
+	char *error = NULL;
+	struct bpfbroker *b = NULL;
+	int k;
+
+	(void)arg;
+	CHECK(net_settings_set(&s, "RestrictNetworkInterfaces", "~lo bbseal-alt", &error) == 0,
+	      "settings");
+	CHECK(net_settings_set(&s, "IPAddressDeny", "10.0.0.0/8 10.1.0.0/16", &error) == 0,
+	      "settings");
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	CHECK(bpfbroker_load_system(b, "restrict-ifaces", &o, &r, &e) == 0, "load");
+	CHECK(net_ifaces_fill(&s, bpfbroker_result_map(r, NET_MAP_IFACES)->fd,
+			      bpfbroker_result_map(r, NET_MAP_IFACES_MODE)->fd, NULL, &error) == 0,
+	      "fill");
+	CHECK(bpf_map_update_elem(bpfbroker_result_map(r, NET_MAP_IFACES)->fd, &other, &listed,
+				  BPF_ANY) == 0,
+	      "the extra interface");
+	k = net_ifaces_seal(&s, bpfbroker_result_map(r, NET_MAP_IFACES)->fd,
+			    bpfbroker_result_map(r, NET_MAP_IFACES_MODE)->fd, &error);
+	CHECK(k == -EEXIST, "ifaces seal: %d %s", k, error ?: "");
+	free(TAKE_PTR(error));
+	bpfbroker_result_free(r);
+	o.name = "seal-ip";
+	CHECK(bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0, "load");
+	fds = (struct net_ip_map_fds){bpfbroker_result_map(r, NET_MAP_IPV4_ALLOW)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV4_DENY)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV6_ALLOW)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV6_DENY)->fd};
+	CHECK(net_ip_fill(&s, &fds, &error) == 0, "fill");
+	CHECK(bpf_map_delete_elem(fds.ipv4_deny, &ten_one) == 0, "delete");
+	k = net_ip_seal(&s, &fds, &error);
+	CHECK(k == -EEXIST, "ip seal: %d %s", k, error ?: "");
+	free(error);
+	bpfbroker_result_free(r);
+	(void)bpfbroker_unload(b, "seal-ifaces", NULL);
+	(void)bpfbroker_unload(b, "seal-ip", NULL);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_seal_exact(void **state)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* lo of a network namespace of our own gets the altname, not the host's. */
+		if (unshare(CLONE_NEWNET) < 0 ||
+		    system("ip link property add dev lo altname bbseal-alt") != 0)
+			_exit(3);
+		_exit(harness_as_user(&ua, seal_exact_fn, NULL));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(ctl(&ua, "list", NULL), 0);
+	assert_null(strstr(out, "seal-"));
+}
+
 static int still_denied_fn(void *arg);
 
 static void test_other_user(void **state)
@@ -859,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_swap_before_protected),
 		cmocka_unit_test(test_attach_replaced),
 		cmocka_unit_test(test_seal),
+		cmocka_unit_test(test_seal_exact),
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_bpfctl_killed),
 		cmocka_unit_test(test_bpfctl_terminated),
