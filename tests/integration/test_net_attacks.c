@@ -36,11 +36,13 @@
 #include "objects/net/net_enforce.h"
 #include "objects/net/net_seal.h"
 #include "tests/integration/harness.h"
+#include "tests/integration/harness_client.h"
 #include "tests/integration/netinstall.h"
 #include "tests/integration/udp.h"
 
 #define UID_A 4611 /* granted by the example policy */
 #define UID_B 4612 /* granted too: hostile to A */
+#define UID_M 4613 /* granted too, and maps of maps (by test_frozen_through_map_of_maps) */
 #define PORT 47201
 
 static const struct user ua = {UID_A, UID_A}, ub = {UID_B, UID_B};
@@ -724,6 +726,90 @@ static void test_seal_exact(void **state)
 	assert_null(strstr(out, "seal-"));
 }
 
+/*
+ * A frozen map is frozen to bpf() only: a holder of a writable fd to it (one from before the
+ * link was protected) puts it in a map of maps of its own before the freeze (the broker
+ * refuses a frozen map's insert) and writes it from its program after. The
+ * maps the programs only read are BPF_F_RDONLY_PROG: the insert is refused (the template's
+ * flags differ), and a template with the flag has its writing program refused.
+ */
+static int mim_fn(void *arg)
+{
+	_cleanup_(net_settings_done) struct net_settings s = {};
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "mim-bind"};
+	struct bpfbroker_result *r = NULL, *mim = NULL;
+	struct bpfbroker_error *e = NULL;
+	static const uint8_t packet[64];
+	struct bpfbroker_test_run_opts tr = {.sz = sizeof(tr),
+					     .object = "mim",
+					     .program = "write_rule",
+					     .data_in = packet,
+					     .data_in_size = sizeof(packet)};
+	struct bpfbroker_test_run_result *trr = NULL;
+	struct net_bind_rule got, none = {};
+	char *error = NULL;
+	struct bpfbroker *b = NULL;
+	__u32 zero = 0;
+	int allow, k;
+
+	(void)arg;
+	CHECK(net_settings_set(&s, "SocketBindDeny", "tcp:22", &error) == 0, "settings");
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	CHECK(bpfbroker_load_system(b, "socket-bind", &o, &r, &e) == 0, "load");
+	allow = bpfbroker_result_map(r, NET_MAP_BIND_ALLOW)->fd;
+	CHECK(net_bind_fill(&s, allow, bpfbroker_result_map(r, NET_MAP_BIND_DENY)->fd, &error) == 0,
+	      "fill");
+	o.name = "mim-ro";
+	k = harness_load("bindmim_ro", &o, &mim, &e);
+	CHECK(k < 0 && e && strcmp(e->code, "load-failed") == 0, "bindmim_ro loaded: %d %s", k,
+	      e ? e->message : "");
+	bpfbroker_error_free(e);
+	e = NULL;
+	o.name = "mim";
+	k = harness_load("bindmim", &o, &mim, &e);
+	CHECK(k == 0, "load bindmim: %s", e ? e->message : strerror(-k));
+	bpfbroker_result_free(mim);
+	k = bpfbroker_map_insert(b, "mim", "outer", &zero, sizeof(zero), allow, &e);
+	fprintf(stderr, "insert: %d %s\n", k, e ? e->message : "");
+	bpfbroker_error_free(e);
+	e = NULL;
+	/* Frozen now (the broker refuses a frozen map's insert): but it went in before. */
+	CHECK(net_bind_seal(&s, allow, bpfbroker_result_map(r, NET_MAP_BIND_DENY)->fd, &error) == 0,
+	      "seal: %s", error ?: "");
+	if (k == 0) {
+		CHECK(bpfbroker_test_run(b, &tr, &trr, &e) == 0, "test run");
+		bpfbroker_test_run_result_free(trr);
+	}
+	CHECK(bpf_map_lookup_elem(allow, &zero, &got) == 0, "read back");
+	CHECK(memcmp(&got, &none, sizeof(got)) == 0, "the frozen bind_allow was written: %u %u-%u",
+	      got.used, got.port_min, got.port_max);
+	CHECK(k != 0, "our map went into the other's map of maps");
+	bpfbroker_result_free(r);
+	(void)bpfbroker_unload(b, "mim", NULL);
+	(void)bpfbroker_unload(b, "mim-bind", NULL);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_frozen_through_map_of_maps(void **state)
+{
+	const struct user um = {UID_M, UID_M};
+	char policy[512];
+
+	snprintf(policy, sizeof(policy),
+		 "{\"rules\": [{\"match\": {\"uids\": [\"%d\"]},"
+		 " \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"], \"maps_of_maps\": true, \"maps\": [{\"name\": \"*\", "
+		 "\"access\": \"rw\"}]}}]}",
+		 UID_M);
+	assert_int_equal(harness_write_policy("60-mim.json", policy), 0);
+	assert_int_equal(kill(H.daemon, SIGHUP), 0);
+	usleep(200000);
+	assert_int_equal(harness_as_user(&um, mim_fn, NULL), 0);
+	assert_int_equal(ctl(&um, "list", NULL), 0);
+	assert_null(strstr(out, "mim"));
+}
+
 static int still_denied_fn(void *arg);
 
 static void test_other_user(void **state)
@@ -936,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_attach_replaced),
 		cmocka_unit_test(test_seal),
 		cmocka_unit_test(test_seal_exact),
+		cmocka_unit_test(test_frozen_through_map_of_maps),
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_bpfctl_killed),
 		cmocka_unit_test(test_bpfctl_terminated),
