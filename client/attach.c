@@ -74,7 +74,8 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 					 .pin = o.pin,
 					 .protect = o.protect,
 					 .target = attach_target(&o, cgroup, uprobe),
-					 .object = (char *)o.object};
+					 .object = (char *)o.object,
+					 .program_id = o.program_id};
 	k = bpfbroker_request(b, PROTO_METHOD_ATTACH, &p, n_fds ? fds : NULL, n_fds, &m, &result,
 			      err);
 	if (k < 0)

@@ -322,6 +322,13 @@ struct bpfbroker_attach_opts {
 	 * Since 1.1 (a 1.0 library refuses it: -EINVAL).
 	 */
 	bool protect;
+	/*
+	 * Not 0: attach only if the program is the one of this kernel id (the load
+	 * result's program id), checked under the object's lock: the name may
+	 * have been unloaded and loaded again by another process of your uid since
+	 * your load (-EEXIST, code "exists", if so). Since 1.1, as protect.
+	 */
+	uint32_t program_id;
 };
 
 #define BPFBROKER_TEST_RUN_MAX_DATA (16u * 1024)

@@ -70,7 +70,9 @@ bool policy_grant_helper(const struct policy_grant *g, int prog_type, int helper
 
 bool policy_grant_prog_fd(const struct policy_grant *g, int prog_type)
 {
-	if (!policy_grant_prog_type(g, prog_type))
+	/* A vetted object's programs are never test-run, and a program fd is a test run
+	 * (BPF_PROG_TEST_RUN needs no capability since Linux 6.5): none, whatever the type. */
+	if (g->vetted || !policy_grant_prog_type(g, prog_type))
 		return false;
 	return (g->program_fd_types | POLICY_ALWAYS_FD_TYPES) & (1ull << prog_type);
 }

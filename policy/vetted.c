@@ -108,6 +108,11 @@ static int parse_vetted_grants(struct parse_ctx *c, const char *path, json_objec
 	if (!v->rule)
 		return -ENOMEM;
 	r = parse_allow_keys(c, path, o, v->rule);
+	if (r >= 0 && v->rule->program_fd_types)
+		r = parse_fail(
+			c, path,
+			"\"program_fds\": a vetted object's program fds are never handed out "
+			"(with one its holder could test-run the programs): leave it out");
 	if (r >= 0)
 		r = parse_limits(c, path, o, v->rule);
 	return r;

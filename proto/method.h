@@ -116,6 +116,7 @@ struct proto_attach_params {
 	bool protect; /* cgroup: the target cgroup's processes may not remove the link */
 	struct proto_link_target target;
 	char *object;
+	int64_t program_id; /* 1..UINT32_MAX: the program must be the one of that kernel id; 0 */
 };
 
 struct proto_detach_params {

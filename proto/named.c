@@ -145,6 +145,7 @@ static const struct proto_field attach_fields[] = {
 	 .offset = offsetof(struct proto_attach_params, target),
 	 .custom = &target_custom},
 	STRING(struct proto_attach_params, object, true),
+	INT(struct proto_attach_params, program_id, false, 1, UINT32_MAX, 0),
 };
 FIELDS(proto_attach_fields, "attach", struct proto_attach_params, attach_fields);
 

@@ -18,7 +18,7 @@ int named_fds(struct call *c, struct reply *r)
 	const char *ref = ((const struct proto_object_params *)c->req)->object;
 	uint64_t cgroup_id;
 	uint32_t link;
-	bool confined;
+	bool confined, vetted;
 	int k, fd, idx = -1;
 
 	k = object_open(c, r, ref, VISIBLE_SHARED, &o);
@@ -30,6 +30,7 @@ int named_fds(struct call *c, struct reply *r)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot list links: %s",
 				   strerror(-k));
 	confined = k > 0;
+	vetted = meta_string(o.meta, "vetted") != NULL;
 	k = object_btf_view(c, &o, false, &btf);
 	if (k < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -k, "cannot read the object's BTF: %s",
@@ -79,9 +80,11 @@ int named_fds(struct call *c, struct reply *r)
 		 * As for load: the fd is the right to attach, so only where the policy
 		 * says so now; and never to a protected link's own cgroup, since with a
 		 * program fd it could test-run the program (no capability needed on
-		 * Linux 6.5 and later), and a run may write the object's maps.
+		 * Linux 6.5 and later), and a run may write the object's maps. Never of
+		 * a vetted object (loaded as one: its grant may have lapsed since), whose
+		 * programs are never test-run.
 		 */
-		if (test_run_only || confined || !policy_grant_prog_fd(c->grant, type))
+		if (test_run_only || confined || vetted || !policy_grant_prog_fd(c->grant, type))
 			continue;
 		fd = pin_open(&o, p);
 		k = fd < 0 ? fd : reply_add_fd(r, fd, &idx);

@@ -48,9 +48,11 @@ int named_test_run(struct call *c, struct reply *r)
 	/*
 	 * A vetted object's grant is for its programs on real events: no manifest grants test
 	 * runs, in which the caller's input would drive their writes to maps the caller may
-	 * only read (an IP firewall's accounting, say).
+	 * only read (an IP firewall's accounting, say). By what the object was loaded as, not
+	 * by the grant now: once the vetted grant lapses (a package upgrade changes the digest)
+	 * the owner's own grant applies, and may grant the type.
 	 */
-	if (c->grant && c->grant->vetted)
+	if (meta_string(o.meta, "vetted") || (c->grant && c->grant->vetted))
 		return denial_reply(r, PROTO_ERR_DENIED, EPERM, "program", program, NULL,
 				    "program \"%s\" is of vetted object \"%s\", whose programs run "
 				    "on real events only, never in test runs",

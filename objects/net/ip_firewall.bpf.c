@@ -15,12 +15,18 @@
 
 #include "net_maps.h"
 
-/* Not pinned, not shared: each load has its own tries, so they act on its cgroup only. */
+/*
+ * Not pinned, not shared: each load has its own tries, so they act on its cgroup only.
+ * BPF_F_NO_PREALLOC: the kernel requires it of LPM tries. BPF_F_RDONLY_PROG: no program
+ * writes them, this one reads them, and the flag makes every program's verifier refuse a
+ * write, one that holds them through a map of maps too (a frozen map is frozen to the
+ * bpf() syscall only; any fd, a read-only one too, puts a map into a map of maps).
+ */
 #define LPM_TRIE(key_type)                                                                         \
 	struct {                                                                                   \
 		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                                               \
 		__uint(max_entries, NET_IP_PREFIXES_MAX);                                          \
-		__uint(map_flags, BPF_F_NO_PREALLOC); /* the kernel requires it of LPM tries */    \
+		__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);                          \
 		__type(key, key_type);                                                             \
 		__type(value, __u8);                                                               \
 	}

@@ -168,24 +168,19 @@ static bool kind_programs(const struct net_kind *kind, json_object *progs)
 }
 
 /*
- * Whether the existing object name has kind's programs, each attached to the cgroup of id
- * cgroup_id: only then does it count as applied (one left loaded but unattached by an
- * interrupted apply must not pass for enforcement, nor one of the name the cgroup's own
- * processes made: with no program at all, every program of it is attached). 0 if so,
+ * Whether the existing object name (text: what show answered for it) has kind's programs,
+ * each attached to the cgroup of id cgroup_id: only then does it count as applied (one left loaded
+ * but unattached by an interrupted apply must not pass for enforcement, nor one of the name the
+ * cgroup's own processes made: with no program at all, every program of it is attached). 0 if so,
  * -EEXIST with *error if not.
  */
-static int existing_applied(struct bpfbroker *b, const struct net_kind *kind, const char *name,
+static int existing_applied(const struct net_kind *kind, const char *name, const char *text,
 			    uint64_t cgroup_id, char **error)
 {
-	_cleanup_free_ char *text = NULL;
 	_cleanup_json_ json_object *o = NULL;
-	struct bpfbroker_error *e = NULL;
 	json_object *obj, *progs, *links;
 	char target[64];
-	int k = bpfbroker_show(b, name, &text, &e);
 
-	if (k < 0)
-		return broker_error(error, k, e, "showing", name);
 	snprintf(target, sizeof(target), "cgroup id %" PRIu64, cgroup_id);
 	o = json_tokener_parse(text);
 	if (!o || !json_object_object_get_ex(o, "object", &obj) ||
@@ -252,6 +247,13 @@ static int apply_one(struct bpfbroker *b, const struct net_kind *kind, const cha
 			.pin = true,
 			/* so that the cgroup's own processes (the user's uid too) cannot undo it */
 			.protect = true,
+			/*
+			 * The program we loaded and whose maps we filled and sealed, not one
+			 * of another object a process of the cgroup (our uid) loaded under
+			 * the name after unloading ours: until our first protected link
+			 * exists, it may. The broker checks it under the object's lock.
+			 */
+			.program_id = p->id,
 		};
 
 		k = bpfbroker_attach(b, &a, NULL, NULL, &e);
@@ -299,9 +301,9 @@ int net_enforce_apply(struct bpfbroker *b, const char *tag, const struct net_set
 		net_enforce_object_name(tag, i, name);
 		/* Already there: applied before (idempotent), if attached here. */
 		k = bpfbroker_show(b, name, &text, &e);
-		free(text);
 		if (k == 0) {
-			k = existing_applied(b, &kinds[i], name, (uint64_t)st.st_ino, error);
+			k = existing_applied(&kinds[i], name, text, (uint64_t)st.st_ino, error);
+			free(text);
 			continue;
 		}
 		if (!e || strcmp(e->code, "not-found") != 0) {

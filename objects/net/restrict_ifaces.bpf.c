@@ -9,9 +9,14 @@
 
 #include "net_maps.h"
 
+/*
+ * BPF_F_RDONLY_PROG on both: programs only read them, and no program (one that holds them
+ * through a map of maps too) may write them once the loader froze them.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, NET_IFACES_MAX);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
 	__type(key, __u32);
 	__type(value, __u8);
 } ifaces SEC(".maps");
@@ -20,6 +25,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
 	__type(key, __u32);
 	__type(value, __u32);
 } ifaces_mode SEC(".maps");

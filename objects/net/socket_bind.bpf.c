@@ -14,9 +14,11 @@
 #define AF_INET 2
 #define AF_INET6 10
 
+/* Read-only to programs (one holding them through a map of maps too): see ip_firewall.bpf.c. */
 struct rules {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, NET_BIND_RULES_MAX);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
 	__type(key, __u32);
 	__type(value, struct net_bind_rule);
 };

@@ -36,11 +36,13 @@
 #include "objects/net/net_enforce.h"
 #include "objects/net/net_seal.h"
 #include "tests/integration/harness.h"
+#include "tests/integration/harness_client.h"
 #include "tests/integration/netinstall.h"
 #include "tests/integration/udp.h"
 
 #define UID_A 4611 /* granted by the example policy */
 #define UID_B 4612 /* granted too: hostile to A */
+#define UID_M 4613 /* granted too, and maps of maps (by test_frozen_through_map_of_maps) */
 #define CG "bpfbroker-test-netattacks" /* the test's cgroups: CG-PID/... */
 #define PORT 47201
 
@@ -451,6 +453,133 @@ static void test_fds_before_protected(void **state)
 }
 
 /*
+ * A process in the cgroup (the user's uid) swaps the object between the apply's load and
+ * its first protected attach: it unloads net-TAG-ip as soon as it exists and loads its own
+ * ip-firewall (empty maps: nothing denied) under the name, again and again. The apply must
+ * be refused, or attach its own programs: 127.0.0.3 unreachable from the cgroup.
+ */
+static int swapper_fn(void *arg)
+{
+	const char *done = arg;
+	char tag[NET_ENFORCE_TAG_MAX + 1], name[80];
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = name};
+	struct bpfbroker *b = NULL;
+	int swapped = 0;
+
+	if (net_enforce_cgroup_tag(cg_unit, tag) < 0 || bpfbroker_connect(H.socket, &b) < 0)
+		return 2;
+	snprintf(name, sizeof(name), "net-%s-ip", tag);
+	while (access(done, F_OK) < 0) {
+		struct bpfbroker_result *r = NULL;
+		struct bpfbroker_error *e = NULL;
+
+		if (bpfbroker_unload(b, name, &e) < 0) {
+			bpfbroker_error_free(e);
+			continue;
+		}
+		if (bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0)
+			swapped++;
+		bpfbroker_error_free(e);
+		bpfbroker_result_free(r);
+	}
+	bpfbroker_close(b);
+	fprintf(stderr, "swapper: %d object(s) of its own loaded as %s\n", swapped, name);
+	return 0;
+}
+
+static int denied_fn(void *arg)
+{
+	_cleanup_close_ int s = udp_socket(AF_INET, false);
+
+	(void)arg;
+	return send_to(s, "127.0.0.3", PORT) == -EPERM ? 0 : 7;
+}
+
+static void test_swap_before_protected(void **state)
+{
+	static const char *const s[] = {"IPAddressDeny=any", NULL};
+	char done[PATH_MAX];
+	int applied = 0;
+
+	snprintf(done, sizeof(done), "%s/swap-done", H.dir);
+	/* Few rounds: loads and attaches count against A's max_loads_per_minute. */
+	for (int round = 0; round < 8; round++) {
+		pid_t racer;
+		int status, k;
+
+		unlink(done);
+		racer = fork();
+		if (racer == 0)
+			_exit(harness_in_cgroup_as(cg_unit, &ua, swapper_fn, done));
+		assert_true(racer > 0);
+		usleep(10000 + 4000 * round);
+		k = apply_as(&ua, cg_unit, s);
+		assert_int_equal(harness_write_file(done, "1"), 0);
+		assert_int_equal(waitpid(racer, &status, 0), racer);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		fprintf(stderr, "round %d: apply %d\n", round, k);
+		/* Applied: its rules, from our programs; or refused (the name not ours). */
+		if (k == 0) {
+			applied++;
+			assert_int_equal(harness_in_cgroup_as(cg_unit, &ua, denied_fn, NULL), 0);
+		} else
+			assert_true(k == EEXIST || k == ENOENT);
+		assert_int_equal(remove_as(&ua, cg_unit), 0);
+	}
+	fprintf(stderr, "%d of 8 applies went through\n", applied);
+	unlink(done);
+	assert_nothing_left(&ua);
+}
+
+/* The broker's check itself: an attach naming the program id of an object since replaced. */
+static int replaced_fn(void *arg)
+{
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "swap-ip"};
+	struct bpfbroker_result *r = NULL, *theirs = NULL;
+	struct bpfbroker_error *e = NULL;
+	_cleanup_close_ int cg = open(cg_b, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct bpfbroker_attach_opts a = {.sz = sizeof(a),
+					  .object = "swap-ip",
+					  .program = "ip_egress",
+					  .target_type = "cgroup",
+					  .cgroup_fd = cg,
+					  .pin = true,
+					  .protect = true};
+	struct bpfbroker *b = NULL;
+	int k;
+
+	(void)arg;
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	CHECK(bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0, "load");
+	a.program_id = bpfbroker_result_program(r, "ip_egress")->id;
+	/* What a process of the cgroup may do before the first protected link. */
+	CHECK(bpfbroker_unload(b, "swap-ip", &e) == 0, "unload");
+	CHECK(bpfbroker_load_system(b, "ip-firewall", &o, &theirs, &e) == 0, "load again");
+	k = bpfbroker_attach(b, &a, NULL, NULL, &e);
+	CHECK(k == -EEXIST && e && strcmp(e->code, "exists") == 0, "attach of the other: %d %s", k,
+	      e ? e->message : "");
+	fprintf(stderr, "refused: %s\n", e->message);
+	bpfbroker_error_free(e);
+	e = NULL;
+	/* Its own id: attached. */
+	a.program_id = bpfbroker_result_program(theirs, "ip_egress")->id;
+	CHECK(bpfbroker_attach(b, &a, NULL, NULL, &e) == 0, "attach of its own");
+	CHECK(bpfbroker_unload(b, "swap-ip", &e) == 0, "unload");
+	bpfbroker_result_free(r);
+	bpfbroker_result_free(theirs);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_attach_replaced(void **state)
+{
+	/* B, on its own cgroup: A's quota is for the races above. */
+	assert_int_equal(harness_as_user(&ub, replaced_fn, NULL), 0);
+	assert_int_equal(ctl(&ub, "list", NULL), 0);
+	assert_null(strstr(out, "swap-"));
+}
+
+/*
  * The seal itself: a trie, an array of rules, an interface list written by another holder
  * of their fds before the freeze are found (the race above is rarely won before it).
  */
@@ -523,6 +652,166 @@ static void test_seal(void **state)
 	assert_int_equal(harness_as_user(&ua, seal_fn, NULL), 0);
 	assert_int_equal(ctl(&ua, "list", NULL), 0);
 	assert_null(strstr(out, "seal-"));
+}
+
+/*
+ * The read back is exact: an interface listed under two names (lo and an altname of it, in a
+ * network namespace of the test's own) is one key, so one key more is not ours; a trie key
+ * covered by a shorter one of ours, taken out, is found missing (a lookup in an LPM trie
+ * would match the shorter one).
+ */
+static int seal_exact_fn(void *arg)
+{
+	_cleanup_(net_settings_done) struct net_settings s = {};
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "seal-ifaces"};
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	struct net_ip_map_fds fds;
+	struct net_ipv4_key ten_one = {.prefixlen = 16, .addr = {10, 1}};
+	__u32 other = 4242;
+	__u8 listed = NET_IFACE_LISTED;
+	char *error = NULL;
+	struct bpfbroker *b = NULL;
+	int k;
+
+	(void)arg;
+	CHECK(net_settings_set(&s, "RestrictNetworkInterfaces", "~lo bbseal-alt", &error) == 0,
+	      "settings");
+	CHECK(net_settings_set(&s, "IPAddressDeny", "10.0.0.0/8 10.1.0.0/16", &error) == 0,
+	      "settings");
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	CHECK(bpfbroker_load_system(b, "restrict-ifaces", &o, &r, &e) == 0, "load");
+	CHECK(net_ifaces_fill(&s, bpfbroker_result_map(r, NET_MAP_IFACES)->fd,
+			      bpfbroker_result_map(r, NET_MAP_IFACES_MODE)->fd, NULL, &error) == 0,
+	      "fill");
+	CHECK(bpf_map_update_elem(bpfbroker_result_map(r, NET_MAP_IFACES)->fd, &other, &listed,
+				  BPF_ANY) == 0,
+	      "the extra interface");
+	k = net_ifaces_seal(&s, bpfbroker_result_map(r, NET_MAP_IFACES)->fd,
+			    bpfbroker_result_map(r, NET_MAP_IFACES_MODE)->fd, &error);
+	CHECK(k == -EEXIST, "ifaces seal: %d %s", k, error ?: "");
+	free(TAKE_PTR(error));
+	bpfbroker_result_free(r);
+	o.name = "seal-ip";
+	CHECK(bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0, "load");
+	fds = (struct net_ip_map_fds){bpfbroker_result_map(r, NET_MAP_IPV4_ALLOW)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV4_DENY)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV6_ALLOW)->fd,
+				      bpfbroker_result_map(r, NET_MAP_IPV6_DENY)->fd};
+	CHECK(net_ip_fill(&s, &fds, &error) == 0, "fill");
+	CHECK(bpf_map_delete_elem(fds.ipv4_deny, &ten_one) == 0, "delete");
+	k = net_ip_seal(&s, &fds, &error);
+	CHECK(k == -EEXIST, "ip seal: %d %s", k, error ?: "");
+	free(error);
+	bpfbroker_result_free(r);
+	(void)bpfbroker_unload(b, "seal-ifaces", NULL);
+	(void)bpfbroker_unload(b, "seal-ip", NULL);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_seal_exact(void **state)
+{
+	pid_t pid = fork();
+	int status;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* lo of a network namespace of our own gets the altname, not the host's. */
+		if (unshare(CLONE_NEWNET) < 0 ||
+		    system("ip link property add dev lo altname bbseal-alt") != 0)
+			_exit(3);
+		_exit(harness_as_user(&ua, seal_exact_fn, NULL));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(ctl(&ua, "list", NULL), 0);
+	assert_null(strstr(out, "seal-"));
+}
+
+/*
+ * A frozen map is frozen to bpf() only: a holder of a writable fd to it (one from before the
+ * link was protected) puts it in a map of maps of its own before the freeze (the broker
+ * refuses a frozen map's insert) and writes it from its program after. The
+ * maps the programs only read are BPF_F_RDONLY_PROG: the insert is refused (the template's
+ * flags differ), and a template with the flag has its writing program refused.
+ */
+static int mim_fn(void *arg)
+{
+	_cleanup_(net_settings_done) struct net_settings s = {};
+	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = "mim-bind"};
+	struct bpfbroker_result *r = NULL, *mim = NULL;
+	struct bpfbroker_error *e = NULL;
+	static const uint8_t packet[64];
+	struct bpfbroker_test_run_opts tr = {.sz = sizeof(tr),
+					     .object = "mim",
+					     .program = "write_rule",
+					     .data_in = packet,
+					     .data_in_size = sizeof(packet)};
+	struct bpfbroker_test_run_result *trr = NULL;
+	struct net_bind_rule got, none = {};
+	char *error = NULL;
+	struct bpfbroker *b = NULL;
+	__u32 zero = 0;
+	int allow, k;
+
+	(void)arg;
+	CHECK(net_settings_set(&s, "SocketBindDeny", "tcp:22", &error) == 0, "settings");
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	CHECK(bpfbroker_load_system(b, "socket-bind", &o, &r, &e) == 0, "load");
+	allow = bpfbroker_result_map(r, NET_MAP_BIND_ALLOW)->fd;
+	CHECK(net_bind_fill(&s, allow, bpfbroker_result_map(r, NET_MAP_BIND_DENY)->fd, &error) == 0,
+	      "fill");
+	o.name = "mim-ro";
+	k = harness_load("bindmim_ro", &o, &mim, &e);
+	CHECK(k < 0 && e && strcmp(e->code, "load-failed") == 0, "bindmim_ro loaded: %d %s", k,
+	      e ? e->message : "");
+	bpfbroker_error_free(e);
+	e = NULL;
+	o.name = "mim";
+	k = harness_load("bindmim", &o, &mim, &e);
+	CHECK(k == 0, "load bindmim: %s", e ? e->message : strerror(-k));
+	bpfbroker_result_free(mim);
+	k = bpfbroker_map_insert(b, "mim", "outer", &zero, sizeof(zero), allow, &e);
+	fprintf(stderr, "insert: %d %s\n", k, e ? e->message : "");
+	bpfbroker_error_free(e);
+	e = NULL;
+	/* Frozen now (the broker refuses a frozen map's insert): but it went in before. */
+	CHECK(net_bind_seal(&s, allow, bpfbroker_result_map(r, NET_MAP_BIND_DENY)->fd, &error) == 0,
+	      "seal: %s", error ?: "");
+	if (k == 0) {
+		CHECK(bpfbroker_test_run(b, &tr, &trr, &e) == 0, "test run");
+		bpfbroker_test_run_result_free(trr);
+	}
+	CHECK(bpf_map_lookup_elem(allow, &zero, &got) == 0, "read back");
+	CHECK(memcmp(&got, &none, sizeof(got)) == 0, "the frozen bind_allow was written: %u %u-%u",
+	      got.used, got.port_min, got.port_max);
+	CHECK(k != 0, "our map went into the other's map of maps");
+	bpfbroker_result_free(r);
+	(void)bpfbroker_unload(b, "mim", NULL);
+	(void)bpfbroker_unload(b, "mim-bind", NULL);
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_frozen_through_map_of_maps(void **state)
+{
+	const struct user um = {UID_M, UID_M};
+	char policy[512];
+
+	snprintf(policy, sizeof(policy),
+		 "{\"rules\": [{\"match\": {\"uids\": [\"%d\"]},"
+		 " \"allow\": {\"program_types\": [\"socket_filter\"], \"helper_classes\": "
+		 "[\"base\"], \"maps_of_maps\": true, \"maps\": [{\"name\": \"*\", "
+		 "\"access\": \"rw\"}]}}]}",
+		 UID_M);
+	assert_int_equal(harness_write_policy("60-mim.json", policy), 0);
+	assert_int_equal(kill(H.daemon, SIGHUP), 0);
+	usleep(200000);
+	assert_int_equal(harness_as_user(&um, mim_fn, NULL), 0);
+	assert_int_equal(ctl(&um, "list", NULL), 0);
+	assert_null(strstr(out, "mim"));
 }
 
 static int still_denied_fn(void *arg);
@@ -737,7 +1026,11 @@ int main(void)
 		cmocka_unit_test(test_fake_applied),
 		cmocka_unit_test(test_weaken_from_inside),
 		cmocka_unit_test(test_fds_before_protected),
+		cmocka_unit_test(test_swap_before_protected),
+		cmocka_unit_test(test_attach_replaced),
 		cmocka_unit_test(test_seal),
+		cmocka_unit_test(test_seal_exact),
+		cmocka_unit_test(test_frozen_through_map_of_maps),
 		cmocka_unit_test(test_other_user),
 		cmocka_unit_test(test_bpfctl_killed),
 		cmocka_unit_test(test_bpfctl_terminated),

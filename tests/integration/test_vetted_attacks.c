@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,6 +31,7 @@
 #define UID_A 4701 /* the example policy's network objects, and the broken ones below */
 #define UID_B 4702 /* the example policy's network objects: another user */
 #define UID_C 61002 /* outside the example's range: socket filters only */
+#define UID_L 4703 /* the example's network objects; cgroup_skb of its own (test_lapsed) */
 #define CG "bpfbroker-vetted-attacks" /* the test's cgroups: CG-PID/... */
 
 static const struct user ua = {UID_A, UID_A}, ub = {UID_B, UID_B}, uc = {UID_C, UID_C};
@@ -135,6 +137,87 @@ static int try_test_run(void *arg)
 static void test_test_run(void **state)
 {
 	assert_int_equal(harness_as_user(&ua, try_test_run, NULL), 0);
+}
+
+/*
+ * Once a vetted object's grant lapses (its manifest's digest changed: a package upgrade),
+ * its owner's own grant applies to it; one that grants cgroup_skb with its fds must still
+ * not test-run the vetted programs, nor get their fds (a test run of its own).
+ */
+static int lapsed_load(void *arg)
+{
+	(void)arg;
+	return load_named("ip-firewall", "lapsed");
+}
+
+static int lapsed_try(void *arg)
+{
+	static const uint8_t pkt[64] = {[12] = 0x08, [14] = 0x45};
+	struct bpfbroker_test_run_opts t = {.sz = sizeof(t),
+					    .object = "lapsed",
+					    .program = "ip_egress",
+					    .data_in = pkt,
+					    .data_in_size = sizeof(pkt)};
+	struct bpfbroker_test_run_result *res = NULL;
+	struct bpfbroker_result *r = NULL;
+	struct bpfbroker_error *e = NULL;
+	struct bpfbroker *b;
+	int k;
+
+	(void)arg;
+	CHECK(bpfbroker_connect(H.socket, &b) == 0, "connect");
+	k = bpfbroker_test_run(b, &t, &res, &e);
+	bpfbroker_test_run_result_free(res);
+	if (refused(k, e, "test_run of a lapsed vetted program", "policy-denied", NULL))
+		return 1;
+	e = NULL;
+	k = bpfbroker_fds(b, "lapsed", &r, &e);
+	CHECK(k == 0, "fds: %d %s", k, e ? e->message : "");
+	for (size_t i = 0; i < r->n_programs; i++)
+		CHECK(bpfbroker_result_program_at(r, i)->fd < 0, "a fd of program %s",
+		      bpfbroker_result_program_at(r, i)->name);
+	bpfbroker_result_free(r);
+	CHECK(bpfbroker_unload(b, "lapsed", NULL) == 0, "unload");
+	bpfbroker_close(b);
+	return 0;
+}
+
+static void test_lapsed(void **state)
+{
+	const struct user ul = {UID_L, UID_L};
+	char path[400], saved[4096], policy[512], *digest;
+	ssize_t n;
+	int fd, k;
+
+	snprintf(policy, sizeof(policy),
+		 "{\"rules\": [{\"match\": {\"uids\": [\"%d\"]}, \"allow\": {\"program_types\":"
+		 " [\"cgroup_skb\"], \"program_fds\": [\"cgroup_skb\"], \"helper_classes\": "
+		 "[\"base\", \"net_read\"], \"maps\": [{\"name\": \"*\", \"access\": \"rw\"}]}}]}",
+		 UID_L);
+	assert_int_equal(harness_write_policy("60-lapsed.json", policy), 0);
+	assert_int_equal(kill(H.daemon, SIGHUP), 0);
+	usleep(200000);
+	assert_int_equal(harness_as_user(&ul, lapsed_load, NULL), 0);
+	/* As root: the manifest of another build (its digest's first digit changed). */
+	snprintf(path, sizeof(path), "%s/ip-firewall.json", objects_dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	n = read(fd, saved, sizeof(saved) - 1);
+	close(fd);
+	assert_true(n > 0);
+	saved[n] = '\0';
+	{
+		char changed[sizeof(saved)];
+
+		memcpy(changed, saved, (size_t)n + 1);
+		digest = strstr(changed, "sha256:");
+		assert_non_null(digest);
+		digest[7] = digest[7] == '0' ? '1' : '0';
+		assert_int_equal(harness_write_file(path, changed), 0);
+	}
+	k = harness_as_user(&ul, lapsed_try, NULL);
+	assert_int_equal(harness_write_file(path, saved), 0);
+	assert_int_equal(k, 0);
 }
 
 /* The owner's fds: no program fd, the counts read-only; no write through the broker. */
@@ -578,9 +661,13 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_test_run),	cmocka_unit_test(test_maps),
-		cmocka_unit_test(test_load_options),	cmocka_unit_test(test_same_connection),
-		cmocka_unit_test(test_untrusted_files), cmocka_unit_test(test_probe),
+		cmocka_unit_test(test_test_run),
+		cmocka_unit_test(test_lapsed),
+		cmocka_unit_test(test_maps),
+		cmocka_unit_test(test_load_options),
+		cmocka_unit_test(test_same_connection),
+		cmocka_unit_test(test_untrusted_files),
+		cmocka_unit_test(test_probe),
 		cmocka_unit_test(test_quota_isolated),
 	};
 

@@ -87,6 +87,11 @@ static void test_manifest_errors(void **state)
 		       "m.json: unknown key \"objects\" (expected program_types, program_fds, "
 		       "map_types, helper_classes, maps, maps_of_maps, attach, limits, digest or "
 		       "description)");
+	/* Nor program fds: with one, its holder could test-run the programs. */
+	manifest_error(MANIFEST(", \"program_types\": [\"cgroup_skb\"], \"program_fds\": "
+				"[\"cgroup_skb\"]"),
+		       "m.json: \"program_fds\": a vetted object's program fds are never handed "
+		       "out (with one its holder could test-run the programs): leave it out");
 	manifest_error(MANIFEST(", \"attach\": {\"uprobes\": true}"),
 		       "m.json: attach: unknown key \"uprobes\" (expected cgroups)");
 	/* Quotas are the user's, never a manifest's. */
