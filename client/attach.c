@@ -3,6 +3,7 @@
 #include "libbpfbroker.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +38,18 @@ static struct proto_link_target attach_target(const struct bpfbroker_attach_opts
 	return t;
 }
 
+/*
+ * program_id (1.2) lies past 1.1's struct, whose size ended in padding after protect: a 1.1
+ * library refuses it (a caller's bytes beyond its struct must be zero), and a 1.1 caller's sz
+ * never covers it (ABI.md).
+ */
+_Static_assert(offsetof(struct bpfbroker_attach_opts, program_id) >=
+		       (offsetof(struct bpfbroker_attach_opts, protect) + sizeof(bool) +
+			_Alignof(struct bpfbroker_attach_opts) - 1) /
+			       _Alignof(struct bpfbroker_attach_opts) *
+			       _Alignof(struct bpfbroker_attach_opts),
+	       "program_id must lie past 1.1's struct bpfbroker_attach_opts");
+
 int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *theirs,
 		     uint32_t *ret_link_id, int *ret_link_fd, struct bpfbroker_error **err)
 {
@@ -55,7 +68,7 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 	k = opts_copy(&o, sizeof(o), theirs, theirs->sz, sizeof(size_t));
 	if (k < 0)
 		return k;
-	if (!o.object || !o.program || !o.target_type)
+	if (!o.object || !o.program || !o.target_type || o.program_id > UINT32_MAX)
 		return -EINVAL;
 	cgroup = strcmp(o.target_type, "cgroup") == 0;
 	uprobe = strcmp(o.target_type, "uprobe") == 0;
@@ -75,7 +88,7 @@ int bpfbroker_attach(struct bpfbroker *b, const struct bpfbroker_attach_opts *th
 					 .protect = o.protect,
 					 .target = attach_target(&o, cgroup, uprobe),
 					 .object = (char *)o.object,
-					 .program_id = o.program_id};
+					 .program_id = (int64_t)o.program_id};
 	k = bpfbroker_request(b, PROTO_METHOD_ATTACH, &p, n_fds ? fds : NULL, n_fds, &m, &result,
 			      err);
 	if (k < 0)

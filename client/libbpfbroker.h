@@ -324,11 +324,13 @@ struct bpfbroker_attach_opts {
 	bool protect;
 	/*
 	 * Not 0: attach only if the program is the one of this kernel id (the load
-	 * result's program id), checked under the object's lock: the name may
-	 * have been unloaded and loaded again by another process of your uid since
-	 * your load (-EEXIST, code "exists", if so). Since 1.1, as protect.
+	 * result's program id, at most UINT32_MAX), checked under the object's
+	 * lock: the name may have been unloaded and loaded again by another
+	 * process of your uid since your load (-EEXIST, code "exists", if so).
+	 * Since 1.2 (a 1.1 library refuses it: -EINVAL). 64 bits wide so that it
+	 * lies past 1.1's struct (whose tail padding it would otherwise take).
 	 */
-	uint32_t program_id;
+	uint64_t program_id;
 };
 
 #define BPFBROKER_TEST_RUN_MAX_DATA (16u * 1024)

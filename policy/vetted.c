@@ -316,8 +316,8 @@ int policy_grant_vetted(const struct policy_grant *g, const struct policy_vetted
 	e->vetted = true;
 	e->uid = g->uid;
 	e->program_types = rule->program_types;
-	e->program_fd_types =
-		rule->program_fd_types | (POLICY_ALWAYS_FD_TYPES & rule->program_types);
+	/* None: a vetted object's programs are never handed out (policy_grant_prog_fd()). */
+	e->program_fd_types = 0;
 	e->map_types = rule->map_types | POLICY_DEFAULT_MAP_TYPES;
 	e->helper_classes = rule->helper_classes;
 	e->attach.cgroup_attach_types = rule->attach.cgroup_attach_types;

@@ -145,14 +145,14 @@ static int job_vet_digest(struct job *j, uint64_t ordinary_limit, struct reply *
 	const char *dir = NULL;
 	int k;
 
+	/* The read's bound ends here: from now on the grant's own limit, or the ordinary. */
+	j->grant->limits.max_object_bytes = ordinary_limit;
 	k = job_digest(j, digest);
 	if (k < 0)
 		return k;
 	v = policy_grant_digest(j->grant, digest);
-	if (!v) {
-		j->grant->limits.max_object_bytes = ordinary_limit;
+	if (!v)
 		return job_check_vetted_size(j, r);
-	}
 	if (v->manifest) {
 		k = manifest_find(j, v->manifest, r, &m, &dir);
 		if (k != 0)

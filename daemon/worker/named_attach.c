@@ -78,26 +78,21 @@ static int link_id_of(int fd, uint32_t *ret)
 /*
  * With "program_id": the program must be the one of that id. Under the owner's lock, so that
  * a name unloaded and loaded again since the caller's load (by another process of its uid)
- * is refused rather than its programs attached as the caller's.
+ * is refused rather than its programs attached as the caller's. The id is the metadata's,
+ * which pin_open() has just checked against the program pinned, with no bpf() call here
+ * (one that would need CAP_BPF before Linux 6.5).
  */
 static int attach_check_program_id(struct reply *r, const struct object *o, const char *program,
-				   int prog_fd, int64_t want)
+				   json_object *prog, int64_t want)
 {
-	struct bpf_prog_info info = {};
-	uint32_t len = sizeof(info);
+	int64_t id = meta_int(prog, "id");
 
-	if (want == 0)
+	if (want == 0 || id == want)
 		return 0;
-	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len) < 0)
-		return reply_error(r, PROTO_ERR_INTERNAL, errno, "cannot query program \"%s\": %m",
-				   program);
-	if ((int64_t)info.id != want)
-		return reply_error(r, PROTO_ERR_EXISTS, EEXIST,
-				   "program \"%s\" of \"%s\" is program id %u, not %lld: the "
-				   "object of that name is not the one you loaded (unloaded and "
-				   "loaded again since?)",
-				   program, o->name, info.id, (long long)want);
-	return 0;
+	return reply_error(r, PROTO_ERR_EXISTS, EEXIST,
+			   "program \"%s\" of \"%s\" is program id %lld, not %lld: the object of "
+			   "that name is not the one you loaded (unloaded and loaded again since?)",
+			   program, o->name, (long long)id, (long long)want);
 }
 
 /* How many links the user's named objects have, against max_attachments. */
@@ -202,7 +197,7 @@ int named_attach(struct call *c, struct reply *r)
 	if (prog_fd < 0)
 		return reply_error(r, PROTO_ERR_INTERNAL, -prog_fd,
 				   "cannot open program \"%s\": %s", a.program, strerror(-prog_fd));
-	k = attach_check_program_id(r, &o, a.program, prog_fd, p->program_id);
+	k = attach_check_program_id(r, &o, a.program, prog, p->program_id);
 	if (k != 0)
 		return k;
 	/*

@@ -250,6 +250,31 @@ static void test_attach_requests(void **state)
 	assert_true(link_fd >= 0);
 	close(link_fd);
 
+	/* program_id (1.2): sent when not 0; over UINT32_MAX refused before anything is sent. A
+	 * 1.1 caller's sz ends before it, so whatever lies there is not read. */
+	o.program_id = 42;
+	fake_reply(f, "{\"link\":{\"id\":7,\"fd\":0}}", 1);
+	assert_int_equal(bpfbroker_attach(f->b, &o, &link_id, &link_fd, NULL), 0);
+	fake_expect(
+		f, "attach",
+		"{\"object\":\"obj\",\"program\":\"prog\",\"pin\":false,\"target\":{\"type\":"
+		"\"cgroup\",\"fd\":0,\"attach_type\":\"cgroup_inet_egress\"},\"program_id\":42}",
+		1);
+	close(link_fd);
+	o.program_id = (uint64_t)UINT32_MAX + 1;
+	assert_int_equal(bpfbroker_attach(f->b, &o, &link_id, &link_fd, NULL), -EINVAL);
+	o.program_id = 42;
+	o.sz = offsetof(struct bpfbroker_attach_opts, program_id);
+	fake_reply(f, "{\"link\":{\"id\":7,\"fd\":0}}", 1);
+	assert_int_equal(bpfbroker_attach(f->b, &o, &link_id, &link_fd, NULL), 0);
+	fake_expect(f, "attach",
+		    "{\"object\":\"obj\",\"program\":\"prog\",\"pin\":false,\"target\":{\"type\":"
+		    "\"cgroup\",\"fd\":0,\"attach_type\":\"cgroup_inet_egress\"}}",
+		    1);
+	close(link_fd);
+	o.sz = sizeof(o);
+	o.program_id = 0;
+
 	/* The same opts, for other targets: only what each target takes is sent. */
 	o.target_type = "tracepoint";
 	o.attach_type = NULL;
