@@ -32,7 +32,8 @@
  * outside the unit: in the watcher (its own unit). apply-self, which runs inside its unit
  * (ExecStartPre=), does not call it: it asks the watcher over the watcher's socket
  * (usernet/request.h) and waits for its answer; the unit's main process starts only after
- * the watcher has applied (no window), and fails to start if it could not.
+ * the watcher has applied (no window), and fails to start if it could not (unless only
+ * IPAccounting= failed, which restricts nothing: the unit runs uncounted).
  */
 #pragma once
 

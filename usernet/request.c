@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
@@ -322,6 +323,31 @@ int usernet_request_listen(sd_event *e, usernet_request_handler_t handler, void 
 	return 0;
 }
 
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* Bound fd's sends or receives (opt) by deadline (CLOCK_MONOTONIC); one passed: 1 µs, as 0
+ * would be no bound at all. */
+static int set_timeout(int fd, int opt, uint64_t deadline)
+{
+	uint64_t now = now_usec(), left = deadline > now ? deadline - now : 1;
+	struct timeval tv = {.tv_sec = left / 1000000ULL, .tv_usec = left % 1000000ULL};
+
+	return setsockopt(fd, SOL_SOCKET, opt, &tv, sizeof(tv)) < 0 ? -errno : 0;
+}
+
+static int timed_out(void)
+{
+	fprintf(stderr, "bpfbroker-user-net.service did not answer in %d s\n",
+		APPLY_SELF_TIMEOUT_SEC);
+	return -ETIMEDOUT;
+}
+
 int usernet_request_apply(const char *invocation_id)
 {
 	_cleanup_close_ int fd = -EBADF;
@@ -329,6 +355,7 @@ int usernet_request_apply(const char *invocation_id)
 	struct sockaddr_un sa;
 	socklen_t sa_len;
 	const char *message;
+	uint64_t deadline;
 	ssize_t n;
 	int k, err;
 
@@ -342,8 +369,20 @@ int usernet_request_apply(const char *invocation_id)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/*
+	 * A bound of our own: a unit may start without a timeout (oneshot), and a hung
+	 * watcher must fail it, not hold it forever. Set before connect(), which waits in the
+	 * watcher's backlog (its connections are capped) for as long as SO_SNDTIMEO says;
+	 * the answer gets what is left of it.
+	 */
+	deadline = now_usec() + APPLY_SELF_TIMEOUT_SEC * 1000000ULL;
+	k = set_timeout(fd, SO_SNDTIMEO, deadline);
+	if (k < 0)
+		return k;
 	if (connect(fd, (struct sockaddr *)&sa, sa_len) < 0) {
 		k = -errno;
+		if (k == -EAGAIN)
+			return timed_out();
 		fprintf(stderr,
 			"cannot ask bpfbroker-user-net.service (%s: %s); it must run: systemctl "
 			"--global enable bpfbroker-user-net.service (README)\n",
@@ -351,23 +390,15 @@ int usernet_request_apply(const char *invocation_id)
 		return k;
 	}
 	if (send(fd, buf, strlen(buf), MSG_NOSIGNAL) < 0)
-		return -errno;
-	/*
-	 * A bound of our own: a unit may start without a timeout (oneshot), and a
-	 * hung watcher must fail it, not hold it forever.
-	 */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO,
-		       &(struct timeval){.tv_sec = APPLY_SELF_TIMEOUT_SEC},
-		       sizeof(struct timeval)) < 0)
-		return -errno;
+		return errno == EAGAIN ? timed_out() : -errno;
+	k = set_timeout(fd, SO_RCVTIMEO, deadline);
+	if (k < 0)
+		return k;
 	do
 		n = recv(fd, buf, sizeof(buf) - 1, 0);
 	while (n < 0 && errno == EINTR);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-		fprintf(stderr, "bpfbroker-user-net.service did not answer in %d s\n",
-			APPLY_SELF_TIMEOUT_SEC);
-		return -ETIMEDOUT;
-	}
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return timed_out();
 	if (n < 0)
 		return -errno;
 	if (n == 0) {

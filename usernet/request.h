@@ -11,7 +11,8 @@
  * applied to its own unit, which the watcher does anyway.
  *
  * Wire: request "apply INVOCATION_ID" (one packet); answer "ERRNO MESSAGE" (one packet,
- * ERRNO 0 when applied or nothing to apply, else a positive errno).
+ * ERRNO 0 when applied, nothing to apply or only IPAccounting= failed (uncounted), else a
+ * positive errno).
  */
 #pragma once
 

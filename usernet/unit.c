@@ -470,8 +470,19 @@ void usernet_unit_read_slices(sd_bus *bus, struct usernet_unit *u)
 {
 	/* A unit of a type with a control group takes its slices'; units of other types have
 	 * no settings. */
-	if (!is_slice(u->name) && unit_cgroup_interface(u->name))
-		u->settings_error = unit_inherit(bus, u);
+	if (is_slice(u->name) || !unit_cgroup_interface(u->name))
+		return;
+	/*
+	 * The manager puts every such unit in a slice once loaded (-.slice, the root, is a
+	 * slice): one that has a control group and names none would lose its slices' IP
+	 * lists unseen. (A unit that is not found has neither.)
+	 */
+	if (u->cgroup[0] && !u->slice[0]) {
+		fprintf(stderr, "%s: the manager names no slice for it\n", u->name);
+		u->settings_error = -EBADMSG;
+		return;
+	}
+	u->settings_error = unit_inherit(bus, u);
 }
 
 int usernet_unit_read(sd_bus *bus, const char *path, struct usernet_unit *ret)

@@ -30,6 +30,9 @@ struct applied {
 	struct applied *next;
 	char *path, *unit, *invocation_id, *cgroup_path;
 	int result; /* usernet_apply()'s */
+	/* Its settings restrict something (restricts()), or could not all be read: a failed
+	 * apply fails its units; else (IPAccounting= alone) they run uncounted. */
+	bool restricts;
 	bool skipped;
 };
 
@@ -138,8 +141,9 @@ static int watch_apply(struct watch *w, const char *path, const struct usernet_u
 	}
 	/* A parent slice we could not read may have denied more: fail closed, as for a
 	 * failed apply (settings_error, unit.h). */
+	a->restricts = restricts(u) || u->settings_error < 0;
 	a->result = u->settings_error < 0 ? u->settings_error : usernet_apply(&t, &u->settings);
-	if (a->result < 0 && (restricts(u) || u->settings_error < 0))
+	if (a->result < 0 && a->restricts)
 		stop_unit(w, u->name);
 	else if (a->result < 0)
 		fprintf(stderr, "%s: IPAccounting= could not be applied; it runs uncounted\n",
@@ -263,10 +267,11 @@ _printf_(3, 4) static int answer(int k, char **ret_message, const char *fmt, ...
 /*
  * A parent slice with settings of its own, for a unit that is about to run: applied for the
  * invocation the unit was read with, now if we have not yet (its signal may not have come
- * yet). 0 if it is (or skipped: it contains us), else a failure with its message.
+ * yet). 0 with what was done in *ret (applied, skipped: it contains us, or only its
+ * IPAccounting= failed: uncounted), else a failure with its message.
  */
 static int slice_ensure(struct watch *w, const char *unit, const struct usernet_slice_ref *s,
-			char **ret_message)
+			struct applied **ret, char **ret_message)
 {
 	struct applied *a = *applied_find(w, s->path);
 	int k;
@@ -282,12 +287,44 @@ static int slice_ensure(struct watch *w, const char *unit, const struct usernet_
 		return answer(-ESTALE, ret_message,
 			      "%s: its slice %s does not run with invocation %s (any more)", unit,
 			      s->name, s->invocation_id);
-	if (a->result < 0)
+	if (a->result < 0 && a->restricts)
 		return answer(a->result, ret_message,
 			      "%s: bpfbroker-user-net.service could not apply the network settings "
 			      "of its slice %s (its journal says why): %s",
 			      unit, s->name, strerror(-a->result));
+	*ret = a;
 	return 0;
+}
+
+/*
+ * What the answer adds for the slices slice_ensure() found skipped or uncounted, e.g. "; its
+ * slice -.slice's own settings are NOT enforced (it contains bpfbroker-user-net)": "" for
+ * none, NULL when out of memory.
+ */
+static char *slices_note(struct applied *const *slices, size_t n)
+{
+	_cleanup_free_ char *note = strdup("");
+
+	for (size_t i = 0; note && i < n; i++) {
+		const struct applied *a = slices[i];
+		char *more = NULL;
+
+		if (a->skipped &&
+		    asprintf(&more,
+			     "%s; its slice %s's own settings are NOT enforced (it contains "
+			     "bpfbroker-user-net)",
+			     note, a->unit) < 0)
+			return NULL;
+		if (!a->skipped && a->result < 0 &&
+		    asprintf(&more, "%s; its slice %s runs uncounted (IPAccounting= failed: %s)",
+			     note, a->unit, strerror(-a->result)) < 0)
+			return NULL;
+		if (more) {
+			free(note);
+			note = more;
+		}
+	}
+	return TAKE_PTR(note);
 }
 
 /*
@@ -300,7 +337,8 @@ static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_mes
 {
 	struct watch *w = userdata;
 	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = NULL, *note = NULL;
+	_cleanup_free_ struct applied **slices = NULL;
 	struct applied *a;
 	int k;
 
@@ -319,18 +357,24 @@ static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_mes
 			      "(any more)",
 			      invocation_id, (int)pid);
 	/* The kernel runs a slice's programs for the unit's sockets too: all in place first. */
+	slices = calloc(u.n_own_slices, sizeof(*slices));
+	if (!slices && u.n_own_slices > 0)
+		return -ENOMEM;
 	for (size_t i = 0; i < u.n_own_slices; i++) {
-		k = slice_ensure(w, u.name, &u.own_slices[i], ret_message);
+		k = slice_ensure(w, u.name, &u.own_slices[i], &slices[i], ret_message);
 		if (k != 0)
 			return k;
 	}
+	note = slices_note(slices, u.n_own_slices);
+	if (!note)
+		return -ENOMEM;
 	if (u.settings.n == 0 && u.settings_error == 0)
 		return u.n_own_slices == 0
 			       ? 0
 			       : answer(0, ret_message,
 					"%s: bpfbroker-user-net.service applied the network "
-					"settings of its slices",
-					u.name);
+					"settings of its slices%s",
+					u.name, note);
 	a = *applied_find(w, path);
 	/* Not applied for this run: no control group, or it is our own unit. */
 	if (!a || strcmp(a->invocation_id, invocation_id) != 0)
@@ -338,17 +382,23 @@ static int on_apply_request(pid_t pid, const char *invocation_id, char **ret_mes
 			      "%s: bpfbroker-user-net.service did not apply its network settings "
 			      "to invocation %s",
 			      u.name, invocation_id);
-	if (a->result < 0)
+	if (a->result < 0 && a->restricts)
 		return answer(a->result, ret_message,
 			      "%s: bpfbroker-user-net.service could not apply its network "
 			      "settings (its journal says why): %s",
 			      a->unit, strerror(-a->result));
+	/* IPAccounting= alone only counts: the unit runs, uncounted (README). */
+	if (a->result < 0)
+		return answer(0, ret_message,
+			      "%s: IPAccounting= could not be applied (its journal says why): %s; "
+			      "it runs uncounted%s",
+			      a->unit, strerror(-a->result), note);
 	if (a->skipped)
-		return answer(0, ret_message, "%s: its own network settings are NOT enforced",
-			      a->unit);
+		return answer(0, ret_message, "%s: its own network settings are NOT enforced%s",
+			      a->unit, note);
 	return answer(0, ret_message,
-		      "%s: bpfbroker-user-net.service applied its network settings to %s", a->unit,
-		      a->cgroup_path);
+		      "%s: bpfbroker-user-net.service applied its network settings to %s%s",
+		      a->unit, a->cgroup_path, note);
 }
 
 /* An invocation the broker holds objects for: removed unless a unit runs with it. */

@@ -51,6 +51,7 @@ static void manager_done(struct manager *m)
  */
 static char *tag_unit(struct manager *m, const char *tag)
 {
+	/* Its name only: its parent slices are not read (nor said to be unreadable). */
 	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
 	_cleanup_free_ char *path = NULL;
 	size_t n = strlen(USERNET_TAG_PREFIX);
@@ -61,7 +62,7 @@ static char *tag_unit(struct manager *m, const char *tag)
 		m->bus = NULL;
 	m->tried = true;
 	if (!m->bus || usernet_unit_path_by_invocation(m->bus, tag + n, &path) < 0 ||
-	    usernet_unit_read(m->bus, path, &u) < 0)
+	    usernet_unit_read_own(m->bus, path, &u) < 0)
 		return NULL;
 	return TAKE_PTR(u.name);
 }
@@ -243,10 +244,17 @@ int net_show_tag(struct cli *c, const char *tag)
 	return show(c, &t);
 }
 
-/* Why unit u, running, has no objects: it asks for none, or the watcher did not apply them. */
+/* Why unit u, running, has no objects: it asks for none, the watcher did not apply them, or
+ * its parent slices could not be read. */
 static void explain_no_objects(const struct usernet_unit *u, const char *tag)
 {
-	if (u->settings.n == 0)
+	/* What it sets is unknown (the reason said above): do not guess. */
+	if (u->settings_error < 0)
+		fprintf(stderr,
+			"bpfctl: %s has no network objects, and its parent slices could not be "
+			"read (%s): which network settings it has is unknown\n",
+			u->name, strerror(-u->settings_error));
+	else if (u->settings.n == 0)
 		fprintf(stderr,
 			"bpfctl: %s has no network objects: it sets none of IPAddressAllow=, "
 			"IPAddressDeny=, IPAccounting=, RestrictNetworkInterfaces=, "

@@ -42,8 +42,8 @@ done
 cat >"$work/policy.d/50-test.json" <<EOF
 { "rules": [ { "match": { "uids": ["$uid"] },
                "allow": { "objects": ["ip-firewall", "restrict-ifaces", "socket-bind"] },
-               "limits": { "max_named_objects": 24, "max_attachments": 48,
-                           "max_loaded_programs": 64 } } ] }
+               "limits": { "max_named_objects": 48, "max_attachments": 96,
+                           "max_loaded_programs": 128 } } ] }
 EOF
 # The real user@.service, without what needs logind and a PAM stack: its runtime
 # directory made here instead of by systemd-user-runtime-dir (which asks logind), no PAM

@@ -258,8 +258,8 @@ static void test_user_network_example(void **state)
 	assert_int_equal(g->helper_classes, 0);
 	assert_false(policy_grant_attach_cgroup(g, BPF_CGROUP_INET_EGRESS));
 	assert_int_equal(policy_grant_map_access(g, "ipv4_allow"), MAP_ACCESS_NONE);
-	assert_int_equal(g->limits.max_named_objects, 24);
-	assert_int_equal(g->limits.max_attachments, 48);
+	assert_int_equal(g->limits.max_named_objects, 48);
+	assert_int_equal(g->limits.max_attachments, 96);
 	policy_grant_free(g);
 	g = resolve(p, 60001, 60001, NULL, 0);
 	assert_false(g->matched);

@@ -3,8 +3,8 @@
  * Unit tests for usernet/unit.c against a fake user manager (sd-bus over a socketpair, a
  * forked child serving Manager.GetUnit and the units' properties): a unit's settings read
  * with its parent slices' IP lists added, a slice's own kept apart, and a slice chain that
- * cannot be read (a missing slice, a loop) reported in settings_error for callers to fail
- * closed on, never as a unit with fewer entries and no error; a unit not loaded is -ENOENT,
+ * cannot be read (a missing slice, a loop, none named) reported in settings_error for callers
+ * to fail closed on, never as a unit with fewer entries and no error; a unit not loaded is -ENOENT,
  * quietly, for the caller to say in its terms.
  */
 #include <errno.h>
@@ -46,6 +46,7 @@ static const struct fake_unit units[] = {
 	{"broken.service", "missing.slice", .allow = {127, 0, 0, 2}, .allow_len = 32},
 	{"loop.service", "loop.slice"},
 	{"loop.slice", "loop.slice", .deny_any = true},
+	{"noslice.service", ""},
 };
 
 static const struct fake_unit *fake_find(const char *name)
@@ -321,6 +322,22 @@ static void test_slice_unreadable(void **state)
 	assert_int_equal(u.settings_error, -ELOOP);
 }
 
+/*
+ * A unit with a control group in no slice: its slices' lists cannot be known, an error to
+ * fail closed on; the root slice, in none, is not one.
+ */
+static void test_no_slice(void **state)
+{
+	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
+
+	read_unit(*state, "noslice.service", &u);
+	assert_int_equal(u.settings_error, -EBADMSG);
+	usernet_unit_done(&u);
+	read_unit(*state, "-.slice", &u);
+	assert_string_equal(u.slice, "");
+	assert_int_equal(u.settings_error, 0);
+}
+
 /* What usernet_unit_path_by_name(name) writes to stderr, into buf; its result into *k. */
 static void capture_stderr(struct fake *f, const char *name, int *k, char *buf, size_t size)
 {
@@ -363,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_unit_without_own),
 		cmocka_unit_test(test_slice),
 		cmocka_unit_test(test_slice_unreadable),
+		cmocka_unit_test(test_no_slice),
 		cmocka_unit_test(test_not_loaded),
 	};
 
