@@ -260,9 +260,11 @@ static void handle_msg(int sv[2], struct proto_msg *m)
 		struct proto_map_request mreq = {};
 
 		if (proto_map_request_decode(params, &mreq, &error) == 0) {
-			/* Decoding bounds what the worker then allocates. */
+			/* Decoding bounds what the worker then allocates; count is a
+			 * dump's alone (0 for the other ops). */
 			if (mreq.key_size > PROTO_MAP_MAX_KEY ||
-			    mreq.value_size > PROTO_MAP_MAX_VALUE || mreq.count == 0 ||
+			    mreq.value_size > PROTO_MAP_MAX_VALUE ||
+			    (mreq.op == PROTO_MAP_DUMP) != (mreq.count != 0) ||
 			    mreq.count > PROTO_MAP_MAX_DUMP_ENTRIES ||
 			    mreq.flags > PROTO_MAP_MAX_FLAGS)
 				abort();
