@@ -10,6 +10,7 @@
 #include <ftw.h>
 #include <grp.h>
 #include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -207,14 +208,87 @@ static int daemon_wait(bool (*ready)(void), const char *what)
 	return -ETIMEDOUT;
 }
 
+/* The daemon's sd_notify() socket (harness_start()'s), for harness_reload(); -EBADF: none. */
+static int notify_fd = -EBADF;
+
+static int notify_open(char *path, size_t size)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd;
+
+	if ((size_t)snprintf(path, size, "%s/notify.sock", H.dir) >= size ||
+	    strlen(path) >= sizeof(a.sun_path))
+		return -ENAMETOOLONG;
+	if (notify_fd >= 0)
+		return 0;
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	strcpy(a.sun_path, path);
+	(void)unlink(path);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		int k = -errno;
+
+		close(fd);
+		return k;
+	}
+	notify_fd = fd;
+	return 0;
+}
+
 int harness_start(const char *extra_arg)
 {
+	char notify[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
+	int k = notify_open(notify, sizeof(notify));
+
+	if (k < 0)
+		return k;
 	H.daemon = fork();
 	if (H.daemon < 0)
 		return -errno;
-	if (H.daemon == 0)
+	if (H.daemon == 0) {
+		/* Its READY=1 after a reload's RELOADING=1 is how harness_reload() knows. */
+		if (setenv("NOTIFY_SOCKET", notify, 1) < 0)
+			_exit(126);
 		daemon_exec(NULL, H.socket, extra_arg);
+	}
 	return daemon_wait(daemon_accepts, "bpfbrokerd");
+}
+
+int harness_reload(void)
+{
+	char msg[512];
+	bool reloading = false;
+	ssize_t n;
+
+	if (notify_fd < 0 || H.daemon <= 0)
+		return -ENOTCONN;
+	/* What it said before (READY=1 at startup, earlier reloads) is not this reload. */
+	while (recv(notify_fd, msg, sizeof(msg), 0) >= 0)
+		;
+	if (kill(H.daemon, SIGHUP) < 0)
+		return -errno;
+	/* RELOADING=1, then READY=1 once the new policy (or the old, if the new one was
+	 * refused) is in force and the idle workers replaced: later requests see it. */
+	for (int i = 0; i < 1000; i++) {
+		struct pollfd p = {.fd = notify_fd, .events = POLLIN};
+
+		if (poll(&p, 1, 20) < 0 && errno != EINTR)
+			return -errno;
+		while ((n = recv(notify_fd, msg, sizeof(msg) - 1, 0)) >= 0) {
+			msg[n] = '\0';
+			if (strstr(msg, "RELOADING=1"))
+				reloading = true;
+			else if (reloading && strstr(msg, "READY=1"))
+				return 0;
+		}
+		if (waitpid(H.daemon, NULL, WNOHANG) == H.daemon) {
+			H.daemon = -1;
+			return -ECHILD;
+		}
+	}
+	fprintf(stderr, "the daemon did not finish its policy reload in 20 s\n");
+	return -ETIMEDOUT;
 }
 
 static bool socket_exists(void)
@@ -298,6 +372,7 @@ int harness_stop(void)
 	}
 	if (H.pin_root[0])
 		nftw(H.pin_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	notify_fd = safe_close(notify_fd);
 	if (H.dir[0])
 		nftw(H.dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
@@ -700,10 +775,59 @@ int harness_cgroup_make(const char *rel, uid_t owner, char *ret, size_t size)
 	return 0;
 }
 
+static int cgroup_remove_left(const char *dir);
+
+/*
+ * What runs of the test that were killed left: BASE-PID for a PID no longer running,
+ * removed as harness_cgroups_remove() removes a busy one. A running PID may be another
+ * run's, left alone.
+ */
+static void cgroup_sweep_dead(const char *base)
+{
+	char root[PATH_MAX], dir[PATH_MAX + 256];
+	size_t len = strlen(base);
+	struct dirent *de;
+	DIR *d;
+
+	if (harness_cgroup_root(root, sizeof(root)) < 0 || !(d = opendir(root)))
+		return;
+	while ((de = readdir(d))) {
+		const char *p = de->d_name + len + 1;
+		char *end;
+		long pid;
+		int k;
+
+		if (de->d_type != DT_DIR || strncmp(de->d_name, base, len) != 0 ||
+		    de->d_name[len] != '-' || *p < '1' || *p > '9')
+			continue;
+		errno = 0;
+		pid = strtol(p, &end, 10);
+		if (*end || errno || pid <= 0 || pid > INT_MAX || pid == getpid() ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", root, de->d_name);
+		fprintf(stderr, "removing %s, left by a run that is gone\n", dir);
+		k = cgroup_remove_left(dir);
+		if (k < 0)
+			fprintf(stderr, "cannot remove %s: %s\n", dir, strerror(-k));
+	}
+	closedir(d);
+}
+
 int harness_cgroup_make_own(const char *base, const char *rel, uid_t owner, char *ret, size_t size)
 {
+	static char swept[64][64];
+	static size_t n_swept;
 	char path[PATH_MAX];
+	bool done = false;
 
+	for (size_t i = 0; i < n_swept && !done; i++)
+		done = strcmp(swept[i], base) == 0;
+	if (!done && strlen(base) < sizeof(swept[0])) {
+		cgroup_sweep_dead(base);
+		if (n_swept < ARRAY_SIZE(swept))
+			snprintf(swept[n_swept++], sizeof(swept[0]), "%s", base);
+	}
 	if ((size_t)snprintf(path, sizeof(path), "%s-%d%s%s", base, (int)getpid(),
 			     rel && rel[0] ? "/" : "", rel ? rel : "") >= sizeof(path))
 		return -ENAMETOOLONG;

@@ -47,6 +47,12 @@ int harness_start(const char *extra_arg);
  */
 int harness_start_activated(const char *activate, bool seqpacket, const char *notify_socket,
 			    const char *unused_socket, const char *extra_arg);
+/*
+ * SIGHUP the daemon (harness_start()'s) and wait until it has reloaded its policy: it
+ * tells its NOTIFY_SOCKET READY=1 again. A policy it refused leaves the old one in
+ * force, and returns 0 too. -ETIMEDOUT, or -ECHILD if it died.
+ */
+int harness_reload(void);
 /* Stop the daemon with sig and reap it, keeping its pins and state (restart tests). */
 int harness_kill(int sig);
 /* Reap a daemon that is expected to die by itself (fault injection); -ETIMEDOUT if it lives. */

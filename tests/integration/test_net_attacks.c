@@ -43,11 +43,17 @@
 #define UID_A 4611 /* granted by the example policy */
 #define UID_B 4612 /* granted too: hostile to A */
 #define UID_M 4613 /* granted too, and maps of maps (by test_frozen_through_map_of_maps) */
+/* The races' own users: each round's loads and attaches count against the user's
+ * max_loads_per_minute, refused ones too, so neither may share A's budget. */
+#define UID_R 4614 /* test_fds_before_protected */
+#define UID_S 4615 /* test_swap_before_protected */
 #define CG "bpfbroker-test-netattacks" /* the test's cgroups: CG-PID/... */
 #define PORT 47201
 
 static const struct user ua = {UID_A, UID_A}, ub = {UID_B, UID_B};
+static const struct user ur = {UID_R, UID_R}, us = {UID_S, UID_S};
 static char cg_parent[PATH_MAX], cg_a[PATH_MAX], cg_unit[PATH_MAX], cg_b[PATH_MAX];
+static char cg_r[PATH_MAX], cg_s[PATH_MAX]; /* R's and S's units */
 
 #define ctl harness_ctl
 #define out harness_out
@@ -99,6 +105,34 @@ static int remove_as(const struct user *u, const char *cg)
 	struct apply a = {cg, NULL, true};
 
 	return harness_as_user(u, apply_fn, &a);
+}
+
+/* harness_ctl(), with what bpfctl wrote to stderr (its error messages) in err as well. */
+static int ctl_stderr(const struct user *u, char *err, size_t size, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	int fd, saved, k;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/bpfctl-stderr", H.dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	fflush(stderr);
+	saved = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	va_start(ap, size);
+	k = harness_bpfctl_va(u, out, sizeof(out), ap);
+	va_end(ap);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, err, size - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	unlink(path);
+	fprintf(stderr, "bpfctl said: %s", err);
+	return k;
 }
 
 static void assert_nothing_left(const struct user *u)
@@ -390,7 +424,7 @@ static int racer_fn(void *arg)
 	_cleanup_close_ int allow = -EBADF, s = udp_socket(AF_INET, false);
 	int wrote = 0;
 
-	if (net_enforce_cgroup_tag(cg_unit, tag) < 0 || bpfbroker_connect(H.socket, &b) < 0)
+	if (net_enforce_cgroup_tag(cg_r, tag) < 0 || bpfbroker_connect(H.socket, &b) < 0)
 		return 2;
 	snprintf(name, sizeof(name), "net-%s-ip", tag);
 	while (allow < 0 && access(done, F_OK) < 0) {
@@ -433,10 +467,10 @@ static void test_fds_before_protected(void **state)
 		unlink(done);
 		racer = fork();
 		if (racer == 0)
-			_exit(harness_in_cgroup_as(cg_unit, &ua, racer_fn, done));
+			_exit(harness_in_cgroup_as(cg_r, &ur, racer_fn, done));
 		assert_true(racer > 0);
 		usleep(20000 + 3000 * round);
-		k = apply_as(&ua, cg_unit, s);
+		k = apply_as(&ur, cg_r, s);
 		assert_int_equal(harness_write_file(done, "1"), 0);
 		assert_int_equal(waitpid(racer, &status, 0), racer);
 		assert_true(WIFEXITED(status));
@@ -446,30 +480,33 @@ static void test_fds_before_protected(void **state)
 			assert_int_equal(WEXITSTATUS(status), 0);
 		else
 			assert_true(k == EEXIST || k == EBUSY);
-		assert_int_equal(remove_as(&ua, cg_unit), 0);
+		assert_int_equal(remove_as(&ur, cg_r), 0);
 	}
 	unlink(done);
-	assert_nothing_left(&ua);
+	assert_nothing_left(&ur);
 }
 
 /*
  * A process in the cgroup (the user's uid) swaps the object between the apply's load and
  * its first protected attach: it unloads net-TAG-ip as soon as it exists and loads its own
- * ip-firewall (empty maps: nothing denied) under the name, again and again. The apply must
- * be refused, or attach its own programs: 127.0.0.3 unreachable from the cgroup.
+ * ip-firewall (empty maps: nothing denied) under the name, again and again (up to
+ * SWAPS_MAX loads a round: each counts against S's max_loads_per_minute, refused or not).
+ * The apply must be refused, or attach its own programs: 127.0.0.3 unreachable from the
+ * cgroup.
  */
+#define SWAPS_MAX 6
 static int swapper_fn(void *arg)
 {
 	const char *done = arg;
 	char tag[NET_ENFORCE_TAG_MAX + 1], name[80];
 	struct bpfbroker_load_opts o = {.sz = sizeof(o), .name = name};
 	struct bpfbroker *b = NULL;
-	int swapped = 0;
+	int swapped = 0, tries = 0;
 
-	if (net_enforce_cgroup_tag(cg_unit, tag) < 0 || bpfbroker_connect(H.socket, &b) < 0)
+	if (net_enforce_cgroup_tag(cg_s, tag) < 0 || bpfbroker_connect(H.socket, &b) < 0)
 		return 2;
 	snprintf(name, sizeof(name), "net-%s-ip", tag);
-	while (access(done, F_OK) < 0) {
+	while (tries < SWAPS_MAX && access(done, F_OK) < 0) {
 		struct bpfbroker_result *r = NULL;
 		struct bpfbroker_error *e = NULL;
 
@@ -477,11 +514,14 @@ static int swapper_fn(void *arg)
 			bpfbroker_error_free(e);
 			continue;
 		}
+		tries++;
 		if (bpfbroker_load_system(b, "ip-firewall", &o, &r, &e) == 0)
 			swapped++;
 		bpfbroker_error_free(e);
 		bpfbroker_result_free(r);
 	}
+	while (access(done, F_OK) < 0)
+		usleep(1000);
 	bpfbroker_close(b);
 	fprintf(stderr, "swapper: %d object(s) of its own loaded as %s\n", swapped, name);
 	return 0;
@@ -502,7 +542,8 @@ static void test_swap_before_protected(void **state)
 	int applied = 0;
 
 	snprintf(done, sizeof(done), "%s/swap-done", H.dir);
-	/* Few rounds: loads and attaches count against A's max_loads_per_minute. */
+	/* Few rounds: loads and attaches count against S's max_loads_per_minute (120 in the
+	 * example policy): 8 rounds of an apply's and up to SWAPS_MAX of the swapper's. */
 	for (int round = 0; round < 8; round++) {
 		pid_t racer;
 		int status, k;
@@ -510,10 +551,10 @@ static void test_swap_before_protected(void **state)
 		unlink(done);
 		racer = fork();
 		if (racer == 0)
-			_exit(harness_in_cgroup_as(cg_unit, &ua, swapper_fn, done));
+			_exit(harness_in_cgroup_as(cg_s, &us, swapper_fn, done));
 		assert_true(racer > 0);
 		usleep(10000 + 4000 * round);
-		k = apply_as(&ua, cg_unit, s);
+		k = apply_as(&us, cg_s, s);
 		assert_int_equal(harness_write_file(done, "1"), 0);
 		assert_int_equal(waitpid(racer, &status, 0), racer);
 		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -521,14 +562,14 @@ static void test_swap_before_protected(void **state)
 		/* Applied: its rules, from our programs; or refused (the name not ours). */
 		if (k == 0) {
 			applied++;
-			assert_int_equal(harness_in_cgroup_as(cg_unit, &ua, denied_fn, NULL), 0);
+			assert_int_equal(harness_in_cgroup_as(cg_s, &us, denied_fn, NULL), 0);
 		} else
 			assert_true(k == EEXIST || k == ENOENT);
-		assert_int_equal(remove_as(&ua, cg_unit), 0);
+		assert_int_equal(remove_as(&us, cg_s), 0);
 	}
 	fprintf(stderr, "%d of 8 applies went through\n", applied);
 	unlink(done);
-	assert_nothing_left(&ua);
+	assert_nothing_left(&us);
 }
 
 /* The broker's check itself: an attach naming the program id of an object since replaced. */
@@ -807,8 +848,7 @@ static void test_frozen_through_map_of_maps(void **state)
 		 "\"access\": \"rw\"}]}}]}",
 		 UID_M);
 	assert_int_equal(harness_write_policy("60-mim.json", policy), 0);
-	assert_int_equal(kill(H.daemon, SIGHUP), 0);
-	usleep(200000);
+	assert_int_equal(harness_reload(), 0);
 	assert_int_equal(harness_as_user(&um, mim_fn, NULL), 0);
 	assert_int_equal(ctl(&um, "list", NULL), 0);
 	assert_null(strstr(out, "mim"));
@@ -821,6 +861,7 @@ static void test_other_user(void **state)
 	static const char *const deny[] = {"IPAddressDeny=any", NULL};
 	static const char *const allow[] = {"IPAddressAllow=any", NULL};
 	char tag[NET_ENFORCE_TAG_MAX + 1], name[80], link[PATH_MAX], viaproc[PATH_MAX + 64];
+	char err[1024];
 
 	assert_int_equal(net_enforce_cgroup_tag(cg_unit, tag), 0);
 	snprintf(name, sizeof(name), "net-%s-ip", tag);
@@ -831,7 +872,10 @@ static void test_other_user(void **state)
 	assert_int_equal(apply_as(&ub, cg_unit, deny), EPERM);
 	assert_int_equal(apply_as(&ub, link, deny), EPERM);
 	assert_int_equal(apply_as(&ub, viaproc, deny), EPERM);
-	assert_int_equal(ctl(&ub, "net", "--deny", "any", "--cgroup", link, NULL), 1);
+	assert_int_equal(
+		ctl_stderr(&ub, err, sizeof(err), "net", "--deny", "any", "--cgroup", link, NULL),
+		1);
+	assert_non_null(strstr(err, "you do not own cgroup"));
 	unlink(link);
 	assert_nothing_left(&ub);
 	/* B's objects of A's tag are B's own: A applies as if they were not there. */
@@ -1003,7 +1047,11 @@ static int start(void)
 	if (harness_cgroup_make_own(CG, NULL, 0, cg_parent, sizeof(cg_parent)) < 0 ||
 	    harness_cgroup_make_own(CG, "a", UID_A, cg_a, sizeof(cg_a)) < 0 ||
 	    harness_cgroup_make_own(CG, "a/unit", UID_A, cg_unit, sizeof(cg_unit)) < 0 ||
-	    harness_cgroup_make_own(CG, "b", UID_B, cg_b, sizeof(cg_b)) < 0)
+	    harness_cgroup_make_own(CG, "b", UID_B, cg_b, sizeof(cg_b)) < 0 ||
+	    harness_cgroup_make_own(CG, "r", UID_R, NULL, 0) < 0 ||
+	    harness_cgroup_make_own(CG, "r/unit", UID_R, cg_r, sizeof(cg_r)) < 0 ||
+	    harness_cgroup_make_own(CG, "s", UID_S, NULL, 0) < 0 ||
+	    harness_cgroup_make_own(CG, "s/unit", UID_S, cg_s, sizeof(cg_s)) < 0)
 		return -1;
 	/* Our own network namespace, where every group may have ping sockets. */
 	if (unshare(CLONE_NEWNET) < 0 || IP("link", "set", "lo", "up") < 0 ||

@@ -166,13 +166,20 @@ static void test_read_stops_at_bound(void **state)
 
 	/* Readable by every user where the kernel does not hide it. */
 	if (fd < 0 || stat("/proc/kallsyms", &st) < 0 || !(st.st_mode & S_IROTH)) {
-		fprintf(stderr, "/proc/kallsyms is not readable by users here\n");
+		/* A skip counts as a pass: say so where nobody can miss it. */
+		fprintf(stderr,
+			"SKIPPED, NOT TESTED: /proc/kallsyms is not readable by users here (%s): "
+			"the refusal of a path past the manifest limit went unobserved\n",
+			fd < 0 ? strerror(errno) : "mode lacks S_IROTH");
 		skip();
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		total += (size_t)n;
 	if (total <= MANIFEST_LIMIT + 1) {
-		fprintf(stderr, "/proc/kallsyms is only %zu bytes: nothing to observe\n", total);
+		fprintf(stderr,
+			"SKIPPED, NOT TESTED: /proc/kallsyms is only %zu bytes: nothing to "
+			"observe\n",
+			total);
 		skip();
 	}
 	assert_int_equal(harness_as_user(&plain, load_path_refused, plain_args), 0);

@@ -280,56 +280,95 @@ static uint64_t run_until_readable(sd_event *e, int fd, uint64_t limit_usec)
  * answered at once; with every slot taken by silent ones, the next request waits for the
  * deadline, no longer.
  */
+/*
+ * What the request tests hold, released by request_teardown() even when an assert fails
+ * half-way: the temp dir and its socket, the event loop, open fds, a lowered fd limit.
+ */
+struct request_fixture {
+	char dir[32];
+	char *path;
+	sd_event *e;
+	sd_event_source *listener;
+	int fds[4096 + USERNET_REQUEST_CONNECTIONS_MAX + 1];
+	int n_fds;
+	struct rlimit old;
+	bool limited;
+};
+
+static struct request_fixture rf;
+
+static int request_setup(void **state)
+{
+	rf = (struct request_fixture){.dir = "/tmp/test-usernet-XXXXXX"};
+	if (!mkdtemp(rf.dir) || setenv("XDG_RUNTIME_DIR", rf.dir, 1) < 0 ||
+	    usernet_request_socket_path(&rf.path) < 0 || sd_event_new(&rf.e) < 0)
+		return -1;
+	*state = &rf;
+	return 0;
+}
+
+static int request_teardown(void **state)
+{
+	(void)state;
+	if (rf.limited)
+		(void)setrlimit(RLIMIT_NOFILE, &rf.old);
+	while (rf.n_fds > 0)
+		safe_close(rf.fds[--rf.n_fds]);
+	sd_event_source_unref(rf.listener);
+	sd_event_unref(rf.e);
+	if (rf.path)
+		(void)unlink(rf.path);
+	free(rf.path);
+	(void)rmdir(rf.dir);
+	rf = (struct request_fixture){};
+	return 0;
+}
+
+/* fd, kept in rf to be closed by the teardown. */
+static int request_keep(int fd)
+{
+	assert_true(fd >= 0);
+	assert_true(rf.n_fds < (int)ARRAY_SIZE(rf.fds));
+	rf.fds[rf.n_fds++] = fd;
+	return fd;
+}
+
 static void test_request_deadline(void **state)
 {
-	const uint64_t deadline = 300000;
-	char dir[] = "/tmp/test-usernet-XXXXXX", buf[64];
-	_cleanup_free_ char *path = NULL;
+	/* Long enough that the connects below take well under half of it, under sanitizers too. */
+	const uint64_t deadline = 2000000;
+	char buf[64];
 	int silent[USERNET_REQUEST_CONNECTIONS_MAX], asker;
-	sd_event *e = NULL;
-	sd_event_source *listener = NULL;
 	uint64_t took;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(setenv("XDG_RUNTIME_DIR", dir, 1), 0);
-	assert_int_equal(usernet_request_socket_path(&path), 0);
-	assert_int_equal(sd_event_new(&e), 0);
-	assert_int_equal(usernet_request_listen(e, answer_ok, NULL, deadline, &listener), 0);
+	assert_int_equal(usernet_request_listen(rf.e, answer_ok, NULL, deadline, &rf.listener), 0);
 
-	silent[0] = connect_to(path);
-	asker = connect_to(path);
+	silent[0] = request_keep(connect_to(rf.path));
+	asker = request_keep(connect_to(rf.path));
 	assert_true(send(asker, "apply x", 7, 0) == 7);
-	took = run_until_readable(e, asker, 5 * deadline);
+	took = run_until_readable(rf.e, asker, 5 * deadline);
 	assert_true(took < deadline);
 	assert_int_equal(recv(asker, buf, sizeof(buf), 0), 4);
 	assert_memory_equal(buf, "0 ok", 4);
-	close(asker);
+	shutdown(asker, SHUT_RDWR);
 	/* The silent one: still open, then closed (end of file) at its deadline. */
 	assert_int_equal(recv(silent[0], buf, sizeof(buf), MSG_DONTWAIT), -1);
 	assert_int_equal(errno, EAGAIN);
-	took = run_until_readable(e, silent[0], 10 * deadline);
+	took = run_until_readable(rf.e, silent[0], 10 * deadline);
 	assert_int_equal(recv(silent[0], buf, sizeof(buf), 0), 0);
-	close(silent[0]);
+	shutdown(silent[0], SHUT_RDWR);
 
 	/* Every slot silent: the next one is answered when they are closed. */
 	for (size_t i = 0; i < ARRAY_SIZE(silent); i++) {
-		silent[i] = connect_to(path);
+		silent[i] = request_keep(connect_to(rf.path));
 		/* Accepted one by one, so that each has its own deadline running. */
-		assert_true(sd_event_run(e, 0) >= 0);
+		assert_true(sd_event_run(rf.e, 0) >= 0);
 	}
-	asker = connect_to(path);
+	asker = request_keep(connect_to(rf.path));
 	assert_true(send(asker, "apply x", 7, 0) == 7);
-	took = run_until_readable(e, asker, 10 * deadline);
+	took = run_until_readable(rf.e, asker, 10 * deadline);
 	assert_true(took > deadline / 2);
 	assert_int_equal(recv(asker, buf, sizeof(buf), 0), 4);
-	close(asker);
-	for (size_t i = 0; i < ARRAY_SIZE(silent); i++)
-		close(silent[i]);
-
-	sd_event_source_unref(listener);
-	sd_event_unref(e);
-	unlink(path);
-	rmdir(dir);
 }
 
 /*
@@ -338,56 +377,51 @@ static void test_request_deadline(void **state)
  */
 static void test_request_out_of_fds(void **state)
 {
-	char dir[] = "/tmp/test-usernet-XXXXXX", buf[64];
-	_cleanup_free_ char *path = NULL;
-	int fds[4096], n_fds = 0, asker, dispatched = 0;
-	struct rlimit old;
-	sd_event *e = NULL;
-	sd_event_source *listener = NULL;
+	char buf[64];
+	int asker, dispatched = 0, held;
 
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(setenv("XDG_RUNTIME_DIR", dir, 1), 0);
-	assert_int_equal(usernet_request_socket_path(&path), 0);
-	assert_int_equal(sd_event_new(&e), 0);
-	assert_int_equal(usernet_request_listen(e, answer_ok, NULL, 5000000, &listener), 0);
-	asker = connect_to(path);
+	assert_int_equal(usernet_request_listen(rf.e, answer_ok, NULL, 5000000, &rf.listener), 0);
+	asker = request_keep(connect_to(rf.path));
 	assert_true(send(asker, "apply x", 7, 0) == 7);
 	/* Every fd taken (under a low soft limit, so that this is quick). */
-	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &(struct rlimit){256, old.rlim_max}), 0);
-	while (n_fds < (int)ARRAY_SIZE(fds) && (fds[n_fds] = dup(asker)) >= 0)
-		n_fds++;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rf.old), 0);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &(struct rlimit){256, rf.old.rlim_max}), 0);
+	rf.limited = true;
+	held = rf.n_fds;
+	while (rf.n_fds < (int)ARRAY_SIZE(rf.fds) && (rf.fds[rf.n_fds] = dup(asker)) >= 0)
+		rf.n_fds++;
 	assert_int_equal(errno, EMFILE);
 	for (int i = 0; i < 20; i++) {
-		int r = sd_event_run(e, 0);
+		int r = sd_event_run(rf.e, 0);
 
 		assert_true(r >= 0);
 		dispatched += r;
 	}
 	/* The first try at accept, then rest (a spin dispatches every time). */
 	assert_true(dispatched <= 2);
-	while (n_fds > 0)
-		close(fds[--n_fds]);
-	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
-	run_until_readable(e, asker, 5000000);
+	while (rf.n_fds > held)
+		close(rf.fds[--rf.n_fds]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rf.old), 0);
+	rf.limited = false;
+	run_until_readable(rf.e, asker, 5000000);
 	assert_int_equal(recv(asker, buf, sizeof(buf), 0), 4);
 	assert_memory_equal(buf, "0 ok", 4);
-	close(asker);
-
-	sd_event_source_unref(listener);
-	sd_event_unref(e);
-	unlink(path);
-	rmdir(dir);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_prefixes),	   cmocka_unit_test(test_prefixes_refused),
-		cmocka_unit_test(test_bind_rules),	   cmocka_unit_test(test_assignments),
-		cmocka_unit_test(test_slice_split),	   cmocka_unit_test(test_inherit),
-		cmocka_unit_test(test_inherit_too_many),   cmocka_unit_test(test_request_deadline),
-		cmocka_unit_test(test_request_out_of_fds),
+		cmocka_unit_test(test_prefixes),
+		cmocka_unit_test(test_prefixes_refused),
+		cmocka_unit_test(test_bind_rules),
+		cmocka_unit_test(test_assignments),
+		cmocka_unit_test(test_slice_split),
+		cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_inherit_too_many),
+		cmocka_unit_test_setup_teardown(test_request_deadline, request_setup,
+						request_teardown),
+		cmocka_unit_test_setup_teardown(test_request_out_of_fds, request_setup,
+						request_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
