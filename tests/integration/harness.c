@@ -236,6 +236,20 @@ static int notify_open(char *path, size_t size)
 	return 0;
 }
 
+/*
+ * Throw away what the daemons said so far. Only harness_reload() reads the socket, and
+ * sd_notify() blocks on a full one (net.unix.max_dgram_qlen datagrams: 10 in a fresh network
+ * namespace): drained before each daemon starts and is stopped, a test's direct SIGHUPs and
+ * its daemons' READY=1 and STOPPING=1 never pile up.
+ */
+static void notify_drain(void)
+{
+	char msg[512];
+
+	while (notify_fd >= 0 && recv(notify_fd, msg, sizeof(msg), 0) >= 0)
+		;
+}
+
 int harness_start(const char *extra_arg)
 {
 	char notify[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
@@ -243,6 +257,7 @@ int harness_start(const char *extra_arg)
 
 	if (k < 0)
 		return k;
+	notify_drain();
 	H.daemon = fork();
 	if (H.daemon < 0)
 		return -errno;
@@ -264,8 +279,7 @@ int harness_reload(void)
 	if (notify_fd < 0 || H.daemon <= 0)
 		return -ENOTCONN;
 	/* What it said before (READY=1 at startup, earlier reloads) is not this reload. */
-	while (recv(notify_fd, msg, sizeof(msg), 0) >= 0)
-		;
+	notify_drain();
 	if (kill(H.daemon, SIGHUP) < 0)
 		return -errno;
 	/* RELOADING=1, then READY=1 once the new policy (or the old, if the new one was
@@ -338,6 +352,7 @@ int harness_kill(int sig)
 
 	if (H.daemon <= 0)
 		return -ESRCH;
+	notify_drain();
 	kill(H.daemon, sig);
 	if (waitpid(H.daemon, &status, 0) < 0)
 		return -errno;
@@ -364,6 +379,7 @@ int harness_stop(void)
 	int status = 0;
 
 	if (H.daemon > 0) {
+		notify_drain();
 		kill(H.daemon, SIGTERM);
 		/* A test that stopped it (SIGSTOP) and failed before it went on. */
 		kill(H.daemon, SIGCONT);

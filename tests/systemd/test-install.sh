@@ -46,7 +46,7 @@ check "the installed bpfbrokerd does not look for its worker at $WORKEREXE" \
 	grep -qaF "$WORKEREXE" "$D$SBINDIR/bpfbrokerd"
 check "the installed worker links libsystemd (only the event loop needs it)" \
 	bash -c "! ldd '$D$WORKEREXE' | grep -q libsystemd"
-for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbroker.so.1.1.0" \
+for f in "$LIBDIR/libbpfbroker.so" "$LIBDIR/libbpfbroker.so.1" "$LIBDIR/libbpfbroker.so.1.2.0" \
 	"$LIBDIR/pkgconfig/libbpfbroker.pc" "$INCLUDEDIR/libbpfbroker.h" \
 	"$UNITDIR/bpfbrokerd.service" "$UNITDIR/bpfbrokerd.socket" "$TMPFILESDIR/bpfbroker.conf" \
 	"$BASHCOMPLETIONDIR/bpfctl" "$EXAMPLEDIR/netmon.bpf.o" \
