@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/shared/caps.h"
 #include "daemon/shared/log.h"
 #include "denial.h"
 #include "store.h"
@@ -66,11 +67,20 @@ static int attach_uprobe(struct call *c, struct reply *r, const struct attach_re
 
 static int link_id_of(int fd, uint32_t *ret)
 {
+	static const cap_value_t bpf_cap[] = {CAP_BPF};
 	struct bpf_link_info info = {};
 	uint32_t len = sizeof(info);
+	int k;
 
-	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
-		return negative_errno();
+	/* Before Linux 6.5, with kernel.unprivileged_bpf_disabled set, every bpf() command
+	 * needs CAP_BPF effective, BPF_OBJ_GET_INFO_BY_FD too (as in pin_open()). */
+	k = caps_set_effective(bpf_cap, 1);
+	if (k < 0)
+		return k;
+	k = bpf_obj_get_info_by_fd(fd, &info, &len) < 0 ? negative_errno() : 0;
+	caps_clear_effective();
+	if (k < 0)
+		return k;
 	*ret = info.id;
 	return 0;
 }
