@@ -77,6 +77,15 @@ struct cli {
 
 /* options.c */
 void usage(FILE *f);
+
+/* The options every command takes, for its getopt_long table (short options "jh"). */
+#define BPFCTL_COMMON_LONGOPTS                                                                     \
+	{"socket", required_argument, NULL, 'S'}, {"json", no_argument, NULL, 'j'},                \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
+/* Take opt if it is one of them (--help prints the usage and exits): whether it was. */
+bool cli_common_option(struct cli *c, int opt, const char *arg);
 /* Parse options; stop_at_positional keeps everything after the first positional untouched. */
 int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional);
 /* Split "REF/NAME" at the last '/' (REF may itself be OWNER/NAME). */

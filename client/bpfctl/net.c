@@ -348,9 +348,7 @@ static int parse_net_options(struct cli *c, struct net_cli *n, int argc, char **
 		{"bind-deny", required_argument, NULL, OPT_BIND_DENY},
 		{"cgroup", required_argument, NULL, OPT_CGROUP},
 		{"unit", required_argument, NULL, OPT_UNIT},
-		{"socket", required_argument, NULL, 'S'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
+		BPFCTL_COMMON_LONGOPTS,
 		{},
 	};
 	static const char *const settings[] = {
@@ -366,16 +364,9 @@ static int parse_net_options(struct cli *c, struct net_cli *n, int argc, char **
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "+jh", longopts, NULL)) >= 0) {
+		if (cli_common_option(c, opt, optarg))
+			continue;
 		switch (opt) {
-		case 'S':
-			c->socket_path = optarg;
-			break;
-		case 'j':
-			c->json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(EXIT_SUCCESS);
 		case OPT_CGROUP:
 			n->cgroup = optarg;
 			break;

@@ -289,12 +289,27 @@ bad:
 	return -EINVAL;
 }
 
+bool cli_common_option(struct cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'S':
+		c->socket_path = arg;
+		return true;
+	case 'j':
+		c->json = true;
+		return true;
+	case 'h':
+		usage(stdout);
+		exit(EXIT_SUCCESS);
+	default:
+		return false;
+	}
+}
+
 /* Parse options; stop_at_positional keeps everything after the first positional untouched. */
 int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 {
 	static const struct option longopts[] = {
-		{"socket", required_argument, NULL, 'S'},
-		{"json", no_argument, NULL, 'j'},
 		{"global", required_argument, NULL, 'G'},
 		{"map-size", required_argument, NULL, 'M'},
 		{"program", required_argument, NULL, 'P'},
@@ -324,7 +339,7 @@ int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 		{"semaphore", required_argument, NULL, OPT_SEMAPHORE},
 		{"libbpf-log", no_argument, NULL, OPT_LIBBPF_LOG},
 		BPFCTL_SETUP_LONGOPTS,
-		{"help", no_argument, NULL, 'h'},
+		BPFCTL_COMMON_LONGOPTS,
 		{},
 	};
 	int opt;
@@ -332,13 +347,9 @@ int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 	optind = 0; /* glibc: full re-initialization */
 	while ((opt = getopt_long(argc, argv, stop_at_positional ? "+jh" : "jh", longopts, NULL)) >=
 	       0) {
+		if (cli_common_option(c, opt, optarg))
+			continue;
 		switch (opt) {
-		case 'S':
-			c->socket_path = optarg;
-			break;
-		case 'j':
-			c->json = true;
-			break;
 		case 'N':
 			c->opts.object_name = optarg;
 			break;
@@ -415,9 +426,6 @@ int parse_options(struct cli *c, int argc, char **argv, bool stop_at_positional)
 			if (parse_option(c, opt, optarg) < 0)
 				return -EINVAL;
 			break;
-		case 'h':
-			usage(stdout);
-			exit(EXIT_SUCCESS);
 		default:
 			if (bpfctl_setup_is_option(opt)) {
 				if (bpfctl_setup_option(&c->setup, &c->opts, opt, optarg) < 0)
