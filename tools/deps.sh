@@ -10,13 +10,14 @@ set -euo pipefail
 # libseccomp-dev: the workers' system call filter; crun, runc, podman and busybox-static: the
 # OCI hook's end-to-end test runs rootless containers of a busybox rootfs with each;
 # dbus-user-session: the --user units' test (systemd-run --user --wait talks to the user bus);
-# procps: pgrep in the systemd tests.
+# procps: pgrep in the systemd tests; python3: the --user units' test's socket clients (meson
+# brings it too); uidmap: newuidmap for rootless podman's user namespace.
 packages=(meson ninja-build pkg-config gcc clang llvm libbpf-dev libelf-dev zlib1g-dev
 	libsystemd-dev libcap-dev libseccomp-dev libjson-c-dev libssl-dev libcmocka-dev bpftool
 	systemd util-linux
 	man-db groff-base iproute2 binutils
 	crun runc podman busybox-static
-	dbus-user-session procps)
+	dbus-user-session procps python3 uidmap)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,10 +13,6 @@
 #include "common/macro.h"
 #include "usernet/inherit.h"
 
-#define SD_DESTINATION "org.freedesktop.systemd1"
-#define SD_MANAGER_PATH "/org/freedesktop/systemd1"
-#define SD_MANAGER_IFACE "org.freedesktop.systemd1.Manager"
-
 void usernet_unit_done(struct usernet_unit *u)
 {
 	free(u->name);

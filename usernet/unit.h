@@ -15,6 +15,11 @@
 
 #include "usernet/assign.h"
 
+/* The user manager on the bus: its name, its object and the interface of its methods. */
+#define SD_DESTINATION "org.freedesktop.systemd1"
+#define SD_MANAGER_PATH "/org/freedesktop/systemd1"
+#define SD_MANAGER_IFACE "org.freedesktop.systemd1.Manager"
+
 /*
  * The most parent slices read for a unit: more is a loop (or a manager that lies). Slice
  * names spell their parents ("a-b-c.slice" is in "a-b.slice"), and a unit name is at most

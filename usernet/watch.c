@@ -18,10 +18,6 @@
 #include "usernet/request.h"
 #include "usernet/unit.h"
 
-#define SD_DESTINATION "org.freedesktop.systemd1"
-#define SD_MANAGER_PATH "/org/freedesktop/systemd1"
-#define SD_MANAGER_IFACE "org.freedesktop.systemd1.Manager"
-
 /*
  * A unit invocation usernet_apply() was called for (successfully or not: not retried), or
  * skipped: a slice that contains our own control group (watch_apply()).
@@ -190,9 +186,10 @@ static int watch_check(struct watch *w, const char *path)
 {
 	_cleanup_(usernet_unit_done) struct usernet_unit u = {};
 	struct applied **slot = applied_find(w, path);
+	bool runs;
 	int k;
 
-	k = watch_read(w, path, &u);
+	k = usernet_unit_read_own(w->bus, path, &u);
 	if (k < 0) {
 		/*
 		 * Unreadable (a unit that is gone reads as inactive: the manager loads it to
@@ -204,6 +201,18 @@ static int watch_check(struct watch *w, const char *path)
 				(*slot)->unit, strerror(-k));
 		return 0;
 	}
+	/*
+	 * Running in the invocation already applied (or skipped), with settings of its own: it
+	 * stays as it is whatever its slices say, so they are not read again (a start sends
+	 * several signals). Without settings of its own its slices decide whether anything
+	 * stays applied. Only a running unit's slices are read at all.
+	 */
+	runs = usernet_unit_is_running(&u) && u.cgroup_path;
+	if (runs && *slot && u.settings.n > 0 &&
+	    strcmp((*slot)->invocation_id, u.invocation_id) == 0)
+		return 0;
+	if (runs)
+		usernet_unit_read_slices(w->bus, &u);
 	return watch_sync(w, path, &u);
 }
 

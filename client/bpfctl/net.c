@@ -57,12 +57,6 @@ static int net_fail(int k, char *error, const char *what)
 	return k == -EPERM || k == -EACCES || k == -EDQUOT ? EXIT_DENIED : EXIT_ERROR;
 }
 
-/* The caller's own cgroup's directory, from /proc/self/cgroup (common/cgroupfs.h). */
-static int own_cgroup(char ret[PATH_MAX])
-{
-	return cgroupfs_pid_dir(0, ret, PATH_MAX);
-}
-
 /*
  * Whether the caller owns cgroup dir as a delegated one (the directory and its cgroup.procs
  * are the caller's): said here clearly, before anything is made. The broker checks it again.
@@ -174,7 +168,7 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 	int go[2], status, k, r;
 	bool applied = false;
 
-	k = own_cgroup(own);
+	k = cgroupfs_pid_dir(0, own, sizeof(own));
 	if (k < 0)
 		return die_errno(k, "cannot read your cgroup from /proc/self/cgroup");
 	if (check_owned(own) < 0)
@@ -329,7 +323,7 @@ static int net_tag(struct net_cli *n, int argc, char **argv, char tag[NET_ENFORC
 		snprintf(tag, NET_ENFORCE_TAG_MAX + 1, "%s", argv[0]);
 		return 0;
 	}
-	k = n->cgroup ? 0 : own_cgroup(own);
+	k = n->cgroup ? 0 : cgroupfs_pid_dir(0, own, sizeof(own));
 	if (k == 0)
 		k = net_enforce_cgroup_tag(n->cgroup ?: own, tag);
 	if (k < 0)

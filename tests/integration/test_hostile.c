@@ -59,23 +59,6 @@ static const struct user nobody = {UID_NOBODY, UID_NOBODY};
 
 /* ---- the daemon seen from outside ---- */
 
-static long rss_kb(pid_t pid)
-{
-	char path[64], line[256];
-	long kb = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static size_t children_of(pid_t parent, pid_t *pids, size_t max)
 {
 	char path[96];
@@ -153,6 +136,7 @@ struct dstat {
  */
 static int quiet_stats(struct dstat *st)
 {
+	unsigned long long rss;
 	unsigned last = ~0u;
 
 	for (int i = 0; i < 1000; i++) {
@@ -168,7 +152,8 @@ static int quiet_stats(struct dstat *st)
 		fds = harness_count_fds(H.daemon);
 		if (rest && fds == last) {
 			st->fds = fds;
-			st->rss_kb = rss_kb(H.daemon);
+			rss = harness_status_field(H.daemon, "VmRSS", 10);
+			st->rss_kb = rss == ~0ull ? -1 : (long)rss;
 			return 0;
 		}
 		last = rest ? fds : ~0u;
