@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/vfs.h>
+#include <unistd.h>
 
 #include "macro.h"
 #include "procfs.h"
@@ -128,4 +130,23 @@ int cgroupfs_pid_dir(pid_t pid, char *buf, size_t size)
 	if (k < 0)
 		return k;
 	return cgroupfs_join(path, buf, size);
+}
+
+int cgroupfs_write(const char *dir, const char *file, const char *text)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char path[PATH_MAX + 32];
+	size_t len = strlen(text);
+	ssize_t n;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	n = write(fd, text, len);
+	/* A short write leaves errno as it was (maybe 0). */
+	if (n < 0)
+		return negative_errno();
+	return (size_t)n == len ? 0 : -EIO;
 }

@@ -58,3 +58,9 @@ int cgroupfs_join(const char *path, char *buf, size_t size);
 
 /* pid's cgroup v2 directory (pid 0: this process's) into buf: cgroupfs_read(), then _join(). */
 int cgroupfs_pid_dir(pid_t pid, char *buf, size_t size);
+
+/*
+ * Write text into the cgroup interface file dir/file ("cgroup.procs", "cgroup.kill"): 0, or
+ * -errno; a short write is -EIO, never a success.
+ */
+int cgroupfs_write(const char *dir, const char *file, const char *text);

@@ -91,25 +91,6 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
-/* Write text to dir/file. */
-static int write_cgroup_file(const char *dir, const char *file, const char *text)
-{
-	char path[PATH_MAX + 32];
-	_cleanup_close_ int fd = -EBADF;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	ssize_t n;
-
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	/* A short write leaves errno as it was (maybe 0): never a success. */
-	if (n != (ssize_t)strlen(text))
-		return n < 0 ? -errno : -EIO;
-	return 0;
-}
-
 /*
  * Kill what CMD left running in the sub-cgroup (cgroup.kill), wait until it is empty, and
  * remove it: 0, or -errno when it is still there, and then the objects must stay (no process
@@ -127,7 +108,7 @@ static int rmdir_entry(const char *path, const struct stat *st, int flag, struct
 
 static int remove_cgroup(const char *dir)
 {
-	(void)write_cgroup_file(dir, "cgroup.kill", "1");
+	(void)cgroupfs_write(dir, "cgroup.kill", "1");
 	for (int i = 0; i < 500; i++) {
 		struct timespec ts = {0, 10 * 1000 * 1000};
 
@@ -207,7 +188,7 @@ static int net_run(struct cli *c, struct net_cli *n, char **cmd)
 	}
 	/* CMD goes in, bpfctl stays outside (a protected link is refused from inside). */
 	snprintf(pid, sizeof(pid), "%d", (int)child);
-	k = write_cgroup_file(sub, "cgroup.procs", pid);
+	k = cgroupfs_write(sub, "cgroup.procs", pid);
 	if (k < 0)
 		error = strdup("cannot move the command into its cgroup");
 	else

@@ -104,31 +104,20 @@ static enum oci_runtime detect_runtime(const struct hook *h)
 	return rt;
 }
 
+/* Move process pid into cgroup (a directory). */
+static int move_to(pid_t pid, const char *cgroup)
+{
+	char p[16];
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	return cgroupfs_write(cgroup, "cgroup.procs", p);
+}
+
 /*
  * A container in the hook's own cgroup (crun --cgroup-manager=disabled keeps it in
  * the caller's): give it a child cgroup of its own, so the rules confine it and
  * not the runtime, and the stop hook, outside it, may remove them.
  */
-static int move_to(pid_t pid, const char *cgroup)
-{
-	char procs[PATH_MAX + 32], p[16];
-	_cleanup_close_ int fd = -EBADF;
-	int n = snprintf(p, sizeof(p), "%d", (int)pid);
-
-	if ((size_t)snprintf(procs, sizeof(procs), "%s/cgroup.procs", cgroup) >= sizeof(procs))
-		return -ENAMETOOLONG;
-	ssize_t w;
-
-	fd = open(procs, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	w = write(fd, p, (size_t)n);
-	/* A short write leaves errno as it was (maybe 0): never a success. */
-	if (w != n)
-		return w < 0 ? -errno : -EIO;
-	return 0;
-}
-
 static int own_child_cgroup(struct hook *h, char *cgroup, size_t size)
 {
 	int k;

@@ -200,6 +200,33 @@ static void test_pid_dir(void **state)
 	assert_int_equal(cgroupfs_pid_dir(0, self, 4), -ENAMETOOLONG);
 }
 
+/* cgroupfs_write(): the whole text into an existing file; a missing one or a path too long fails.
+ */
+static void test_write(void **state)
+{
+	char dir[] = "/tmp/test-cgroupfs-XXXXXX", path[PATH_MAX], buf[16] = {0},
+	     longdir[PATH_MAX + 64];
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(cgroupfs_write(dir, "cgroup.procs", "4242"), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_int_equal(read(fd, buf, sizeof(buf) - 1), 4);
+	close(fd);
+	assert_string_equal(buf, "4242");
+	assert_int_equal(cgroupfs_write(dir, "cgroup.kill", "1"), -ENOENT);
+	memset(longdir, 'a', sizeof(longdir) - 1);
+	longdir[0] = '/';
+	longdir[sizeof(longdir) - 1] = '\0';
+	assert_int_equal(cgroupfs_write(longdir, "cgroup.procs", "1"), -ENAMETOOLONG);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_parse_long), cmocka_unit_test(test_path_is_valid),
 		cmocka_unit_test(test_read),	   cmocka_unit_test(test_mount),
 		cmocka_unit_test(test_join),	   cmocka_unit_test(test_pid_dir),
+		cmocka_unit_test(test_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
